@@ -1,0 +1,78 @@
+/* The 1-D memcpy family: cudaMemcpy and cudaMemcpyAsync, explicit kinds and
+ * cudaMemcpyDefault, every direction x every memory kind that applies x seven
+ * sizes around the documented 64 KiB threshold x every op stream x every busy
+ * placement.
+ *
+ * The memory kind names the buffer under test: the host side of an H2D or
+ * D2H copy (the other side is cudaMalloc memory), or both sides of a D2D or
+ * H2H copy (two buffers of that kind). */
+#include "../harness/cts.h"
+
+#include <cuda_runtime_api.h>
+
+static const enum cts_mem host_kinds[] = {
+    CTS_MEM_PAGEABLE, CTS_MEM_PINNED,     CTS_MEM_PORTABLE, CTS_MEM_MAPPED,
+    CTS_MEM_WC,       CTS_MEM_REGISTERED, CTS_MEM_MANAGED,
+};
+static const enum cts_mem device_kinds[] = {CTS_MEM_DEVICE, CTS_MEM_MANAGED};
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = 0;
+    for (int api = 0; api < CTS_API_COUNT; api++)
+        for (int dir = 0; dir < CTS_DIR_COUNT; dir++) {
+            const enum cts_mem *mems = dir == CTS_DIR_D2D ? device_kinds : host_kinds;
+            size_t nmem = dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
+                                             : sizeof host_kinds / sizeof *host_kinds;
+            for (size_t m = 0; m < nmem; m++)
+                for (int s = 0; s < CTS_SIZE_COUNT; s++)
+                    for (int k = 0; k < CTS_KIND_COUNT; k++)
+                        for (int op = 0; op < CTS_OP_COUNT; op++) {
+                            /* cudaMemcpy has no stream argument; cudaMemcpyAsync always has one. */
+                            if ((api == CTS_API_MEMCPY) != (op == CTS_OP_IMPLIED))
+                                continue;
+                            for (int b = 0; b < CTS_BUSY_COUNT; b++) {
+                                if (cts_busy_is_op_stream(op, b))
+                                    continue;
+                                if (out && n < cap) {
+                                    struct cts_case *c = &out[n];
+                                    c->family = &cts_family_memcpy;
+                                    c->api = api;
+                                    c->dir = dir;
+                                    c->mem = mems[m];
+                                    c->size_idx = s;
+                                    c->size = cts_size_bytes(s);
+                                    c->kind = k;
+                                    c->op = op;
+                                    c->busy = b;
+                                    cts_case_make_id(c);
+                                }
+                                n++;
+                            }
+                        }
+        }
+    return out ? (n < cap ? n : cap) : n;
+}
+
+static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
+{
+    *src = c->dir == CTS_DIR_D2H ? CTS_MEM_DEVICE : c->mem;
+    *dst = c->dir == CTS_DIR_H2D ? CTS_MEM_DEVICE : c->mem;
+}
+
+static int issue(const struct cts_case *c, void *dst, const void *src, void *stream)
+{
+    static const enum cudaMemcpyKind explicit_kinds[CTS_DIR_COUNT] = {
+        cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+        cudaMemcpyDeviceToDevice, cudaMemcpyHostToHost,
+    };
+    enum cudaMemcpyKind k = c->kind == CTS_KIND_DEFAULT ? cudaMemcpyDefault : explicit_kinds[c->dir];
+    if (c->api == CTS_API_MEMCPY)
+        return cudaMemcpy(dst, src, c->size, k);
+    return cudaMemcpyAsync(dst, src, c->size, k, (cudaStream_t)stream);
+}
+
+const struct cts_family cts_family_memcpy = {"memcpy", generate, buffers, issue};
+
+const struct cts_family *const cts_families[] = {&cts_family_memcpy};
+const size_t cts_family_count = sizeof cts_families / sizeof *cts_families;

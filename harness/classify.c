@@ -1,0 +1,101 @@
+/* From repetitions to a verdict.  Pure: no CUDA, no clock; tests/ drives it. */
+#include "cts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct cts_verdict cts_rep_verdict(const struct cts_rep *r)
+{
+    struct cts_verdict v = {0};
+    v.host = r->host;
+    if (r->host != CTS_HOST_RETURNS)
+        return v; /* the gate was open before the call returned: no order to see */
+    v.op_after = r->op_after;
+    v.third_blocking = r->third_blocking;
+    v.third_nonblocking = r->third_nonblocking;
+    /* The data checks race with the copy unless the copy itself is provably
+     * not running: work after it on its own stream was held by the gate. */
+    if (r->op_after == CTS_ORDER_HELD) {
+        v.src = r->src;
+        v.dst = r->dst;
+    }
+    return v;
+}
+
+/* Harness trouble outranks a product failure: a broken measurement proves nothing. */
+static const enum cts_status precedence[] = {CTS_BROKEN, CTS_TIMEOUT, CTS_FAIL, CTS_NOTSUPP};
+
+static const char *field_value(const struct cts_verdict *v, int field)
+{
+    const char *s = NULL;
+    switch (field) {
+    case 0: s = cts_host_name(v->host); break;
+    case 1: s = cts_order_name(v->op_after); break;
+    case 2: s = cts_order_name(v->third_blocking); break;
+    case 3: s = cts_order_name(v->third_nonblocking); break;
+    case 4: s = cts_src_name(v->src); break;
+    case 5: s = cts_dst_name(v->dst); break;
+    }
+    return s ? s : "n/a";
+}
+
+static const char *const field_names[6] = {
+    "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst",
+};
+
+void cts_classify(struct cts_result *res)
+{
+    memset(&res->verdict, 0, sizeof res->verdict);
+    res->reason[0] = '\0';
+    if (res->nreps <= 0) {
+        res->status = CTS_BROKEN;
+        snprintf(res->reason, sizeof res->reason, "no repetition ran");
+        return;
+    }
+    for (size_t p = 0; p < sizeof precedence / sizeof *precedence; p++)
+        for (int i = 0; i < res->nreps; i++)
+            if (res->reps[i].status == precedence[p]) {
+                res->status = precedence[p];
+                snprintf(res->reason, sizeof res->reason, "repetition %d: %s", i + 1,
+                         res->reps[i].reason);
+                return;
+            }
+
+    struct cts_verdict v[CTS_MAX_REPEAT];
+    for (int i = 0; i < res->nreps; i++)
+        v[i] = cts_rep_verdict(&res->reps[i]);
+
+    for (int f = 0; f < 6; f++) {
+        int agree = 1;
+        for (int i = 1; i < res->nreps; i++)
+            if (strcmp(field_value(&v[0], f), field_value(&v[i], f)) != 0)
+                agree = 0;
+        if (agree)
+            continue;
+        res->status = CTS_INCONCLUSIVE;
+        int n = snprintf(res->reason, sizeof res->reason, "repetitions disagree on %s:",
+                         field_names[f]);
+        for (int i = 0; i < res->nreps && n > 0 && (size_t)n < sizeof res->reason; i++)
+            n += snprintf(res->reason + n, sizeof res->reason - n, " %s", field_value(&v[i], f));
+        return;
+    }
+    res->status = CTS_PASS;
+    res->verdict = v[0];
+}
+
+void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
+{
+    if (v->host == CTS_HOST_WAITS) {
+        snprintf(buf, len, "W");
+        return;
+    }
+    if (v->host != CTS_HOST_RETURNS) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    static const char *const src_letter[] = {"", "c", "r", "p"};
+    snprintf(buf, len, "%s%s%s%s%s", v->op_after == CTS_ORDER_HELD ? "Q" : "A",
+             src_letter[(unsigned)v->src < 4 ? v->src : 0], v->dst == CTS_DST_COMPLETE ? "!" : "",
+             v->third_blocking == CTS_ORDER_HELD ? "+b" : "",
+             v->third_nonblocking == CTS_ORDER_HELD ? "+n" : "");
+}

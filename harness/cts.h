@@ -1,0 +1,196 @@
+/* cuda-sync-cts: the types every part of the suite shares.
+ *
+ * A case is one CUDA call (API, direction, memory kind, size, copy kind, op
+ * stream) issued while a gate kernel holds one busy placement.  Cases are
+ * declared once, by a family's generator (cases/), and everything else (the
+ * run table, `list`, the CTest registration, the matrix) is derived from that
+ * declaration. */
+#ifndef CTS_H
+#define CTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTS_ID_MAX 128
+#define CTS_REASON_MAX 256
+#define CTS_MAX_REPEAT 16
+#define CTS_SCHEMA_VERSION 1
+
+/* ---- status taxonomy (README "Statuses") --------------------------------
+ * PASS, FAIL and NOTSUPP speak of the product; BROKEN, TIMEOUT,
+ * INCONCLUSIVE and CRASH say the suite could not produce a verdict. */
+enum cts_status {
+    CTS_PASS,         /* ran; every repetition agreed; the verdict is recorded */
+    CTS_FAIL,         /* the call under test returned an error, or copied wrong data */
+    CTS_NOTSUPP,      /* cannot run on this device or runtime; reason given */
+    CTS_BROKEN,       /* the harness failed (a harness CUDA call, the gate, the latch) */
+    CTS_INCONCLUSIVE, /* repetitions disagree: no verdict, never a majority vote */
+    CTS_TIMEOUT,      /* the device did not drain within the limit after the gate opened */
+    CTS_CRASH,        /* the process died inside the case (log: begin with no end) */
+    CTS_STATUS_COUNT
+};
+
+const char *cts_status_name(enum cts_status s);
+int cts_status_parse(const char *name); /* -1 if unknown */
+
+/* ---- case parameters ---------------------------------------------------- */
+enum cts_api { CTS_API_MEMCPY, CTS_API_MEMCPY_ASYNC, CTS_API_COUNT };
+enum cts_dir { CTS_DIR_H2D, CTS_DIR_D2H, CTS_DIR_D2D, CTS_DIR_H2H, CTS_DIR_COUNT };
+enum cts_mem {
+    CTS_MEM_PAGEABLE,   /* malloc'ed, not registered */
+    CTS_MEM_PINNED,     /* cudaMallocHost */
+    CTS_MEM_PORTABLE,   /* cudaHostAlloc(cudaHostAllocPortable) */
+    CTS_MEM_MAPPED,     /* cudaHostAlloc(cudaHostAllocMapped) */
+    CTS_MEM_WC,         /* cudaHostAlloc(cudaHostAllocWriteCombined) */
+    CTS_MEM_REGISTERED, /* malloc'ed, then cudaHostRegister */
+    CTS_MEM_MANAGED,    /* cudaMallocManaged */
+    CTS_MEM_DEVICE,     /* cudaMalloc */
+    CTS_MEM_COUNT
+};
+enum cts_kind { CTS_KIND_EXPLICIT, CTS_KIND_DEFAULT, CTS_KIND_COUNT };
+enum cts_op {
+    CTS_OP_IMPLIED,     /* synchronous API: the stream is implied */
+    CTS_OP_NULL,        /* the handle 0 */
+    CTS_OP_LEGACY,      /* the handle cudaStreamLegacy */
+    CTS_OP_PERTHREAD,   /* the handle cudaStreamPerThread */
+    CTS_OP_BLOCKING,    /* a stream created with cudaStreamDefault */
+    CTS_OP_NONBLOCKING, /* a stream created with cudaStreamNonBlocking */
+    CTS_OP_COUNT
+};
+enum cts_busy {
+    CTS_BUSY_SAME,        /* the op stream itself */
+    CTS_BUSY_LEGACY,      /* the legacy default stream */
+    CTS_BUSY_BLOCKING,    /* another blocking stream */
+    CTS_BUSY_NONBLOCKING, /* another non-blocking stream */
+    CTS_BUSY_PERTHREAD,   /* this thread's per-thread default stream */
+    CTS_BUSY_COUNT
+};
+#define CTS_SIZE_COUNT 7
+
+struct cts_family;
+
+struct cts_case {
+    char id[CTS_ID_MAX];
+    const struct cts_family *family;
+    enum cts_api api;
+    enum cts_dir dir;
+    enum cts_mem mem; /* the memory kind under test; see cts_case_buffers() */
+    int size_idx;
+    size_t size;
+    enum cts_kind kind;
+    enum cts_op op;
+    enum cts_busy busy;
+};
+
+/* A family declares its cases with a generator (generate(NULL, 0) counts
+ * them), says which memory kinds a case copies between, and issues the call
+ * under test.  issue() returns the cudaError_t of the call. */
+struct cts_family {
+    const char *name; /* also the CTest label */
+    size_t (*generate)(struct cts_case *out, size_t cap);
+    void (*buffers)(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst);
+    int (*issue)(const struct cts_case *c, void *dst, const void *src, void *stream);
+};
+
+extern const struct cts_family cts_family_memcpy;
+extern const struct cts_family *const cts_families[];
+extern const size_t cts_family_count;
+
+/* ---- names (ids.c) ------------------------------------------------------ */
+const char *cts_api_token(enum cts_api a);     /* "memcpy_async" */
+const char *cts_api_function(enum cts_api a);  /* "cudaMemcpyAsync" */
+const char *cts_dir_token(enum cts_dir d);     /* "h2d" */
+const char *cts_mem_token(enum cts_mem m);     /* "pageable" */
+const char *cts_mem_allocator(enum cts_mem m); /* "cudaHostAlloc(cudaHostAllocMapped)" */
+const char *cts_kind_token(enum cts_kind k);   /* "explicit" */
+const char *cts_op_token(enum cts_op o);       /* "op_nonblocking" */
+const char *cts_busy_token(enum cts_busy b);   /* "busy_legacy" */
+const char *cts_size_token(int size_idx);      /* "64KiB+1" */
+size_t cts_size_bytes(int size_idx);
+/* The cudaMemcpyKind the case passes ("cudaMemcpyHostToDevice", "cudaMemcpyDefault"). */
+const char *cts_copy_kind_name(const struct cts_case *c);
+int cts_mem_host_accessible(enum cts_mem m);
+
+/* What stream 0 and the synchronous APIs mean in this build. */
+int cts_build_per_thread(void);
+/* Whether busy placement b would hold the op stream itself (so that it
+ * duplicates CTS_BUSY_SAME and is not generated). */
+int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b);
+
+/* Writes c->id from the parameters.  Returns 0, or -1 if it would not fit. */
+int cts_case_make_id(struct cts_case *c);
+
+/* The case table: every family's cases, in declaration order. */
+const struct cts_case *cts_all_cases(size_t *count);
+/* Case ids matching the fnmatch(3) glob; NULL glob matches every case.
+ * Returns the number selected; *out is malloc'ed (caller frees). */
+size_t cts_select(const char *glob, const struct cts_case ***out);
+/* The CTest group of a case: "<api>.<dir>" ("memcpy_async.h2d"). */
+void cts_case_group(const struct cts_case *c, char *buf, size_t len);
+
+/* ---- observations and verdicts ----------------------------------------- */
+/* Ordering of work enqueued after the call, seen while the gate is closed. */
+enum cts_order { CTS_ORDER_NA, CTS_ORDER_RUNS, CTS_ORDER_HELD };
+/* When the copy read a host source: its bytes, overwritten right after the
+ * call returned, show whether the copy had taken them already. */
+enum cts_src { CTS_SRC_NA, CTS_SRC_AT_CALL, CTS_SRC_AFTER_RETURN, CTS_SRC_PARTIAL };
+/* Whether a host destination held the copied bytes when the call returned. */
+enum cts_dst { CTS_DST_NA, CTS_DST_COMPLETE, CTS_DST_PENDING };
+enum cts_host { CTS_HOST_NA, CTS_HOST_RETURNS, CTS_HOST_WAITS };
+
+const char *cts_order_name(enum cts_order o); /* NULL for NA */
+const char *cts_src_name(enum cts_src s);
+const char *cts_dst_name(enum cts_dst d);
+const char *cts_host_name(enum cts_host h);
+
+/* One repetition, as measured. */
+struct cts_rep {
+    enum cts_status status; /* PASS, or why this repetition gave nothing */
+    char reason[CTS_REASON_MAX];
+    enum cts_host host;            /* returned while the gate was closed, or not */
+    double call_us;                /* host time inside the call */
+    double release_to_return_us;   /* waits only: from the gate opening to the return */
+    enum cts_order op_after;       /* marker on the op stream after the call */
+    enum cts_order third_blocking; /* marker on a third, blocking stream */
+    enum cts_order third_nonblocking;
+    double op_after_gpu_us; /* marker stamp minus gate end (GPU clock); NAN if none */
+    double third_blocking_gpu_us;
+    double third_nonblocking_gpu_us;
+    enum cts_src src; /* raw; the verdict keeps it only where it is race-free */
+    enum cts_dst dst;
+};
+
+struct cts_verdict {
+    enum cts_host host;
+    enum cts_order op_after;
+    enum cts_order third_blocking;
+    enum cts_order third_nonblocking;
+    enum cts_src src;
+    enum cts_dst dst;
+};
+
+struct cts_result {
+    enum cts_status status;
+    char reason[CTS_REASON_MAX];
+    struct cts_verdict verdict;
+    int nreps;
+    struct cts_rep reps[CTS_MAX_REPEAT];
+    /* The same call on an idle GPU. */
+    double idle_call_us;      /* median host time inside the call */
+    double idle_call_max_us;
+    double idle_complete_us;  /* median time until a marker after it ran */
+    double timeout_us;        /* when the watchdog opens the gate */
+    double window_us;         /* how long markers get to run while it is closed */
+};
+
+/* classify.c: pure functions, tested on the host. */
+/* The verdict one repetition supports: data observations count only where
+ * they are race-free (the call returned while the gate was closed and work
+ * after it on its own stream was held, so its own device work was too). */
+struct cts_verdict cts_rep_verdict(const struct cts_rep *r);
+/* Combines repetitions into res->status, res->reason and res->verdict. */
+void cts_classify(struct cts_result *res);
+/* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n". */
+void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len);
+
+#endif

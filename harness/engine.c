@@ -1,0 +1,653 @@
+/* The measuring engine.
+ *
+ * One repetition of a case:
+ *   1. the device is idle; sample bytes of the source get a fresh pattern v,
+ *      those of the destination another value u;
+ *   2. the gate kernel is launched on the busy placement and the host waits
+ *      until it is spinning;
+ *   3. the watchdog is armed; the call under test is issued; right after it
+ *      returns the host claims the latch.  A successful claim proves the gate
+ *      was closed for the whole call: the call did not wait for held work;
+ *   4. while the gate is still closed: host samples of the destination are
+ *      read (did the copy complete before returning?), host samples of the
+ *      source are overwritten with w (did the copy take its bytes before
+ *      returning?), and markers are launched on the op stream and on two third
+ *      streams; each marker that runs before the gate opens provably does not
+ *      wait for it;
+ *   5. the gate opens, the device drains, and the destination's samples say
+ *      whether the copy happened (v or w, never u) and when it read its source.
+ * Every harness CUDA call is checked; a failure makes the repetition BROKEN,
+ * never a verdict. */
+#define _GNU_SOURCE
+#include "engine.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IDLE_WARMUP 2
+#define IDLE_SAMPLES 5
+#define TIMEOUT_FLOOR_US 2000.0  /* the watchdog never opens the gate sooner */
+#define TIMEOUT_FACTOR 10.0      /* ... nor before 10x the call's slowest idle time */
+#define WINDOW_FLOOR_US 1000.0   /* markers get at least this long to run */
+#define WINDOW_FACTOR 4.0        /* ... and 4x the call's slowest idle completion */
+#define START_LIMIT_US 5e6       /* a gate that has not started by then is BROKEN */
+#define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
+
+static void setf(char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, CTS_REASON_MAX, fmt, ap);
+    va_end(ap);
+}
+
+/* Checks a harness CUDA call; on failure writes the reason and jumps out. */
+#define HCHECK(reason, call)                                                              \
+    do {                                                                                  \
+        cudaError_t err_ = (call);                                                        \
+        if (err_ != cudaSuccess) {                                                        \
+            setf((reason), "harness: %s returned %s", #call, cudaGetErrorName(err_));     \
+            (void)cudaGetLastError();                                                     \
+            goto fail;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+/* ---- streams -------------------------------------------------------------- */
+
+static cudaStream_t op_stream(const struct cts_engine *e, enum cts_op op)
+{
+    switch (op) {
+    case CTS_OP_LEGACY: return cudaStreamLegacy;
+    case CTS_OP_PERTHREAD: return cudaStreamPerThread;
+    case CTS_OP_BLOCKING: return e->blocking[0];
+    case CTS_OP_NONBLOCKING: return e->nonblocking[0];
+    default: return (cudaStream_t)0; /* the handle 0, and what synchronous APIs imply */
+    }
+}
+
+static cudaStream_t busy_stream(const struct cts_engine *e, const struct cts_case *c)
+{
+    switch (c->busy) {
+    case CTS_BUSY_LEGACY: return cudaStreamLegacy;
+    case CTS_BUSY_BLOCKING: return e->blocking[1];
+    case CTS_BUSY_NONBLOCKING: return e->nonblocking[1];
+    case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;
+    default: return op_stream(e, c->op);
+    }
+}
+
+/* ---- polling mapped records (no CUDA call) -------------------------------- */
+
+static int wait_marker(const struct cts_engine *e, int i, unsigned seq, double limit_us)
+{
+    double t0 = cts_now_us();
+    while (e->mk_host[i].done != seq)
+        if (cts_now_us() - t0 > limit_us)
+            return 0;
+    return 1;
+}
+
+static int wait_gate_started(const struct cts_engine *e, unsigned seq)
+{
+    double t0 = cts_now_us();
+    while (e->gate_host->started != seq)
+        if (cts_now_us() - t0 > START_LIMIT_US)
+            return 0;
+    return 1;
+}
+
+/* ---- sample bytes ----------------------------------------------------------- */
+
+static int sample_offsets(size_t n, size_t off[3])
+{
+    int k = 0;
+    size_t cand[3] = {0, n / 2, n - 1};
+    for (int i = 0; i < 3; i++) {
+        int dup = 0;
+        for (int j = 0; j < k; j++)
+            dup |= off[j] == cand[i];
+        if (!dup)
+            off[k++] = cand[i];
+    }
+    return k;
+}
+
+/* Harness access to a sample byte while the device is idle. */
+static cudaError_t poke(struct cts_engine *e, enum cts_mem m, void *base, size_t off,
+                        unsigned char v)
+{
+    if (cts_mem_host_accessible(m)) {
+        ((volatile unsigned char *)base)[off] = v;
+        return cudaSuccess;
+    }
+    e->poke_host[0] = v;
+    return cudaMemcpy((char *)base + off, e->poke_host, 1, cudaMemcpyHostToDevice);
+}
+
+static cudaError_t peek(struct cts_engine *e, enum cts_mem m, const void *base, size_t off,
+                        unsigned char *v)
+{
+    if (cts_mem_host_accessible(m)) {
+        *v = ((const volatile unsigned char *)base)[off];
+        return cudaSuccess;
+    }
+    cudaError_t err = cudaMemcpy(e->poke_host, (const char *)base + off, 1, cudaMemcpyDeviceToHost);
+    *v = e->poke_host[0];
+    return err;
+}
+
+/* May the host touch memory of kind m while a kernel runs? */
+static int touchable_while_busy(const struct cts_engine *e, enum cts_mem m)
+{
+    return cts_mem_host_accessible(m) && (m != CTS_MEM_MANAGED || e->concurrent_managed);
+}
+
+/* ---- set-up ----------------------------------------------------------------- */
+
+static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
+{
+    int attr = 0;
+    for (int i = 0; i < 2; i++) {
+        void *p = NULL;
+        switch (m) {
+        case CTS_MEM_PAGEABLE:
+        case CTS_MEM_REGISTERED:
+            if (m == CTS_MEM_REGISTERED) {
+                HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrHostRegisterSupported, e->device));
+                if (!attr) {
+                    setf(e->notsupp[m], "cudaDevAttrHostRegisterSupported is 0 on this device");
+                    return 0;
+                }
+            }
+            p = aligned_alloc(4096, CTS_BUF_BYTES);
+            if (!p) {
+                setf(why, "harness: out of host memory");
+                return -1;
+            }
+            memset(p, 0, CTS_BUF_BYTES); /* fault every page in before measuring */
+            if (m == CTS_MEM_REGISTERED)
+                HCHECK(why, cudaHostRegister(p, CTS_BUF_BYTES, cudaHostRegisterDefault));
+            break;
+        case CTS_MEM_PINNED:
+            HCHECK(why, cudaMallocHost(&p, CTS_BUF_BYTES));
+            break;
+        case CTS_MEM_PORTABLE:
+            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocPortable));
+            break;
+        case CTS_MEM_MAPPED:
+            HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrCanMapHostMemory, e->device));
+            if (!attr) {
+                setf(e->notsupp[m], "cudaDevAttrCanMapHostMemory is 0 on this device");
+                return 0;
+            }
+            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocMapped));
+            break;
+        case CTS_MEM_WC:
+            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocWriteCombined));
+            break;
+        case CTS_MEM_MANAGED:
+            HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrManagedMemory, e->device));
+            if (!attr) {
+                setf(e->notsupp[m], "cudaDevAttrManagedMemory is 0 on this device");
+                return 0;
+            }
+            HCHECK(why, cudaMallocManaged(&p, CTS_BUF_BYTES, cudaMemAttachGlobal));
+            break;
+        case CTS_MEM_DEVICE:
+            HCHECK(why, cudaMalloc(&p, CTS_BUF_BYTES));
+            break;
+        default:
+            setf(why, "harness: unknown memory kind %d", (int)m);
+            return -1;
+        }
+        e->buf[m][i] = p;
+        if (m == CTS_MEM_DEVICE)
+            HCHECK(why, cudaMemset(p, 0, CTS_BUF_BYTES));
+        else if (m != CTS_MEM_PAGEABLE && m != CTS_MEM_REGISTERED)
+            memset(p, 0, CTS_BUF_BYTES);
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+/* Proves the latch works with these streams before any case trusts it: a
+ * marker behind the gate on its own stream is held, and markers on streams
+ * that are independent of the gate's (by the documented stream semantics and
+ * by the hardware queues the driver gave them) run while it is closed. */
+static int selfcheck(struct cts_engine *e)
+{
+    struct cts_selfcheck *sc = &e->selfcheck;
+    struct {
+        cudaStream_t gate;
+        const char *name;
+        int n;
+        cudaStream_t run[6];
+        const char *run_name[6];
+    } checks[3] = {
+        {e->blocking[1], "blocking", 5,
+         {e->blocking[0], e->blocking[2], e->nonblocking[0], e->nonblocking[2], cudaStreamPerThread},
+         {"blocking[0]", "blocking[2]", "nonblocking[0]", "nonblocking[2]", "perthread"}},
+        {e->nonblocking[1], "nonblocking", 6,
+         {e->blocking[0], e->blocking[2], e->nonblocking[0], e->nonblocking[2], cudaStreamPerThread,
+          cudaStreamLegacy},
+         {"blocking[0]", "blocking[2]", "nonblocking[0]", "nonblocking[2]", "perthread", "legacy"}},
+        {cudaStreamPerThread, "perthread", 4,
+         {e->blocking[0], e->blocking[2], e->nonblocking[0], e->nonblocking[2]},
+         {"blocking[0]", "blocking[2]", "nonblocking[0]", "nonblocking[2]"}},
+    };
+    double lat[IDLE_SAMPLES];
+
+    sc->ran = 1;
+    sc->gate_holds = 1;
+    sc->streams_independent = 1;
+    for (int i = 0; i < IDLE_SAMPLES; i++) {
+        unsigned seq = ++e->seq;
+        double t0 = cts_now_us();
+        HCHECK(e->broken, cts_launch_marker(e->nonblocking[0], &e->mk_dev[0], seq));
+        if (!wait_marker(e, 0, seq, START_LIMIT_US)) {
+            setf(e->broken, "self-check: a marker on an idle GPU did not run within %.0f s",
+                 START_LIMIT_US / 1e6);
+            return -1;
+        }
+        lat[i] = cts_now_us() - t0;
+        HCHECK(e->broken, cudaDeviceSynchronize());
+    }
+    for (int i = 1; i < IDLE_SAMPLES; i++) /* insertion sort for the median */
+        for (int j = i; j > 0 && lat[j] < lat[j - 1]; j--) {
+            double t = lat[j];
+            lat[j] = lat[j - 1];
+            lat[j - 1] = t;
+        }
+    sc->marker_idle_us = lat[IDLE_SAMPLES / 2];
+
+    for (int k = 0; k < 3; k++) {
+        unsigned seq = ++e->seq;
+        HCHECK(e->broken, cudaDeviceSynchronize());
+        cts_latch_close(&e->latch);
+        HCHECK(e->broken, cts_launch_gate(checks[k].gate, e->flag_dev, 10000000000ull, e->gate_dev, seq));
+        if (!wait_gate_started(e, seq)) {
+            cts_latch_open(&e->latch);
+            setf(e->broken, "self-check: the gate on the %s stream did not start", checks[k].name);
+            return -1;
+        }
+        HCHECK(e->broken, cts_launch_marker(checks[k].gate, &e->mk_dev[0], seq));
+        for (int i = 0; i < checks[k].n; i++)
+            HCHECK(e->broken, cts_launch_marker(checks[k].run[i], &e->mk_dev[1 + i], seq));
+        for (int i = 0; i < checks[k].n; i++)
+            if (!wait_marker(e, 1 + i, seq, 200000.0) && sc->streams_independent) {
+                sc->streams_independent = 0;
+                setf(sc->detail, "a marker on %s did not run while a gate held the %s stream",
+                     checks[k].run_name[i], checks[k].name);
+            }
+        if (e->mk_host[0].done == seq && sc->gate_holds) {
+            sc->gate_holds = 0;
+            setf(sc->detail, "a marker behind the gate on the %s stream ran while it was closed",
+                 checks[k].name);
+        }
+        cts_latch_open(&e->latch);
+        HCHECK(e->broken, cudaDeviceSynchronize());
+        if (e->gate_host->reason != CTS_GATE_OPENED) {
+            setf(e->broken, "self-check: the gate on the %s stream was not opened by its flag",
+                 checks[k].name);
+            return -1;
+        }
+    }
+    if (!sc->gate_holds || !sc->streams_independent) {
+        setf(e->broken, "self-check failed: %s", sc->detail);
+        return -1;
+    }
+    setf(sc->detail, "gate holds its stream; markers on 6 independent stream pairs ran");
+    return 0;
+fail:
+    cts_latch_open(&e->latch);
+    return -1;
+}
+
+int cts_engine_init(struct cts_engine *e, int device)
+{
+    memset(e, 0, sizeof *e);
+    e->device = device;
+    void *mapped = NULL;
+
+    HCHECK(e->broken, cudaSetDevice(device));
+    HCHECK(e->broken, cudaFree(NULL)); /* create the context now, not inside a case */
+    HCHECK(e->broken, cudaDeviceGetAttribute(&e->concurrent_managed, cudaDevAttrConcurrentManagedAccess, device));
+    for (int i = 0; i < 3; i++) {
+        HCHECK(e->broken, cudaStreamCreateWithFlags(&e->blocking[i], cudaStreamDefault));
+        HCHECK(e->broken, cudaStreamCreateWithFlags(&e->nonblocking[i], cudaStreamNonBlocking));
+    }
+    /* The flag, the gate record and the markers share one mapped page. */
+    HCHECK(e->broken, cudaHostAlloc(&mapped, 4096, cudaHostAllocMapped));
+    memset(mapped, 0, 4096);
+    void *mapped_dev = NULL;
+    HCHECK(e->broken, cudaHostGetDevicePointer(&mapped_dev, mapped, 0));
+    e->flag_host = (volatile unsigned int *)mapped;
+    e->flag_dev = (unsigned int *)mapped_dev;
+    e->gate_host = (struct cts_gate_record *)((char *)mapped + 64);
+    e->gate_dev = (struct cts_gate_record *)((char *)mapped_dev + 64);
+    e->mk_host = (struct cts_marker_record *)((char *)mapped + 256);
+    e->mk_dev = (struct cts_marker_record *)((char *)mapped_dev + 256);
+    HCHECK(e->broken, cudaMallocHost((void **)&e->poke_host, 64));
+
+    for (int m = 0; m < CTS_MEM_COUNT; m++)
+        if (alloc_kind(e, m, e->broken))
+            return -1;
+
+    if (cts_latch_start(&e->latch, e->flag_host)) {
+        setf(e->broken, "harness: cannot start the watchdog thread");
+        return -1;
+    }
+
+    /* Warm-up: load the module and touch every stream with every kernel. */
+    {
+        cudaStream_t all[] = {(cudaStream_t)0,  cudaStreamLegacy,  cudaStreamPerThread,
+                              e->blocking[0],   e->blocking[1],    e->blocking[2],
+                              e->nonblocking[0], e->nonblocking[1], e->nonblocking[2]};
+        *e->flag_host = 1u;
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+            unsigned seq = ++e->seq;
+            HCHECK(e->broken, cts_launch_gate(all[i], e->flag_dev, 1000000000ull, e->gate_dev, seq));
+            HCHECK(e->broken, cts_launch_marker(all[i], &e->mk_dev[i], seq));
+            HCHECK(e->broken, cts_launch_sleep(all[i], 1000));
+            HCHECK(e->broken, cudaDeviceSynchronize());
+        }
+    }
+    return selfcheck(e);
+fail:
+    return -1;
+}
+
+void cts_engine_fini(struct cts_engine *e)
+{
+    cts_latch_stop(&e->latch);
+    (void)cudaDeviceSynchronize();
+    for (int m = 0; m < CTS_MEM_COUNT; m++)
+        for (int i = 0; i < 2; i++) {
+            void *p = e->buf[m][i];
+            if (!p)
+                continue;
+            switch (m) {
+            case CTS_MEM_PAGEABLE: free(p); break;
+            case CTS_MEM_REGISTERED: (void)cudaHostUnregister(p); free(p); break;
+            case CTS_MEM_MANAGED:
+            case CTS_MEM_DEVICE: (void)cudaFree(p); break;
+            default: (void)cudaFreeHost(p); break;
+            }
+        }
+    for (int i = 0; i < 3; i++) {
+        if (e->blocking[i])
+            (void)cudaStreamDestroy(e->blocking[i]);
+        if (e->nonblocking[i])
+            (void)cudaStreamDestroy(e->nonblocking[i]);
+    }
+    if (e->flag_host)
+        (void)cudaFreeHost((void *)e->flag_host);
+    if (e->poke_host)
+        (void)cudaFreeHost(e->poke_host);
+}
+
+/* ---- idle latency ----------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static const char *missing_kind(const struct cts_engine *e, const struct cts_case *c,
+                                enum cts_mem *src, enum cts_mem *dst)
+{
+    c->family->buffers(c, src, dst);
+    if (e->notsupp[*src][0])
+        return e->notsupp[*src];
+    if (e->notsupp[*dst][0])
+        return e->notsupp[*dst];
+    return NULL;
+}
+
+void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle)
+{
+    double call[IDLE_SAMPLES], done[IDLE_SAMPLES];
+    enum cts_mem sm, dm;
+    const char *why;
+
+    memset(idle, 0, sizeof *idle);
+    idle->done = 1;
+    idle->status = CTS_PASS;
+    if ((why = missing_kind(e, c, &sm, &dm))) {
+        idle->status = CTS_NOTSUPP;
+        setf(idle->reason, "%s", why);
+        return;
+    }
+    void *src = e->buf[sm][0], *dst = e->buf[dm][1];
+    cudaStream_t s = op_stream(e, c->op);
+    for (int i = 0; i < IDLE_WARMUP + IDLE_SAMPLES; i++) {
+        unsigned seq = ++e->seq;
+        HCHECK(idle->reason, cudaDeviceSynchronize());
+        double t0 = cts_now_us();
+        cudaError_t err = c->family->issue(c, dst, src, s);
+        double t1 = cts_now_us();
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            idle->status = CTS_FAIL;
+            setf(idle->reason, "%s returned %s on an idle GPU", cts_api_function(c->api),
+                 cudaGetErrorName(err));
+            (void)cudaDeviceSynchronize();
+            return;
+        }
+        HCHECK(idle->reason, cts_launch_marker(s, &e->mk_dev[0], seq));
+        if (!wait_marker(e, 0, seq, DRAIN_LIMIT_US)) {
+            idle->status = CTS_TIMEOUT;
+            setf(idle->reason, "the call did not complete on an idle GPU within %.0f s",
+                 DRAIN_LIMIT_US / 1e6);
+            (void)cudaDeviceSynchronize();
+            return;
+        }
+        double t2 = cts_now_us();
+        if (i >= IDLE_WARMUP) {
+            call[i - IDLE_WARMUP] = t1 - t0;
+            done[i - IDLE_WARMUP] = t2 - t0;
+        }
+    }
+    HCHECK(idle->reason, cudaDeviceSynchronize());
+    qsort(call, IDLE_SAMPLES, sizeof *call, cmp_double);
+    qsort(done, IDLE_SAMPLES, sizeof *done, cmp_double);
+    idle->call_us = call[IDLE_SAMPLES / 2];
+    idle->call_max_us = call[IDLE_SAMPLES - 1];
+    idle->complete_us = done[IDLE_SAMPLES / 2];
+    idle->complete_max_us = done[IDLE_SAMPLES - 1];
+    return;
+fail:
+    idle->status = CTS_BROKEN;
+}
+
+/* ---- one repetition ------------------------------------------------------------ */
+
+static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct cts_result *res,
+                    struct cts_rep *r)
+{
+    enum cts_mem sm, dm;
+    missing_kind(e, c, &sm, &dm);
+    void *src = e->buf[sm][0], *dst = e->buf[dm][1];
+    cudaStream_t ops = op_stream(e, c->op), busy = busy_stream(e, c);
+    cudaStream_t third[2] = {e->blocking[2], e->nonblocking[2]};
+    size_t off[3];
+    int nsamp = sample_offsets(c->size, off);
+    int latch_armed = 0, markers = 0;
+
+    memset(r, 0, sizeof *r);
+    r->status = CTS_PASS;
+    r->release_to_return_us = r->op_after_gpu_us = NAN;
+    r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = NAN;
+
+    HCHECK(r->reason, cudaDeviceSynchronize());
+    unsigned seq = ++e->seq;
+    unsigned char v = (unsigned char)(0x10 + seq % 0x60), u = v ^ 0x80, w = v ^ 0xC0;
+    for (int i = 0; i < nsamp; i++) {
+        HCHECK(r->reason, poke(e, sm, src, off[i], v));
+        HCHECK(r->reason, poke(e, dm, dst, off[i], u));
+    }
+
+    double budget_us = res->timeout_us + res->window_us + 1e6;
+    cts_latch_close(&e->latch);
+    HCHECK(r->reason, cts_launch_gate(busy, e->flag_dev, (unsigned long long)(budget_us * 1e3),
+                                      e->gate_dev, seq));
+    if (!wait_gate_started(e, seq)) {
+        r->status = CTS_BROKEN;
+        setf(r->reason, "the gate did not start within %.0f s", START_LIMIT_US / 1e6);
+        cts_latch_open(&e->latch);
+        (void)cudaDeviceSynchronize();
+        return;
+    }
+
+    cts_latch_arm(&e->latch, res->timeout_us);
+    latch_armed = 1;
+    double t0 = cts_now_us();
+    cudaError_t err = c->family->issue(c, dst, src, ops);
+    double t1 = cts_now_us();
+    int closed = cts_latch_claim(&e->latch);
+    r->call_us = t1 - t0;
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        cts_latch_open(&e->latch);
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_FAIL;
+        setf(r->reason, "%s returned %s", cts_api_function(c->api), cudaGetErrorName(err));
+        return;
+    }
+
+    int dst_live = touchable_while_busy(e, dm), src_live = touchable_while_busy(e, sm);
+    if (closed) {
+        r->host = CTS_HOST_RETURNS;
+        if (dst_live) {
+            int complete = 1;
+            for (int i = 0; i < nsamp; i++)
+                complete &= ((volatile unsigned char *)dst)[off[i]] == v;
+            r->dst = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
+        }
+        if (src_live)
+            for (int i = 0; i < nsamp; i++)
+                ((volatile unsigned char *)src)[off[i]] = w;
+        HCHECK(r->reason, cts_launch_marker(ops, &e->mk_dev[0], seq));
+        HCHECK(r->reason, cts_launch_marker(third[0], &e->mk_dev[1], seq));
+        HCHECK(r->reason, cts_launch_marker(third[1], &e->mk_dev[2], seq));
+        markers = 3;
+        double tm = cts_now_us();
+        while (cts_now_us() - tm < res->window_us &&
+               !(e->mk_host[0].done == seq && e->mk_host[1].done == seq && e->mk_host[2].done == seq))
+            ;
+        enum cts_order *ord[3] = {&r->op_after, &r->third_blocking, &r->third_nonblocking};
+        for (int i = 0; i < 3; i++)
+            *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
+        cts_latch_open(&e->latch);
+    } else {
+        r->host = CTS_HOST_WAITS;
+        r->release_to_return_us = t1 - e->latch.released_us;
+        cts_latch_open(&e->latch);
+    }
+    latch_armed = 0;
+
+    /* Drain: the gate must end, opened by its flag, and every marker run. */
+    double td = cts_now_us();
+    while (e->gate_host->ended != seq ||
+           (markers && !(e->mk_host[0].done == seq && e->mk_host[1].done == seq &&
+                         e->mk_host[2].done == seq)))
+        if (cts_now_us() - td > DRAIN_LIMIT_US) {
+            r->status = CTS_TIMEOUT;
+            setf(r->reason, "the device had not drained %.0f s after the gate opened",
+                 DRAIN_LIMIT_US / 1e6);
+            (void)cudaDeviceSynchronize();
+            return;
+        }
+    {
+        cudaError_t serr = cudaDeviceSynchronize();
+        if (serr != cudaSuccess) {
+            (void)cudaGetLastError();
+            r->status = CTS_BROKEN;
+            setf(r->reason, "cudaDeviceSynchronize after the case returned %s (the call or the "
+                            "harness; cannot tell which)", cudaGetErrorName(serr));
+            return;
+        }
+    }
+    if (e->gate_host->reason != CTS_GATE_OPENED) {
+        r->status = CTS_BROKEN;
+        setf(r->reason, "the gate reached its %%globaltimer deadline: the watchdog never opened it");
+        return;
+    }
+    if (markers) {
+        double gate_end = (double)e->gate_host->end_ns;
+        r->op_after_gpu_us = ((double)e->mk_host[0].stamp_ns - gate_end) / 1e3;
+        r->third_blocking_gpu_us = ((double)e->mk_host[1].stamp_ns - gate_end) / 1e3;
+        r->third_nonblocking_gpu_us = ((double)e->mk_host[2].stamp_ns - gate_end) / 1e3;
+        /* A marker the window missed but the GPU clock puts before the gate's
+         * end ran while it was closed: the window was too short to see it. */
+        double *gpu[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us, &r->third_nonblocking_gpu_us};
+        enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
+        for (int i = 0; i < 3; i++)
+            if (ord[i] == CTS_ORDER_HELD && *gpu[i] < 0) {
+                r->status = CTS_BROKEN;
+                setf(r->reason, "marker %d ran %.1f us before the gate opened but after the "
+                                "%.0f us window", i, -*gpu[i], res->window_us);
+                return;
+            }
+    }
+
+    /* Did the copy happen, and when did it read its source? */
+    int got_v = 0, got_w = 0;
+    for (int i = 0; i < nsamp; i++) {
+        unsigned char b = 0;
+        HCHECK(r->reason, peek(e, dm, dst, off[i], &b));
+        if (b == v)
+            got_v++;
+        else if (b == w && src_live && closed)
+            got_w++;
+        else {
+            r->status = CTS_FAIL;
+            setf(r->reason, "destination byte %zu is 0x%02x after the copy; expected 0x%02x%s",
+                 off[i], b, v, b == u ? " (never written)" : "");
+            return;
+        }
+    }
+    if (src_live && closed)
+        r->src = got_w == 0 ? CTS_SRC_AT_CALL : got_v == 0 ? CTS_SRC_AFTER_RETURN : CTS_SRC_PARTIAL;
+    return;
+fail:
+    r->status = CTS_BROKEN;
+    if (latch_armed || markers)
+        cts_latch_open(&e->latch);
+    (void)cudaDeviceSynchronize();
+}
+
+void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
+                         int repeat, struct cts_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->idle_call_us = idle->call_us;
+    res->idle_call_max_us = idle->call_max_us;
+    res->idle_complete_us = idle->complete_us;
+    res->timeout_us = fmax(TIMEOUT_FLOOR_US, TIMEOUT_FACTOR * idle->call_max_us);
+    res->window_us = fmax(WINDOW_FLOOR_US, WINDOW_FACTOR * idle->complete_max_us);
+    if (e->broken[0]) {
+        res->status = CTS_BROKEN;
+        setf(res->reason, "%s", e->broken);
+        return;
+    }
+    if (idle->status != CTS_PASS) {
+        res->status = idle->status;
+        setf(res->reason, "%s", idle->reason);
+        return;
+    }
+    if (repeat > CTS_MAX_REPEAT)
+        repeat = CTS_MAX_REPEAT;
+    for (int i = 0; i < repeat; i++) {
+        run_rep(e, c, res, &res->reps[i]);
+        res->nreps = i + 1;
+        if (res->reps[i].status != CTS_PASS)
+            break; /* one broken or failed repetition decides; don't pile on */
+    }
+    cts_classify(res);
+}

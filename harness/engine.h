@@ -1,0 +1,58 @@
+/* The measuring engine: owns the CUDA context, the harness streams and
+ * buffers, the latch, and runs one case at a time. */
+#ifndef CTS_ENGINE_H
+#define CTS_ENGINE_H
+
+#include "cts.h"
+#include "kernels.h"
+#include "latch.h"
+
+#include <cuda_runtime_api.h>
+
+#define CTS_BUF_BYTES ((16u << 20) + 4096u)
+#define CTS_MARKERS 16
+
+struct cts_selfcheck {
+    int ran;
+    int gate_holds;          /* a marker behind the gate on its own stream was held */
+    int streams_independent; /* markers on independent harness streams ran */
+    char detail[CTS_REASON_MAX];
+    double marker_idle_us;   /* launch to done on an idle GPU, median */
+};
+
+struct cts_engine {
+    int device;
+    int concurrent_managed;  /* host may touch managed memory while kernels run */
+    cudaStream_t blocking[3];    /* [0] op, [1] busy, [2] third */
+    cudaStream_t nonblocking[3]; /* likewise */
+    volatile unsigned int *flag_host;
+    unsigned int *flag_dev;
+    struct cts_gate_record *gate_host, *gate_dev;
+    struct cts_marker_record *mk_host, *mk_dev;
+    unsigned char *poke_host; /* pinned bytes for setting and reading samples */
+    void *buf[CTS_MEM_COUNT][2];
+    char notsupp[CTS_MEM_COUNT][CTS_REASON_MAX]; /* why a memory kind is missing */
+    struct cts_latch latch;
+    unsigned int seq;
+    struct cts_selfcheck selfcheck;
+    char broken[CTS_REASON_MAX]; /* set if the engine cannot measure anything */
+};
+
+/* 0 on success; otherwise engine->broken says why. */
+int cts_engine_init(struct cts_engine *e, int device);
+void cts_engine_fini(struct cts_engine *e);
+
+/* Idle latency of the call of c (every busy placement of one call shares it). */
+struct cts_idle {
+    int done;
+    enum cts_status status; /* PASS, or why it could not be measured */
+    char reason[CTS_REASON_MAX];
+    double call_us, call_max_us, complete_us, complete_max_us;
+};
+void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle);
+
+/* Runs c `repeat` times behind the gate and classifies it. */
+void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
+                         int repeat, struct cts_result *res);
+
+#endif

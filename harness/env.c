@@ -1,0 +1,197 @@
+/* The environment a matrix was measured in.
+ *
+ * Driver version string: NVML, loaded with dlopen so the program starts on a
+ * machine without it.  Driver API: reached through
+ * cudaGetDriverEntryPointByVersion (the non-deprecated form of
+ * cudaGetDriverEntryPoint in CUDA 13), so the binary never links libcuda. */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cts_revision.h"
+
+/* Variables that change what the driver and runtime do. */
+static const char *const env_vars[] = {
+    "CUDA_LAUNCH_BLOCKING",       "CUDA_MODULE_LOADING",     "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_DEVICE_ORDER",      "CUDA_SCALE_LAUNCH_QUEUES",
+    "CUDA_FORCE_PTX_JIT",          "CUDA_DISABLE_PTX_JIT",   "CUDA_CACHE_DISABLE",
+    "CUDA_MPS_PIPE_DIRECTORY",     "CUDA_AUTO_BOOST",        "CUDA_DEVICE_WAITS_ON_EXCEPTION",
+};
+
+static const struct {
+    const char *name;
+    enum cudaDeviceAttr attr;
+} attrs[] = {
+    {"asyncEngineCount", cudaDevAttrAsyncEngineCount},
+    {"canMapHostMemory", cudaDevAttrCanMapHostMemory},
+    {"canUseHostPointerForRegisteredMem", cudaDevAttrCanUseHostPointerForRegisteredMem},
+    {"computeMode", cudaDevAttrComputeMode},
+    {"computePreemptionSupported", cudaDevAttrComputePreemptionSupported},
+    {"concurrentKernels", cudaDevAttrConcurrentKernels},
+    {"concurrentManagedAccess", cudaDevAttrConcurrentManagedAccess},
+    {"directManagedMemAccessFromHost", cudaDevAttrDirectManagedMemAccessFromHost},
+    {"hostNativeAtomicSupported", cudaDevAttrHostNativeAtomicSupported},
+    {"hostRegisterSupported", cudaDevAttrHostRegisterSupported},
+    {"integrated", cudaDevAttrIntegrated},
+    {"kernelExecTimeout", cudaDevAttrKernelExecTimeout},
+    {"managedMemory", cudaDevAttrManagedMemory},
+    {"memoryPoolsSupported", cudaDevAttrMemoryPoolsSupported},
+    {"multiProcessorCount", cudaDevAttrMultiProcessorCount},
+    {"pageableMemoryAccess", cudaDevAttrPageableMemoryAccess},
+    {"pageableMemoryAccessUsesHostPageTables", cudaDevAttrPageableMemoryAccessUsesHostPageTables},
+    {"tccDriver", cudaDevAttrTccDriver},
+    {"unifiedAddressing", cudaDevAttrUnifiedAddressing},
+};
+
+static json_t *version_json(int v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d.%d", v / 1000, (v % 1000) / 10);
+    return json_pack("{s:i,s:s}", "number", v, "text", buf);
+}
+
+static const char *sched_name(unsigned flags)
+{
+    switch (flags & 0x07) {
+    case 0: return "auto";
+    case 1: return "spin";
+    case 2: return "yield";
+    case 4: return "blocking_sync";
+    default: return "?";
+    }
+}
+
+/* NVML, loaded at run time.  Returns the driver version string, or NULL. */
+static json_t *nvml_info(const char *uuid, char *note, size_t notelen)
+{
+    typedef int (*init_t)(void);
+    typedef int (*ver_t)(char *, unsigned);
+    typedef int (*byuuid_t)(const char *, void **);
+    typedef int (*pm_t)(void *, int *);
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(note, notelen, "libnvidia-ml.so.1 not loadable");
+        return NULL;
+    }
+    init_t init = (init_t)dlsym(h, "nvmlInit_v2");
+    init_t shutdown = (init_t)dlsym(h, "nvmlShutdown");
+    ver_t ver = (ver_t)dlsym(h, "nvmlSystemGetDriverVersion");
+    byuuid_t byuuid = (byuuid_t)dlsym(h, "nvmlDeviceGetHandleByUUID");
+    pm_t pm = (pm_t)dlsym(h, "nvmlDeviceGetPersistenceMode");
+    json_t *out = NULL;
+    char buf[96] = "";
+    if (init && ver && shutdown && init() == 0) {
+        if (ver(buf, sizeof buf) == 0) {
+            out = json_object();
+            json_object_set_new(out, "driver_version", json_string(buf));
+            void *dev = NULL;
+            int mode = -1;
+            if (byuuid && pm && uuid && byuuid(uuid, &dev) == 0 && pm(dev, &mode) == 0)
+                json_object_set_new(out, "persistence_mode", json_boolean(mode == 1));
+        } else {
+            snprintf(note, notelen, "nvmlSystemGetDriverVersion failed");
+        }
+        shutdown();
+    } else {
+        snprintf(note, notelen, "nvmlInit_v2 failed");
+    }
+    dlclose(h);
+    return out;
+}
+
+json_t *cts_env_collect(int device, char *err, size_t errlen)
+{
+    json_t *env = json_object();
+    struct cudaDeviceProp prop;
+    int v = 0;
+    cudaError_t e;
+
+#define ECHECK(call)                                                                           \
+    do {                                                                                       \
+        if ((e = (call)) != cudaSuccess) {                                                     \
+            snprintf(err, errlen, "%s returned %s", #call, cudaGetErrorName(e));                 \
+            json_decref(env);                                                                  \
+            return NULL;                                                                       \
+        }                                                                                      \
+    } while (0)
+
+    ECHECK(cudaGetDeviceProperties(&prop, device));
+    char uuid[64];
+    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+    snprintf(uuid, sizeof uuid,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", prop.major, prop.minor);
+    char pci[32];
+    snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+    json_object_set_new(env, "gpu", json_pack("{s:s,s:s,s:s,s:s,s:I,s:i}", "name", prop.name, "uuid",
+                                              uuid, "compute_capability", cc, "pci_bus_id", pci,
+                                              "total_memory_bytes", (json_int_t)prop.totalGlobalMem,
+                                              "device_index", device));
+
+    json_t *a = json_object();
+    for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
+        ECHECK(cudaDeviceGetAttribute(&v, attrs[i].attr, device));
+        json_object_set_new(a, attrs[i].name, json_integer(v));
+    }
+    json_object_set_new(env, "attributes", a);
+
+    /* Versions, named for what they are. */
+    json_t *ver = json_object();
+    ECHECK(cudaDriverGetVersion(&v));
+    json_object_set_new(ver, "driver_api", version_json(v)); /* the CUDA version the driver supports */
+    ECHECK(cudaRuntimeGetVersion(&v));
+    json_object_set_new(ver, "runtime", version_json(v)); /* the cudart linked in */
+    json_object_set_new(ver, "toolkit", version_json(CUDART_VERSION)); /* the headers built against */
+    char note[96] = "";
+    json_t *nv = nvml_info(uuid, note, sizeof note);
+    json_object_set_new(ver, "driver", nv ? json_incref(json_object_get(nv, "driver_version"))
+                                          : json_null());
+    if (!nv)
+        json_object_set_new(ver, "driver_note", json_string(note));
+    json_object_set_new(env, "versions", ver);
+
+    /* Settings in force. */
+    json_t *set = json_object();
+    unsigned flags = 0;
+    ECHECK(cudaGetDeviceFlags(&flags));
+    json_object_set_new(set, "device_schedule", json_string(sched_name(flags)));
+    json_object_set_new(set, "default_stream", json_string(cts_build_per_thread() ? "per-thread" : "legacy"));
+    {
+        typedef CUresult (*ctxflags_t)(unsigned int *);
+        void *fn = NULL;
+        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        ECHECK(cudaGetDriverEntryPointByVersion("cuCtxGetFlags", &fn, 12000, cudaEnableDefault, &q));
+        unsigned cf = 0;
+        if (q == cudaDriverEntryPointSuccess && fn && ((ctxflags_t)fn)(&cf) == CUDA_SUCCESS)
+            json_object_set_new(set, "context_schedule", json_string(sched_name(cf)));
+        else
+            json_object_set_new(set, "context_schedule", json_null());
+    }
+    if (nv && json_object_get(nv, "persistence_mode"))
+        json_object_set(set, "persistence_mode", json_object_get(nv, "persistence_mode"));
+    json_decref(nv);
+    json_t *vars = json_object();
+    for (size_t i = 0; i < sizeof env_vars / sizeof *env_vars; i++) {
+        const char *val = getenv(env_vars[i]);
+        json_object_set_new(vars, env_vars[i], val ? json_string(val) : json_null());
+    }
+    json_object_set_new(set, "environment_variables", vars);
+    json_object_set_new(env, "settings", set);
+
+    struct utsname un;
+    if (uname(&un) == 0)
+        json_object_set_new(env, "host", json_pack("{s:s,s:s,s:s}", "os", un.sysname, "kernel",
+                                                   un.release, "machine", un.machine));
+    json_object_set_new(env, "suite_revision", json_string(CTS_REVISION));
+    return env;
+#undef ECHECK
+}

@@ -1,0 +1,163 @@
+/* Names, ids and selection.  The tokens here are part of every case id and
+ * every committed matrix: changing one changes ids, so don't. */
+#define _GNU_SOURCE
+#include "cts.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[CTS_STATUS_COUNT] = {
+    "PASS", "FAIL", "NOTSUPP", "BROKEN", "INCONCLUSIVE", "TIMEOUT", "CRASH",
+};
+
+const char *cts_status_name(enum cts_status s)
+{
+    return (unsigned)s < CTS_STATUS_COUNT ? status_names[s] : "?";
+}
+
+int cts_status_parse(const char *name)
+{
+    for (int i = 0; i < CTS_STATUS_COUNT; i++)
+        if (strcmp(name, status_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+#define TOKEN(fn, type, count, ...)                                  \
+    const char *fn(type v)                                           \
+    {                                                                \
+        static const char *const t[count] = {__VA_ARGS__};          \
+        return (unsigned)v < (unsigned)(count) ? t[v] : "?";         \
+    }
+
+TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async")
+TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync")
+TOKEN(cts_dir_token, enum cts_dir, CTS_DIR_COUNT, "h2d", "d2h", "d2d", "h2h")
+TOKEN(cts_mem_token, enum cts_mem, CTS_MEM_COUNT, "pageable", "pinned", "portable", "mapped",
+      "wc", "registered", "managed", "device")
+TOKEN(cts_mem_allocator, enum cts_mem, CTS_MEM_COUNT, "malloc", "cudaMallocHost",
+      "cudaHostAlloc(cudaHostAllocPortable)", "cudaHostAlloc(cudaHostAllocMapped)",
+      "cudaHostAlloc(cudaHostAllocWriteCombined)", "malloc+cudaHostRegister(cudaHostRegisterDefault)",
+      "cudaMallocManaged(cudaMemAttachGlobal)", "cudaMalloc")
+TOKEN(cts_kind_token, enum cts_kind, CTS_KIND_COUNT, "explicit", "default")
+TOKEN(cts_op_token, enum cts_op, CTS_OP_COUNT, "op_implied", "op_null", "op_legacy",
+      "op_perthread", "op_blocking", "op_nonblocking")
+TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
+      "busy_blocking", "busy_nonblocking", "busy_perthread")
+TOKEN(cts_order_name, enum cts_order, 3, NULL, "runs", "held")
+TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
+TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
+TOKEN(cts_host_name, enum cts_host, 3, NULL, "returns", "waits")
+
+static const struct {
+    size_t bytes;
+    const char *token;
+} sizes[CTS_SIZE_COUNT] = {
+    {1, "1B"},
+    {4096, "4KiB"},
+    {65535, "64KiB-1"},
+    {65536, "64KiB"},
+    {65537, "64KiB+1"},
+    {1u << 20, "1MiB"},
+    {16u << 20, "16MiB"},
+};
+
+const char *cts_size_token(int i) { return i >= 0 && i < CTS_SIZE_COUNT ? sizes[i].token : "?"; }
+size_t cts_size_bytes(int i) { return i >= 0 && i < CTS_SIZE_COUNT ? sizes[i].bytes : 0; }
+
+int cts_mem_host_accessible(enum cts_mem m) { return m != CTS_MEM_DEVICE; }
+
+const char *cts_copy_kind_name(const struct cts_case *c)
+{
+    static const char *const explicit_kinds[CTS_DIR_COUNT] = {
+        "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
+        "cudaMemcpyDeviceToDevice", "cudaMemcpyHostToHost",
+    };
+    if (c->kind == CTS_KIND_DEFAULT)
+        return "cudaMemcpyDefault";
+    return (unsigned)c->dir < CTS_DIR_COUNT ? explicit_kinds[c->dir] : "?";
+}
+
+int cts_build_per_thread(void)
+{
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* The default stream an op stream is, if it is one: 'L' legacy, 'P' per-thread. */
+static char op_default_stream(enum cts_op op)
+{
+    switch (op) {
+    case CTS_OP_IMPLIED:
+    case CTS_OP_NULL:
+        return cts_build_per_thread() ? 'P' : 'L';
+    case CTS_OP_LEGACY:
+        return 'L';
+    case CTS_OP_PERTHREAD:
+        return 'P';
+    default:
+        return 0;
+    }
+}
+
+int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b)
+{
+    char d = op_default_stream(op);
+    return (b == CTS_BUSY_LEGACY && d == 'L') || (b == CTS_BUSY_PERTHREAD && d == 'P');
+}
+
+int cts_case_make_id(struct cts_case *c)
+{
+    int n = snprintf(c->id, sizeof c->id, "%s.%s.%s.%s.%s.%s.%s", cts_api_token(c->api),
+                     cts_dir_token(c->dir), cts_mem_token(c->mem), cts_size_token(c->size_idx),
+                     cts_kind_token(c->kind), cts_op_token(c->op), cts_busy_token(c->busy));
+    return n > 0 && (size_t)n < sizeof c->id ? 0 : -1;
+}
+
+void cts_case_group(const struct cts_case *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s.%s", cts_api_token(c->api), cts_dir_token(c->dir));
+}
+
+static struct cts_case *table;
+static size_t table_len;
+
+const struct cts_case *cts_all_cases(size_t *count)
+{
+    if (!table) {
+        size_t total = 0;
+        for (size_t f = 0; f < cts_family_count; f++)
+            total += cts_families[f]->generate(NULL, 0);
+        table = calloc(total ? total : 1, sizeof *table);
+        if (!table) {
+            fprintf(stderr, "sync-cts: out of memory building the case table\n");
+            exit(2);
+        }
+        for (size_t f = 0; f < cts_family_count; f++)
+            table_len += cts_families[f]->generate(table + table_len, total - table_len);
+    }
+    *count = table_len;
+    return table;
+}
+
+size_t cts_select(const char *glob, const struct cts_case ***out)
+{
+    size_t n;
+    const struct cts_case *all = cts_all_cases(&n);
+    const struct cts_case **sel = calloc(n ? n : 1, sizeof *sel);
+    size_t k = 0;
+    if (!sel) {
+        fprintf(stderr, "sync-cts: out of memory selecting cases\n");
+        exit(2);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!glob || fnmatch(glob, all[i].id, 0) == 0)
+            sel[k++] = &all[i];
+    *out = sel;
+    return k;
+}

@@ -1,0 +1,38 @@
+/* The C face of kernels/latch.cu. */
+#ifndef CTS_KERNELS_H
+#define CTS_KERNELS_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { CTS_GATE_OPENED = 1, CTS_GATE_DEADLINE = 2 };
+
+/* Written by the gate; read by the host through mapped pinned memory. */
+struct cts_gate_record {
+    volatile unsigned long long start_ns; /* %globaltimer when the gate began spinning */
+    volatile unsigned long long end_ns;   /* %globaltimer when it stopped */
+    volatile unsigned int started;        /* = seq once running */
+    volatile unsigned int ended;          /* = seq once finished */
+    volatile unsigned int reason;         /* CTS_GATE_OPENED or CTS_GATE_DEADLINE */
+    unsigned int pad;
+};
+
+struct cts_marker_record {
+    volatile unsigned long long stamp_ns; /* %globaltimer when the stream reached it */
+    volatile unsigned int done;           /* = seq once written */
+    unsigned int pad;
+};
+
+cudaError_t cts_launch_gate(cudaStream_t s, const volatile unsigned int *flag_dev,
+                            unsigned long long budget_ns, struct cts_gate_record *rec_dev,
+                            unsigned int seq);
+cudaError_t cts_launch_marker(cudaStream_t s, struct cts_marker_record *rec_dev, unsigned int seq);
+cudaError_t cts_launch_sleep(cudaStream_t s, unsigned long long ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,114 @@
+#define _GNU_SOURCE
+#include "latch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+
+double cts_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void open_flag(struct cts_latch *l)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    *l->flag = 1u;
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static void *watchdog(void *arg)
+{
+    struct cts_latch *l = arg;
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        int st = atomic_load(&l->state);
+        if (st == LATCH_QUIT)
+            break;
+        if (st != LATCH_ARMED) {
+            pthread_cond_wait(&l->cv, &l->mu);
+            continue;
+        }
+        double left = l->deadline_us - cts_now_us();
+        if (left > 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            long long ns = ts.tv_nsec + (long long)(left * 1e3);
+            ts.tv_sec += ns / 1000000000LL;
+            ts.tv_nsec = ns % 1000000000LL;
+            pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+            continue;
+        }
+        int expected = LATCH_ARMED;
+        /* Claim first, then open: if the main thread's claim succeeded, the
+         * flag was never opened by us before the call returned. */
+        if (atomic_compare_exchange_strong(&l->state, &expected, LATCH_RELEASED)) {
+            l->released_us = cts_now_us();
+            open_flag(l);
+        }
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+int cts_latch_start(struct cts_latch *l, volatile unsigned int *flag)
+{
+    pthread_condattr_t ca;
+    l->flag = flag;
+    l->released_us = NAN;
+    atomic_store(&l->state, LATCH_IDLE);
+    if (pthread_mutex_init(&l->mu, NULL) || pthread_condattr_init(&ca) ||
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) || pthread_cond_init(&l->cv, &ca))
+        return -1;
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&l->thread, NULL, watchdog, l))
+        return -1;
+    l->running = 1;
+    return 0;
+}
+
+void cts_latch_stop(struct cts_latch *l)
+{
+    if (!l->running)
+        return;
+    pthread_mutex_lock(&l->mu);
+    atomic_store(&l->state, LATCH_QUIT);
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+    pthread_join(l->thread, NULL);
+    l->running = 0;
+}
+
+void cts_latch_close(struct cts_latch *l)
+{
+    *l->flag = 0u;
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+void cts_latch_arm(struct cts_latch *l, double timeout_us)
+{
+    pthread_mutex_lock(&l->mu);
+    l->released_us = NAN;
+    l->deadline_us = cts_now_us() + timeout_us;
+    atomic_store(&l->state, LATCH_ARMED);
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+int cts_latch_claim(struct cts_latch *l)
+{
+    int expected = LATCH_ARMED;
+    return atomic_compare_exchange_strong(&l->state, &expected, LATCH_RETURNED);
+}
+
+void cts_latch_open(struct cts_latch *l)
+{
+    pthread_mutex_lock(&l->mu);
+    if (atomic_load(&l->state) != LATCH_RELEASED)
+        open_flag(l);
+    atomic_store(&l->state, LATCH_IDLE);
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}

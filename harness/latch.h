@@ -1,0 +1,38 @@
+/* The latch: a gate kernel holds the GPU until the host opens its flag.
+ * A watchdog thread opens it after a timeout unless the call under test
+ * returned first.  The watchdog makes no CUDA call. */
+#ifndef CTS_LATCH_H
+#define CTS_LATCH_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+enum { LATCH_IDLE, LATCH_ARMED, LATCH_RETURNED, LATCH_RELEASED, LATCH_QUIT };
+
+struct cts_latch {
+    volatile unsigned int *flag; /* mapped pinned host memory the gate spins on */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    atomic_int state;
+    double deadline_us;  /* monotonic, when the watchdog opens the gate */
+    double released_us;  /* monotonic, when it did */
+    int running;
+};
+
+double cts_now_us(void); /* CLOCK_MONOTONIC in microseconds */
+
+int cts_latch_start(struct cts_latch *l, volatile unsigned int *flag);
+void cts_latch_stop(struct cts_latch *l);
+/* Closes the flag.  Call before launching the gate. */
+void cts_latch_close(struct cts_latch *l);
+/* Arms the watchdog to open the gate timeout_us from now. */
+void cts_latch_arm(struct cts_latch *l, double timeout_us);
+/* Right after the call returns: 1 if the gate was still closed (the
+ * watchdog is then disarmed and the gate stays closed), 0 if the watchdog had
+ * already opened it. */
+int cts_latch_claim(struct cts_latch *l);
+/* Opens the gate (if the watchdog has not) and returns the latch to idle. */
+void cts_latch_open(struct cts_latch *l);
+
+#endif

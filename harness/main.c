@@ -1,0 +1,446 @@
+/* sync-cts: list, run and describe the cases of cuda-sync-cts.
+ *
+ * Exit codes (README "Exit codes"):
+ *   0  every selected case has a verdict (PASS) or is NOTSUPP with a reason
+ *   1  some case FAILed: the call under test returned an error or copied wrong data
+ *   2  bad input: unknown option, bad value, a filter selecting nothing, an unwritable path
+ *   3  some case has no verdict (BROKEN, TIMEOUT, INCONCLUSIVE), or the harness could not start
+ *   77 skipped: no CUDA device or driver here
+ * A CUDA error code never becomes an exit status. */
+#define _GNU_SOURCE
+#include "cts.h"
+#include "engine.h"
+#include "report.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cts_revision.h"
+
+enum { EXIT_VERDICTS = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_VERDICT = 3, EXIT_SKIP = 77 };
+
+static const char usage_text[] =
+    "usage: sync-cts list [GLOB] [--groups]\n"
+    "       sync-cts run [GLOB] [--repeat N] [--out FILE.json] [--log FILE] [--device N]\n"
+    "       sync-cts env [--device N]\n"
+    "       sync-cts log FILE.log\n"
+    "       sync-cts --help | --version\n"
+    "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
+    "run writes FILE.json (default matrix.json), its Markdown rendering FILE.md, and a\n"
+    "per-case log FILE.log.  Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
+
+static int die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("sync-cts: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* One positional GLOB at most.  Returns 0, or an exit code. */
+static int take_glob(int argc, char **argv, const char **glob)
+{
+    *glob = NULL;
+    if (optind < argc)
+        *glob = argv[optind++];
+    if (optind < argc)
+        return die(EXIT_USAGE, "unexpected argument '%s' (one GLOB at most)", argv[optind]);
+    return 0;
+}
+
+static int bad_option(char **argv)
+{
+    return die(EXIT_USAGE, "unknown option '%s' (see sync-cts --help)", argv[optind - 1]);
+}
+
+/* ---- list -------------------------------------------------------------------- */
+
+static int cmd_list(int argc, char **argv)
+{
+    static const struct option opts[] = {{"groups", no_argument, NULL, 'g'}, {0}};
+    int groups = 0, c, rc;
+    const char *glob;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'g')
+            groups = 1;
+        else
+            return bad_option(argv);
+    }
+    if ((rc = take_glob(argc, argv, &glob)))
+        return rc;
+    const struct cts_case **sel;
+    size_t n = cts_select(glob, &sel);
+    if (n == 0) {
+        free(sel);
+        return die(EXIT_USAGE, "no case matches '%s'", glob);
+    }
+    char last[64] = "", group[64];
+    for (size_t i = 0; i < n; i++) {
+        if (!groups) {
+            printf("%s\n", sel[i]->id);
+            continue;
+        }
+        cts_case_group(sel[i], group, sizeof group);
+        if (strcmp(group, last)) /* groups are contiguous in the table */
+            printf("%s %s\n", group, sel[i]->family->name);
+        snprintf(last, sizeof last, "%s", group);
+    }
+    free(sel);
+    return 0;
+}
+
+/* ---- device discovery ---------------------------------------------------------- */
+
+/* 0 if device `dev` can be used; otherwise prints why and returns the exit code. */
+static int find_device(int dev)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || (e == cudaSuccess && n == 0)) {
+        printf("sync-cts: skipped: no CUDA device or driver here (cudaGetDeviceCount: %s)\n",
+               e == cudaSuccess ? "0 devices" : cudaGetErrorName(e));
+        return EXIT_SKIP;
+    }
+    if (e != cudaSuccess)
+        return die(EXIT_NO_VERDICT, "cannot start CUDA: cudaGetDeviceCount returned %s",
+                   cudaGetErrorName(e));
+    if (dev >= n)
+        return die(EXIT_USAGE, "no CUDA device %d (this machine has %d)", dev, n);
+    return 0;
+}
+
+/* ---- env ----------------------------------------------------------------------- */
+
+static int cmd_env(int argc, char **argv)
+{
+    static const struct option opts[] = {{"device", required_argument, NULL, 'd'}, {0}};
+    int dev = 0, c, rc;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'd' && parse_int(optarg, 0, 1023, &dev) == 0)
+            continue;
+        if (c == 'd')
+            return die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
+        return optopt ? die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1])
+                      : bad_option(argv);
+    }
+    if (optind < argc)
+        return die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    if ((rc = find_device(dev)))
+        return rc;
+    char err[256];
+    json_t *env = cts_env_collect(dev, err, sizeof err);
+    if (!env)
+        return die(EXIT_NO_VERDICT, "cannot read the environment: %s", err);
+    json_dumpf(env, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+    putchar('\n');
+    json_decref(env);
+    return 0;
+}
+
+/* ---- run ----------------------------------------------------------------------- */
+
+static void derive_path(char *buf, size_t len, const char *out, const char *ext)
+{
+    size_t n = strlen(out);
+    if (n > 5 && strcmp(out + n - 5, ".json") == 0)
+        n -= 5;
+    snprintf(buf, len, "%.*s%s", (int)n, out, ext);
+}
+
+/* Can `path` be written?  Leaves no file behind. */
+static int writable(const char *path)
+{
+    struct stat st;
+    int existed = stat(path, &st) == 0;
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return 0;
+    fclose(f);
+    if (!existed)
+        unlink(path);
+    return 1;
+}
+
+static void iso_date(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"repeat", required_argument, NULL, 'r'}, {"out", required_argument, NULL, 'o'},
+        {"log", required_argument, NULL, 'l'},    {"device", required_argument, NULL, 'd'},
+        {0}};
+    int repeat = 3, dev = 0, c, rc;
+    const char *out = "matrix.json", *logpath = NULL, *glob;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            if (parse_int(optarg, 1, CTS_MAX_REPEAT, &repeat))
+                return die(EXIT_USAGE, "--repeat wants a whole number from 1 to %d, not '%s'",
+                           CTS_MAX_REPEAT, optarg);
+            break;
+        case 'd':
+            if (parse_int(optarg, 0, 1023, &dev))
+                return die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
+            break;
+        case 'o': out = optarg; break;
+        case 'l': logpath = optarg; break;
+        default:
+            return optopt ? die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1])
+                          : bad_option(argv);
+        }
+    }
+    if ((rc = take_glob(argc, argv, &glob)))
+        return rc;
+    const struct cts_case **sel;
+    size_t n = cts_select(glob, &sel);
+    if (n == 0) {
+        free(sel);
+        return die(EXIT_USAGE, "no case matches '%s'", glob);
+    }
+
+    /* Every output is opened before anything runs; none appears unless the run completes. */
+    char err[512], mdpath[4200], logbuf[4200];
+    derive_path(mdpath, sizeof mdpath, out, ".md");
+    if (!logpath) {
+        derive_path(logbuf, sizeof logbuf, out, ".log");
+        logpath = logbuf;
+    }
+    if (strcmp(out, mdpath) == 0 || strcmp(out, logpath) == 0 || strcmp(mdpath, logpath) == 0) {
+        free(sel);
+        return die(EXIT_USAGE, "--out and --log name the same file '%s'", logpath);
+    }
+    struct cts_outfile jf, mf;
+    if (cts_outfile_open(&jf, out, err, sizeof err)) {
+        free(sel);
+        return die(EXIT_USAGE, "%s", err);
+    }
+    if (cts_outfile_open(&mf, mdpath, err, sizeof err)) {
+        cts_outfile_abort(&jf);
+        free(sel);
+        return die(EXIT_USAGE, "%s", err);
+    }
+    struct cts_log log = {0};
+    if (!writable(logpath)) { /* the log is streamed, so it is probed rather than staged */
+        cts_outfile_abort(&jf);
+        cts_outfile_abort(&mf);
+        free(sel);
+        return die(EXIT_USAGE, "cannot write '%s'", logpath);
+    }
+
+    if ((rc = find_device(dev))) {
+        cts_outfile_abort(&jf);
+        cts_outfile_abort(&mf);
+        free(sel);
+        return rc;
+    }
+    if (cts_log_open(&log, logpath, err, sizeof err)) {
+        cts_outfile_abort(&jf);
+        cts_outfile_abort(&mf);
+        free(sel);
+        return die(EXIT_USAGE, "%s", err);
+    }
+
+    double t_start = cts_now_us();
+    char date[32];
+    iso_date(date, sizeof date);
+    json_t *env = cts_env_collect(dev, err, sizeof err);
+    struct cts_engine *e = calloc(1, sizeof *e);
+    if (!env || !e) {
+        cts_outfile_abort(&jf);
+        cts_outfile_abort(&mf);
+        cts_log_close(&log);
+        free(sel);
+        free(e);
+        return die(EXIT_NO_VERDICT, "cannot read the environment: %s", env ? "out of memory" : err);
+    }
+    if (cts_engine_init(e, dev))
+        fprintf(stderr, "sync-cts: harness set-up failed, every case is BROKEN: %s\n", e->broken);
+    cts_log_event(&log, "run",
+                  NULL, json_pack("{s:I,s:s,s:i,s:s}", "cases", (json_int_t)n, "selection",
+                                  glob ? glob : "*", "repeat", repeat, "revision", CTS_REVISION));
+
+    json_t *cases = json_object();
+    size_t count[CTS_STATUS_COUNT] = {0};
+    struct cts_idle idle = {0};
+    struct cts_result *res = calloc(1, sizeof *res);
+    char idle_key[CTS_ID_MAX] = "", group[64], last_group[64] = "";
+    double t_group = cts_now_us();
+    size_t group_cases = 0, group_pass = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n)
+            cts_case_group(sel[i], group, sizeof group);
+        if (i == n || strcmp(group, last_group)) {
+            if (last_group[0])
+                printf("%-22s %5zu cases, %5zu PASS, %6.1f s\n", last_group, group_cases, group_pass,
+                       (cts_now_us() - t_group) / 1e6);
+            fflush(stdout);
+            snprintf(last_group, sizeof last_group, "%s", group);
+            t_group = cts_now_us();
+            group_cases = group_pass = 0;
+        }
+        if (i == n)
+            break;
+        const struct cts_case *cs = sel[i];
+        /* Cases differing only in busy placement share one idle measurement. */
+        const char *dot = strrchr(cs->id, '.');
+        size_t klen = (size_t)(dot - cs->id);
+        if (strncmp(idle_key, cs->id, klen) || idle_key[klen] != '\0') {
+            snprintf(idle_key, sizeof idle_key, "%.*s", (int)klen, cs->id);
+            if (!e->broken[0])
+                cts_engine_idle(e, cs, &idle);
+        }
+        cts_log_event(&log, "begin", cs->id, NULL);
+        cts_engine_run_case(e, cs, &idle, repeat, res);
+        char sym[16];
+        cts_verdict_symbol(&res->verdict, sym, sizeof sym);
+        cts_log_event(&log, "result", cs->id,
+                      json_pack("{s:s,s:s,s:s}", "status", cts_status_name(res->status), "reason",
+                                res->reason, "symbol", res->status == CTS_PASS ? sym : ""));
+        cts_log_event(&log, "end", cs->id, NULL);
+        json_object_set_new(cases, cs->id, cts_case_json(cs, res));
+        count[res->status]++;
+        group_cases++;
+        group_pass += res->status == CTS_PASS;
+    }
+    cts_engine_fini(e);
+
+    double wall_s = (cts_now_us() - t_start) / 1e6;
+    json_t *counts = json_object();
+    for (int s = 0; s < CTS_STATUS_COUNT; s++)
+        json_object_set_new(counts, cts_status_name(s), json_integer((json_int_t)count[s]));
+    json_t *selfcheck = json_pack("{s:b,s:b,s:b,s:s,s:f}", "ran", e->selfcheck.ran, "gate_holds",
+                                  e->selfcheck.gate_holds, "streams_independent",
+                                  e->selfcheck.streams_independent, "detail",
+                                  e->broken[0] ? e->broken : e->selfcheck.detail, "marker_idle_us",
+                                  e->selfcheck.marker_idle_us);
+    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:I,s:o,s:o,s:f}", "date", date, "wall_s",
+                            round(wall_s * 10) / 10, "repeat", repeat, "selection",
+                            glob ? glob : "*", "cases", (json_int_t)n, "counts", counts, "selfcheck",
+                            selfcheck, "cases_per_second", round(n / wall_s * 10) / 10);
+    json_t *matrix = cts_matrix_new(env, run, cases);
+    cts_log_event(&log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));
+    cts_log_close(&log);
+
+    int werr = cts_matrix_dump(matrix, jf.f) || cts_render_markdown(matrix, mf.f);
+    if (werr || cts_outfile_commit(&jf, err, sizeof err) || cts_outfile_commit(&mf, err, sizeof err)) {
+        cts_outfile_abort(&jf);
+        cts_outfile_abort(&mf);
+        json_decref(matrix);
+        free(sel);
+        free(res);
+        free(e);
+        return die(EXIT_NO_VERDICT, "%s", werr ? "cannot render the matrix" : err);
+    }
+
+    printf("%zu cases in %.1f s (%.0f cases/s):", n, wall_s, n / wall_s);
+    for (int s = 0; s < CTS_STATUS_COUNT; s++)
+        if (count[s])
+            printf(" %zu %s", count[s], cts_status_name(s));
+    printf("\nwrote %s, %s, %s\n", out, mdpath, logpath);
+    int shown = 0;
+    const char *id;
+    json_t *cj;
+    json_object_foreach(cases, id, cj)
+    {
+        const char *st = json_string_value(json_object_get(cj, "status"));
+        if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP") && shown++ < 20)
+            printf("  %s %s: %s\n", st, id, json_string_value(json_object_get(cj, "reason")));
+    }
+    json_decref(matrix);
+    free(sel);
+    free(res);
+    free(e);
+    if (count[CTS_BROKEN] || count[CTS_TIMEOUT] || count[CTS_INCONCLUSIVE] || count[CTS_CRASH])
+        return EXIT_NO_VERDICT;
+    return count[CTS_FAIL] ? EXIT_FAILED : EXIT_VERDICTS;
+}
+
+/* ---- log ----------------------------------------------------------------------- */
+
+/* Reads a run's streamed log: what each case came to, and where the process died. */
+static int cmd_log(int argc, char **argv)
+{
+    if (argc != 2 || argv[1][0] == '-')
+        return die(EXIT_USAGE, argc < 2 ? "log wants a log file" : "log takes one log file, not '%s'",
+                   argc < 2 ? "" : argv[argc - 1]);
+    char err[512];
+    json_t *scan = cts_log_scan(argv[1], err, sizeof err);
+    if (!scan)
+        return die(EXIT_USAGE, "%s", err);
+    size_t count[CTS_STATUS_COUNT] = {0};
+    const char *id;
+    json_t *st;
+    json_object_foreach(scan, id, st)
+    {
+        int s = cts_status_parse(json_string_value(st));
+        if (s >= 0)
+            count[s]++;
+        if (s == CTS_CRASH)
+            printf("CRASH %s: the log has its begin and no end\n", id);
+    }
+    printf("%zu cases:", json_object_size(scan));
+    for (int s = 0; s < CTS_STATUS_COUNT; s++)
+        if (count[s])
+            printf(" %zu %s", count[s], cts_status_name(s));
+    printf("\n");
+    json_decref(scan);
+    return count[CTS_CRASH] ? EXIT_NO_VERDICT : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return die(EXIT_USAGE, "no command given (see sync-cts --help)");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("sync-cts %s (built with CUDA %d.%d)\n", CTS_REVISION, CUDART_VERSION / 1000,
+               (CUDART_VERSION % 1000) / 10);
+        return 0;
+    }
+    /* Sub-command options start after the command word. */
+    argc--;
+    argv++;
+    optind = 1;
+    if (!strcmp(cmd, "list"))
+        return cmd_list(argc, argv);
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc, argv);
+    if (!strcmp(cmd, "env"))
+        return cmd_env(argc, argv);
+    if (!strcmp(cmd, "log"))
+        return cmd_log(argc, argv);
+    return die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
+}

@@ -1,0 +1,262 @@
+/* Markdown rendering of a matrix: environment, summary, what went wrong,
+ * then one table per group (API x direction) whose rows are call variants and
+ * whose columns are busy placements. */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const busy_cols[] = {"same", "legacy", "blocking", "nonblocking", "perthread"};
+#define NCOLS 5
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static const char *path_str(const json_t *o, const char *a, const char *b)
+{
+    return str(json_object_get(o, a), b);
+}
+
+/* Position of s in a NULL-terminated list; unknown values sort last. */
+static int rank(const char *const *list, const char *s)
+{
+    int i = 0;
+    for (; list[i]; i++)
+        if (strcmp(list[i], s) == 0)
+            return i;
+    return i;
+}
+
+static const char *const mem_order[] = {"pageable", "pinned", "portable", "mapped", "wc",
+                                        "registered", "managed", "device", NULL};
+static const char *const op_order[] = {"implied", "null", "legacy", "perthread",
+                                       "blocking", "nonblocking", NULL};
+static const char *const kind_order[] = {"explicit", "default", NULL};
+
+struct row {
+    const char *id;
+    const json_t *c;
+};
+
+static int cmp_case(const void *pa, const void *pb)
+{
+    const json_t *a = ((const struct row *)pa)->c, *b = ((const struct row *)pb)->c;
+    int d = strcmp(str(a, "group"), str(b, "group"));
+    if (d)
+        return d;
+    if ((d = rank(mem_order, str(a, "memory")) - rank(mem_order, str(b, "memory"))))
+        return d;
+    json_int_t sa = json_integer_value(json_object_get(a, "size"));
+    json_int_t sb = json_integer_value(json_object_get(b, "size"));
+    if (sa != sb)
+        return sa < sb ? -1 : 1;
+    if ((d = rank(kind_order, str(a, "kind")) - rank(kind_order, str(b, "kind"))))
+        return d;
+    if ((d = rank(op_order, str(a, "op_stream")) - rank(op_order, str(b, "op_stream"))))
+        return d;
+    return rank(busy_cols, str(a, "busy")) - rank(busy_cols, str(b, "busy"));
+}
+
+static const char *short_status(const char *st)
+{
+    if (!strcmp(st, "NOTSUPP")) return "n/s";
+    if (!strcmp(st, "INCONCLUSIVE")) return "**INC**";
+    if (!strcmp(st, "BROKEN")) return "**BRK**";
+    if (!strcmp(st, "TIMEOUT")) return "**T/O**";
+    if (!strcmp(st, "FAIL")) return "**FAIL**";
+    if (!strcmp(st, "CRASH")) return "**CRASH**";
+    return st;
+}
+
+static const char *dir_words(const char *d)
+{
+    if (!strcmp(d, "h2d")) return "host to device";
+    if (!strcmp(d, "d2h")) return "device to host";
+    if (!strcmp(d, "d2d")) return "device to device";
+    if (!strcmp(d, "h2h")) return "host to host";
+    return d;
+}
+
+int cts_render_markdown(const json_t *m, FILE *f)
+{
+    const json_t *env = json_object_get(m, "environment");
+    const json_t *run = json_object_get(m, "run");
+    const json_t *cases = json_object_get(m, "cases");
+    const json_t *gpu = json_object_get(env, "gpu");
+    const json_t *ver = json_object_get(env, "versions");
+    const json_t *set = json_object_get(env, "settings");
+
+    fprintf(f, "# cuda-sync-cts matrix: %s, driver %s, CUDA %s\n\n", str(gpu, "name"),
+            json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
+            path_str(ver, "driver_api", "text"));
+    fprintf(f, "Generated from the JSON matrix beside this file; the JSON is the record.\n\n");
+    fprintf(f, "| | |\n|---|---|\n");
+    fprintf(f, "| GPU | %s (compute capability %s), %s |\n", str(gpu, "name"),
+            str(gpu, "compute_capability"), str(gpu, "uuid"));
+    fprintf(f, "| Driver | %s; driver API version %s |\n",
+            json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
+            path_str(ver, "driver_api", "text"));
+    fprintf(f, "| Runtime | cudart %s, built with toolkit %s |\n", path_str(ver, "runtime", "text"),
+            path_str(ver, "toolkit", "text"));
+    fprintf(f, "| Settings | default stream %s; schedule %s |\n", str(set, "default_stream"),
+            str(set, "device_schedule"));
+    {
+        const json_t *vars = json_object_get(set, "environment_variables");
+        const char *k;
+        json_t *v;
+        int any = 0;
+        fprintf(f, "| Environment | ");
+        json_object_foreach((json_t *)vars, k, v)
+            if (json_is_string(v))
+                fprintf(f, "%s%s=%s", any++ ? ", " : "", k, json_string_value(v));
+        fprintf(f, "%s |\n", any ? "" : "no CUDA_* variable set");
+    }
+    {
+        const json_t *a = json_object_get(env, "attributes");
+        fprintf(f, "| Attributes | asyncEngineCount %lld, concurrentKernels %lld, "
+                   "pageableMemoryAccess %lld, concurrentManagedAccess %lld |\n",
+                (long long)json_integer_value(json_object_get(a, "asyncEngineCount")),
+                (long long)json_integer_value(json_object_get(a, "concurrentKernels")),
+                (long long)json_integer_value(json_object_get(a, "pageableMemoryAccess")),
+                (long long)json_integer_value(json_object_get(a, "concurrentManagedAccess")));
+    }
+    fprintf(f, "| Run | %s, %.1f s wall, %lld repetitions a case, suite %s |\n\n", str(run, "date"),
+            json_number_value(json_object_get(run, "wall_s")),
+            (long long)json_integer_value(json_object_get(run, "repeat")), str(env, "suite_revision"));
+
+    /* Gather and order the cases. */
+    size_t n = json_object_size(cases), k = 0;
+    struct row *rows = calloc(n ? n : 1, sizeof *rows);
+    const json_t **all = calloc(n ? n : 1, sizeof *all);
+    const char **ids = calloc(n ? n : 1, sizeof *ids);
+    if (!rows || !all || !ids) {
+        free(rows);
+        free(all);
+        free(ids);
+        return -1;
+    }
+    {
+        const char *id;
+        json_t *c;
+        json_object_foreach((json_t *)cases, id, c)
+        {
+            rows[k].id = id;
+            rows[k++].c = c;
+        }
+    }
+    qsort(rows, n, sizeof *rows, cmp_case);
+    for (size_t i = 0; i < n; i++) {
+        all[i] = rows[i].c;
+        ids[i] = rows[i].id;
+    }
+
+    size_t count[CTS_STATUS_COUNT] = {0};
+    for (size_t i = 0; i < n; i++) {
+        int s = cts_status_parse(str(all[i], "status"));
+        if (s >= 0)
+            count[s]++;
+    }
+    fprintf(f, "## Summary\n\n%zu cases:", n);
+    for (int s = 0; s < CTS_STATUS_COUNT; s++)
+        fprintf(f, "%s %zu %s", s ? "," : "", count[s], cts_status_name(s));
+    fprintf(f, ".\n\n");
+
+    size_t bad = n - count[CTS_PASS] - count[CTS_NOTSUPP];
+    if (bad) {
+        fprintf(f, "## Cases without a verdict or that failed\n\n| case | status | reason |\n|---|---|---|\n");
+        for (size_t i = 0; i < n; i++) {
+            const char *st = str(all[i], "status");
+            if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP"))
+                fprintf(f, "| `%s` | %s | %s |\n", ids[i], st, str(all[i], "reason"));
+        }
+        fprintf(f, "\n");
+    }
+    if (count[CTS_NOTSUPP]) {
+        fprintf(f, "## Not supported here\n\n");
+        const char *last = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(str(all[i], "status"), "NOTSUPP") &&
+                (!last || strcmp(last, str(all[i], "reason")))) {
+                last = str(all[i], "reason");
+                fprintf(f, "- %s (e.g. `%s`)\n", last, ids[i]);
+            }
+        fprintf(f, "\n");
+    }
+
+    fprintf(f, "## How to read a cell\n\n"
+               "Each cell is one case: the call of its row issued while a gate kernel held the busy "
+               "placement of its column. Every letter is proven by the latch, not guessed from a time.\n\n"
+               "| symbol | meaning |\n|---|---|\n"
+               "| `W` | the call did not return until the gate opened: it waited for the held work |\n"
+               "| `A` | the call returned while the gate was closed, and work queued after it on its "
+               "own stream ran while the gate was still closed |\n"
+               "| `Q` | the call returned while the gate was closed; work after it on its own stream "
+               "was held until the gate opened (stream-ordered behind the held work) |\n"
+               "| `+b` | work queued afterwards on a third, blocking stream was held too |\n"
+               "| `+n` | work queued afterwards on a third, non-blocking stream was held too |\n"
+               "| `c` / `r` / `p` | (held copies with a host source) the copy took its source bytes "
+               "at the call / read them after the call returned / partly each |\n"
+               "| `!` | (held copies with a host destination) the destination was complete when the "
+               "call returned |\n"
+               "| `—` | not a separate case: that busy placement is the op stream itself (see `same`) |\n"
+               "| n/s | not supported here (reason above) |\n\n"
+               "`idle µs` is the median time inside the same call on an idle GPU.\n\n");
+
+    /* One table per group. */
+    for (size_t i = 0; i < n;) {
+        const char *group = str(all[i], "group");
+        size_t j = i;
+        while (j < n && !strcmp(str(all[j], "group"), group))
+            j++;
+        fprintf(f, "## %s — %s, %s\n\n", group, str(all[i], "function"),
+                dir_words(str(all[i], "direction")));
+        fprintf(f, "| memory | size | kind | op stream | idle µs |");
+        for (int c = 0; c < NCOLS; c++)
+            fprintf(f, " busy %s |", busy_cols[c]);
+        fprintf(f, "\n|---|---|---|---|---:|");
+        for (int c = 0; c < NCOLS; c++)
+            fprintf(f, ":-:|");
+        fprintf(f, "\n");
+        for (size_t r = i; r < j;) {
+            const json_t *row = all[r];
+            size_t e = r;
+            const char *cells[NCOLS] = {0};
+            char symbuf[NCOLS][24];
+            while (e < j && !strcmp(str(all[e], "memory"), str(row, "memory")) &&
+                   json_integer_value(json_object_get(all[e], "size")) ==
+                       json_integer_value(json_object_get(row, "size")) &&
+                   !strcmp(str(all[e], "kind"), str(row, "kind")) &&
+                   !strcmp(str(all[e], "op_stream"), str(row, "op_stream"))) {
+                int col = rank(busy_cols, str(all[e], "busy"));
+                if (col < NCOLS) {
+                    const char *st = str(all[e], "status");
+                    snprintf(symbuf[col], sizeof symbuf[col], "%s",
+                             !strcmp(st, "PASS") ? str(all[e], "symbol") : short_status(st));
+                    cells[col] = symbuf[col];
+                }
+                e++;
+            }
+            const json_t *idle = json_object_get(json_object_get(row, "evidence"), "idle_call_us");
+            fprintf(f, "| %s | %s | %s | %s | ", str(row, "memory"), str(row, "size_label"),
+                    str(row, "kind"), str(row, "op_stream"));
+            if (json_is_number(idle))
+                fprintf(f, "%.1f |", json_number_value(idle));
+            else
+                fprintf(f, " |");
+            for (int c = 0; c < NCOLS; c++)
+                fprintf(f, " %s |", cells[c] ? cells[c] : "—");
+            fprintf(f, "\n");
+            r = e;
+        }
+        fprintf(f, "\n");
+        i = j;
+    }
+    free(rows);
+    free(all);
+    free(ids);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,197 @@
+/* The matrix: one JSON document per run, sorted keys, a schema version, the
+ * environment, and one object per case keyed by its id. */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Microseconds, rounded to 0.1; NAN (nothing measured) is null. */
+static json_t *us(double x)
+{
+    return isnan(x) ? json_null() : json_real(round(x * 10.0) / 10.0);
+}
+
+static json_t *name_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+
+json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
+{
+    char group[64], sym[16];
+    cts_case_group(c, group, sizeof group);
+    cts_verdict_symbol(&r->verdict, sym, sizeof sym);
+
+    json_t *j = json_object();
+    json_object_set_new(j, "family", json_string(c->family->name));
+    json_object_set_new(j, "group", json_string(group));
+    json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
+    json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
+    json_object_set_new(j, "direction", json_string(cts_dir_token(c->dir)));
+    json_object_set_new(j, "memory", json_string(cts_mem_token(c->mem)));
+    json_object_set_new(j, "allocator", json_string(cts_mem_allocator(c->mem)));
+    json_object_set_new(j, "size", json_integer((json_int_t)c->size));
+    json_object_set_new(j, "size_label", json_string(cts_size_token(c->size_idx)));
+    json_object_set_new(j, "kind", json_string(cts_kind_token(c->kind)));
+    json_object_set_new(j, "copy_kind", json_string(cts_copy_kind_name(c)));
+    json_object_set_new(j, "op_stream", json_string(cts_op_token(c->op) + 3));
+    json_object_set_new(j, "busy", json_string(cts_busy_token(c->busy) + 5));
+    json_object_set_new(j, "status", json_string(cts_status_name(r->status)));
+    json_object_set_new(j, "reason", r->reason[0] ? json_string(r->reason) : json_null());
+    json_object_set_new(j, "symbol", r->status == CTS_PASS ? json_string(sym) : json_null());
+
+    json_t *v = json_object();
+    int pass = r->status == CTS_PASS;
+    json_object_set_new(v, "host", name_or_null(pass ? cts_host_name(r->verdict.host) : NULL));
+    json_object_set_new(v, "op_after", name_or_null(pass ? cts_order_name(r->verdict.op_after) : NULL));
+    json_object_set_new(v, "third_blocking",
+                        name_or_null(pass ? cts_order_name(r->verdict.third_blocking) : NULL));
+    json_object_set_new(v, "third_nonblocking",
+                        name_or_null(pass ? cts_order_name(r->verdict.third_nonblocking) : NULL));
+    json_object_set_new(v, "src", name_or_null(pass ? cts_src_name(r->verdict.src) : NULL));
+    json_object_set_new(v, "dst", name_or_null(pass ? cts_dst_name(r->verdict.dst) : NULL));
+    json_object_set_new(j, "verdict", v);
+
+    json_t *ev = json_object();
+    json_object_set_new(ev, "repetitions", json_integer(r->nreps));
+    json_object_set_new(ev, "idle_call_us", us(r->nreps ? r->idle_call_us : NAN));
+    json_object_set_new(ev, "idle_call_max_us", us(r->nreps ? r->idle_call_max_us : NAN));
+    json_object_set_new(ev, "idle_complete_us", us(r->nreps ? r->idle_complete_us : NAN));
+    json_object_set_new(ev, "timeout_us", us(r->nreps ? r->timeout_us : NAN));
+    json_object_set_new(ev, "window_us", us(r->nreps ? r->window_us : NAN));
+    const char *names[] = {"call_us", "release_to_return_us", "op_after_gpu_us",
+                           "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst"};
+    json_t *arr[8];
+    for (int k = 0; k < 8; k++)
+        arr[k] = json_array();
+    for (int i = 0; i < r->nreps; i++) {
+        const struct cts_rep *p = &r->reps[i];
+        json_array_append_new(arr[0], us(p->call_us));
+        json_array_append_new(arr[1], us(p->release_to_return_us));
+        json_array_append_new(arr[2], us(p->op_after_gpu_us));
+        json_array_append_new(arr[3], us(p->third_blocking_gpu_us));
+        json_array_append_new(arr[4], us(p->third_nonblocking_gpu_us));
+        json_array_append_new(arr[5], name_or_null(cts_host_name(p->host)));
+        json_array_append_new(arr[6], name_or_null(cts_src_name(p->src)));
+        json_array_append_new(arr[7], name_or_null(cts_dst_name(p->dst)));
+    }
+    for (int k = 0; k < 8; k++)
+        json_object_set_new(ev, names[k], arr[k]);
+    json_object_set_new(j, "evidence", ev);
+    return j;
+}
+
+json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases)
+{
+    return json_pack("{s:s,s:i,s:o,s:o,s:o}", "schema", CTS_MATRIX_SCHEMA, "schema_version",
+                     CTS_SCHEMA_VERSION, "environment", environment, "run", run, "cases", cases);
+}
+
+int cts_matrix_dump(const json_t *m, FILE *f)
+{
+    if (json_dumpf(m, f, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12)) != 0)
+        return -1;
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+json_t *cts_matrix_load(const char *path, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *m = json_load_file(path, 0, &je);
+    if (!m) {
+        if (je.line < 0 || strstr(je.text, "unable to open"))
+            snprintf(err, errlen, "cannot read '%s': %s", path, je.text);
+        else
+            snprintf(err, errlen, "'%s' is not JSON (line %d: %s)", path, je.line, je.text);
+        return NULL;
+    }
+    const char *schema = NULL;
+    json_int_t version = -1;
+    json_t *cases = NULL, *env = NULL;
+    if (!json_is_object(m) ||
+        json_unpack(m, "{s:s,s:I,s:o,s:o}", "schema", &schema, "schema_version", &version, "cases",
+                    &cases, "environment", &env) != 0 ||
+        strcmp(schema, CTS_MATRIX_SCHEMA) != 0) {
+        snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix", path);
+        json_decref(m);
+        return NULL;
+    }
+    if (version != CTS_SCHEMA_VERSION) {
+        snprintf(err, errlen, "'%s' has schema version %lld; this sync-cts reads version %d", path,
+                 (long long)version, CTS_SCHEMA_VERSION);
+        json_decref(m);
+        return NULL;
+    }
+    if (!json_is_object(cases) || !json_is_object(env)) {
+        snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix (cases or environment malformed)",
+                 path);
+        json_decref(m);
+        return NULL;
+    }
+    const char *id;
+    json_t *c;
+    json_object_foreach(cases, id, c)
+    {
+        const char *st;
+        if (json_unpack(c, "{s:s}", "status", &st) != 0 || cts_status_parse(st) < 0) {
+            snprintf(err, errlen, "'%s': case '%s' has no valid status", path, id);
+            json_decref(m);
+            return NULL;
+        }
+    }
+    return m;
+}
+
+/* ---- files written whole or not at all ------------------------------------- */
+
+int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    if (strlen(path) >= sizeof o->path) {
+        snprintf(err, errlen, "output path too long: '%.60s...'", path);
+        return -1;
+    }
+    snprintf(o->path, sizeof o->path, "%s", path);
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        close(fd);
+        unlink(o->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int cts_outfile_commit(struct cts_outfile *o, char *err, size_t errlen)
+{
+    int bad = ferror(o->f);
+    if (fclose(o->f) != 0 || bad) {
+        snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(errno ? errno : EIO));
+        unlink(o->tmp);
+        o->f = NULL;
+        return -1;
+    }
+    o->f = NULL;
+    if (rename(o->tmp, o->path) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(errno));
+        unlink(o->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void cts_outfile_abort(struct cts_outfile *o)
+{
+    if (o->f) {
+        fclose(o->f);
+        o->f = NULL;
+        unlink(o->tmp);
+    }
+}

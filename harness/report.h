@@ -1,0 +1,47 @@
+/* Matrices (JSON through jansson), their Markdown rendering, the streamed
+ * per-case log, and files written whole or not at all. */
+#ifndef CTS_REPORT_H
+#define CTS_REPORT_H
+
+#include "cts.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+#define CTS_MATRIX_SCHEMA "cuda-sync-cts/matrix"
+
+/* env.c: needs a CUDA device. */
+json_t *cts_env_collect(int device, char *err, size_t errlen);
+
+/* matrix.c */
+json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r);
+json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases);
+/* Loads and validates a matrix; on failure returns NULL and a one-line reason. */
+json_t *cts_matrix_load(const char *path, char *err, size_t errlen);
+int cts_matrix_dump(const json_t *m, FILE *f);
+/* Markdown rendering, readable on its own. */
+int cts_render_markdown(const json_t *m, FILE *f);
+
+/* A file that appears at its path only when committed (temp file + rename). */
+struct cts_outfile {
+    char path[4096];
+    char tmp[4200];
+    FILE *f;
+};
+int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t errlen);
+int cts_outfile_commit(struct cts_outfile *o, char *err, size_t errlen);
+void cts_outfile_abort(struct cts_outfile *o);
+
+/* log.c: JSON lines, flushed per event.  A case with "begin" and no "end"
+ * is one the process died in. */
+struct cts_log {
+    FILE *f;
+};
+int cts_log_open(struct cts_log *l, const char *path, char *err, size_t errlen);
+void cts_log_event(struct cts_log *l, const char *event, const char *id, json_t *extra);
+void cts_log_close(struct cts_log *l);
+/* Reads a log and returns, per case id, its last status, or "CRASH" for a
+ * case with a begin and no end.  NULL and a reason if it cannot be read. */
+json_t *cts_log_scan(const char *path, char *err, size_t errlen);
+
+#endif

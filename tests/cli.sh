@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The command line: every kind of bad input gets a one-line error naming the
+# problem, a non-zero exit, and leaves no file behind.  Runs with or without a GPU.
+set -u
+cts=${1:?usage: cli.sh path/to/sync-cts}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect CODE PATTERN -- ARGS...: exit code CODE, stderr one line matching PATTERN.
+expect() {
+    local code=$1 pattern=$2
+    shift 3
+    "$cts" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    [ "$rc" -eq "$code" ] || fail "sync-cts $*: exit $rc, expected $code ($(cat "$tmp/err"))"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sync-cts $*: stderr is not one line: $(cat "$tmp/err")"
+    grep -q -- "$pattern" "$tmp/err" || fail "sync-cts $*: stderr '$(cat "$tmp/err")' lacks '$pattern'"
+}
+
+expect 2 "no command given" --
+expect 2 "unknown command 'frobnicate'" -- frobnicate
+expect 2 "unknown option '--bogus'" -- run --bogus
+expect 2 "unknown option '--bogus'" -- list --bogus
+expect 2 "unknown option '--bogus'" -- env --bogus
+expect 2 "option '--repeat' needs a value" -- run --repeat
+expect 2 "--repeat wants a whole number from 1 to 16, not '0'" -- run --repeat 0
+expect 2 "--repeat wants a whole number from 1 to 16, not 'many'" -- run --repeat many
+expect 2 "--device wants a device index, not '-1'" -- run --device -1
+expect 2 "no case matches 'nothing.*'" -- list 'nothing.*'
+expect 2 "no case matches 'memcpy.h2d.*.op_nonblocking.*'" -- run 'memcpy.h2d.*.op_nonblocking.*' --out "$tmp/m.json"
+expect 2 "unexpected argument 'extra'" -- list 'memcpy.*' extra
+expect 2 "cannot write '/nonexistent/dir/m.json'" -- run --out /nonexistent/dir/m.json
+expect 2 "cannot write '$tmp/ok.log.d/x.log'" -- run --out "$tmp/ok.json" --log "$tmp/ok.log.d/x.log"
+expect 2 "cannot read '$tmp/none.log'" -- log "$tmp/none.log"
+expect 2 "log wants a log file" -- log
+
+# Nothing half-written: the failed runs above left no file at all.
+leftover=$(find "$tmp" -mindepth 1 -not -name out -not -name err)
+[ -z "$leftover" ] || fail "files left behind: $leftover"
+
+# An unwritable directory (skipped as root, who can write anywhere).
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
+    expect 2 "cannot write '$tmp/ro/m.json'" -- run --out "$tmp/ro/m.json"
+fi
+
+# A valid run: skipped (77) with its reason and no file where there is no GPU;
+# a matrix, its rendering and its log where there is one.
+one='memcpy.d2d.device.1B.explicit.op_implied.busy_same'
+"$cts" run "$one" --repeat 1 --out "$tmp/one.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 77 ]; then
+    grep -q '^sync-cts: skipped: no CUDA device or driver here' "$tmp/out" ||
+        fail "a skipped run gave no reason: $(cat "$tmp/out" "$tmp/err")"
+    [ -z "$(ls "$tmp" | grep '^one')" ] || fail "a skipped run left files: $(ls "$tmp")"
+elif [ "$rc" -eq 0 ]; then
+    for f in one.json one.md one.log; do [ -s "$tmp/$f" ] || fail "a run did not write $f"; done
+    rm -f "$tmp"/one.*
+else
+    fail "run of one case exited $rc: $(cat "$tmp/err")"
+fi
+
+# list: one id a line, from the one declaration; --groups, one CTest group a line.
+"$cts" list >"$tmp/ids" || fail "list exited $?"
+[ "$(wc -l <"$tmp/ids")" -eq 8372 ] || fail "list printed $(wc -l <"$tmp/ids") ids, expected 8372"
+[ "$(sort -u "$tmp/ids" | wc -l)" -eq 8372 ] || fail "list printed duplicate ids"
+grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$tmp/ids" ||
+    fail "list lacks a known id"
+[ "$("$cts" list 'memcpy.d2d.*' | wc -l)" -eq 112 ] || fail "list 'memcpy.d2d.*' is not 112 ids"
+"$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
+[ "$(wc -l <"$tmp/groups")" -eq 8 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
+"$cts" --help | grep -q '^usage: sync-cts list' || fail "--help prints no usage"
+
+# The log reader finds a crash.
+printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"result","id":"a.b","status":"PASS"}' \
+    '{"event":"end","id":"a.b"}' '{"event":"begin","id":"c.d"}' >"$tmp/crash.log"
+"$cts" log "$tmp/crash.log" >"$tmp/out" 2>&1
+[ $? -eq 3 ] || fail "log of a crashed run did not exit 3"
+grep -q '^CRASH c.d' "$tmp/out" || fail "log did not name the crashed case: $(cat "$tmp/out")"
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures CLI check(s) failed" >&2
+    exit 1
+fi
+echo "CLI checks passed"

@@ -1,0 +1,130 @@
+/* From repetitions to verdicts: agreement, disagreement, precedence, and the
+ * rule that data observations count only where they cannot race. */
+#include "check.h"
+#include "cts.h"
+
+static struct cts_rep returns_rep(enum cts_order op, enum cts_order tb, enum cts_order tn)
+{
+    struct cts_rep r = {0};
+    r.status = CTS_PASS;
+    r.host = CTS_HOST_RETURNS;
+    r.op_after = op;
+    r.third_blocking = tb;
+    r.third_nonblocking = tn;
+    return r;
+}
+
+static struct cts_rep waits_rep(void)
+{
+    struct cts_rep r = {0};
+    r.status = CTS_PASS;
+    r.host = CTS_HOST_WAITS;
+    /* Raw fields a waiting repetition may carry; the verdict must ignore them. */
+    r.op_after = CTS_ORDER_RUNS;
+    r.src = CTS_SRC_AT_CALL;
+    r.dst = CTS_DST_COMPLETE;
+    return r;
+}
+
+int main(void)
+{
+    struct cts_result res;
+    char sym[16];
+
+    /* Three agreeing repetitions: PASS with their verdict. */
+    memset(&res, 0, sizeof res);
+    res.nreps = 3;
+    for (int i = 0; i < 3; i++)
+        res.reps[i] = returns_rep(CTS_ORDER_HELD, CTS_ORDER_HELD, CTS_ORDER_RUNS);
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_INT(res.verdict.host, CTS_HOST_RETURNS);
+    CHECK_INT(res.verdict.op_after, CTS_ORDER_HELD);
+    CHECK_INT(res.verdict.third_blocking, CTS_ORDER_HELD);
+    CHECK_INT(res.verdict.third_nonblocking, CTS_ORDER_RUNS);
+    cts_verdict_symbol(&res.verdict, sym, sizeof sym);
+    CHECK_STR(sym, "Q+b");
+
+    /* One repetition out of three disagrees: INCONCLUSIVE, never a majority. */
+    res.reps[1].third_blocking = CTS_ORDER_RUNS;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_INCONCLUSIVE);
+    CHECK_STR(res.reason, "repetitions disagree on third_blocking: held runs held");
+    CHECK_INT(res.verdict.host, CTS_HOST_NA);
+
+    /* Host disagreement is named as such. */
+    res.reps[1] = waits_rep();
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_INCONCLUSIVE);
+    CHECK_STR(res.reason, "repetitions disagree on host: returns waits returns");
+
+    /* A waiting call shows no order and no data observation. */
+    for (int i = 0; i < 3; i++)
+        res.reps[i] = waits_rep();
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_INT(res.verdict.host, CTS_HOST_WAITS);
+    CHECK_INT(res.verdict.op_after, CTS_ORDER_NA);
+    CHECK_INT(res.verdict.src, CTS_SRC_NA);
+    CHECK_INT(res.verdict.dst, CTS_DST_NA);
+    cts_verdict_symbol(&res.verdict, sym, sizeof sym);
+    CHECK_STR(sym, "W");
+
+    /* Data observations count only when the op stream was held: otherwise
+     * the copy may finish between the return and the check. */
+    for (int i = 0; i < 3; i++) {
+        res.reps[i] = returns_rep(CTS_ORDER_RUNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+        res.reps[i].src = i == 1 ? CTS_SRC_AFTER_RETURN : CTS_SRC_AT_CALL; /* a race */
+        res.reps[i].dst = i == 2 ? CTS_DST_COMPLETE : CTS_DST_PENDING;
+    }
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_INT(res.verdict.src, CTS_SRC_NA);
+    CHECK_INT(res.verdict.dst, CTS_DST_NA);
+    cts_verdict_symbol(&res.verdict, sym, sizeof sym);
+    CHECK_STR(sym, "A");
+
+    for (int i = 0; i < 3; i++) {
+        res.reps[i] = returns_rep(CTS_ORDER_HELD, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+        res.reps[i].src = CTS_SRC_AT_CALL;
+        res.reps[i].dst = CTS_DST_PENDING;
+    }
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_INT(res.verdict.src, CTS_SRC_AT_CALL);
+    CHECK_INT(res.verdict.dst, CTS_DST_PENDING);
+    cts_verdict_symbol(&res.verdict, sym, sizeof sym);
+    CHECK_STR(sym, "Qc");
+    res.reps[2].src = CTS_SRC_PARTIAL;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_INCONCLUSIVE);
+    CHECK_STR(res.reason, "repetitions disagree on src: at_call at_call partial");
+
+    /* A broken repetition outranks a failed one, which outranks agreement. */
+    for (int i = 0; i < 3; i++)
+        res.reps[i] = returns_rep(CTS_ORDER_RUNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    res.reps[1].status = CTS_FAIL;
+    snprintf(res.reps[1].reason, sizeof res.reps[1].reason, "cudaMemcpyAsync returned cudaErrorInvalidValue");
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_FAIL);
+    CHECK_STR(res.reason, "repetition 2: cudaMemcpyAsync returned cudaErrorInvalidValue");
+    res.reps[2].status = CTS_BROKEN;
+    snprintf(res.reps[2].reason, sizeof res.reps[2].reason, "the gate did not start");
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_BROKEN);
+    CHECK_STR(res.reason, "repetition 3: the gate did not start");
+
+    /* No repetition at all is the harness's fault. */
+    res.nreps = 0;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_BROKEN);
+
+    /* A single repetition is its own verdict. */
+    res.nreps = 1;
+    res.reps[0] = returns_rep(CTS_ORDER_RUNS, CTS_ORDER_HELD, CTS_ORDER_HELD);
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    cts_verdict_symbol(&res.verdict, sym, sizeof sym);
+    CHECK_STR(sym, "A+b+n");
+    CHECK_DONE();
+}

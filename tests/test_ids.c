@@ -1,0 +1,91 @@
+/* The case table: its size, its ids, and what the generator must not emit. */
+#include "check.h"
+#include "cts.h"
+
+#include <stdlib.h>
+
+static int count_glob(const char *glob)
+{
+    const struct cts_case **sel;
+    size_t n = cts_select(glob, &sel);
+    free(sel);
+    return (int)n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int main(void)
+{
+    size_t n;
+    const struct cts_case *all = cts_all_cases(&n);
+
+    /* 23 copies (7 host kinds for h2d, d2h, h2h; device and managed for d2d)
+     * x 7 sizes x 2 copy kinds x 26 (stream, busy) pairs: cudaMemcpy has the
+     * implied stream with 4 placements; cudaMemcpyAsync has 0, cudaStreamLegacy
+     * and cudaStreamPerThread with 4 each and two created streams with 5. */
+    CHECK_INT(n, 23 * 7 * 2 * 26);
+    CHECK_INT(count_glob("memcpy.*"), 23 * 7 * 2 * 4);
+    CHECK_INT(count_glob("memcpy_async.*"), 23 * 7 * 2 * 22);
+    CHECK_INT(count_glob("*.d2d.*"), 2 * 7 * 2 * 26);
+    CHECK_INT(count_glob("*.busy_same"), 23 * 7 * 2 * 6);
+    CHECK_INT(count_glob("*.op_null.busy_legacy"), 0);      /* 0 is the legacy stream here */
+    CHECK_INT(count_glob("*.op_legacy.busy_legacy"), 0);
+    CHECK_INT(count_glob("*.op_perthread.busy_perthread"), 0);
+    CHECK_INT(count_glob("*.op_implied.busy_legacy"), 0);
+    CHECK_INT(count_glob("memcpy_async.*.op_implied.*"), 0);
+    CHECK_INT(count_glob("memcpy.*.op_nonblocking.*"), 0);
+    CHECK_INT(count_glob("*.d2d.pageable.*"), 0);
+    CHECK_INT(count_glob("*.h2d.device.*"), 0);
+    CHECK_INT(count_glob("*.64KiB+1.*"), 23 * 2 * 26);
+    CHECK_INT(count_glob("nothing*"), 0);
+
+    /* Ids are unique, dotted in seven segments, and rebuilt identically. */
+    for (size_t i = 0; i < n; i++) {
+        int dots = 0;
+        for (const char *p = all[i].id; *p; p++)
+            dots += *p == '.';
+        CHECK_INT(dots, 6);
+        struct cts_case copy = all[i];
+        copy.id[0] = '\0';
+        CHECK_INT(cts_case_make_id(&copy), 0);
+        CHECK_STR(copy.id, all[i].id);
+        CHECK(all[i].size == cts_size_bytes(all[i].size_idx));
+    }
+    {
+        const char **ids = malloc(n * sizeof *ids);
+        for (size_t i = 0; i < n; i++)
+            ids[i] = all[i].id;
+        qsort(ids, n, sizeof *ids, cmp_str);
+        int dup = 0;
+        for (size_t i = 1; i < n; i++)
+            dup += strcmp(ids[i - 1], ids[i]) == 0;
+        CHECK_INT(dup, 0);
+        free(ids);
+    }
+
+    /* Known ids, written out: these are committed in reports and must not drift. */
+    CHECK_INT(count_glob("memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy"), 1);
+    CHECK_INT(count_glob("memcpy.d2h.pinned.64KiB+1.default.op_implied.busy_same"), 1);
+    CHECK_INT(count_glob("memcpy_async.h2h.wc.16MiB.explicit.op_perthread.busy_nonblocking"), 1);
+    CHECK_STR(all[0].id, "memcpy.h2d.pageable.1B.explicit.op_implied.busy_same");
+
+    /* The cudaMemcpyKind a case passes. */
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(all[i].id, "memcpy_async.d2h.mapped.1MiB.explicit.op_blocking.busy_same")) {
+            CHECK_STR(cts_copy_kind_name(&all[i]), "cudaMemcpyDeviceToHost");
+            char g[64];
+            cts_case_group(&all[i], g, sizeof g);
+            CHECK_STR(g, "memcpy_async.d2h");
+        } else if (!strcmp(all[i].id, "memcpy.h2h.managed.1B.default.op_implied.busy_same")) {
+            CHECK_STR(cts_copy_kind_name(&all[i]), "cudaMemcpyDefault");
+        }
+
+    CHECK_STR(cts_size_token(2), "64KiB-1");
+    CHECK_INT(cts_size_bytes(4), 65537);
+    CHECK_INT(cts_status_parse("INCONCLUSIVE"), CTS_INCONCLUSIVE);
+    CHECK_INT(cts_status_parse("pass"), -1);
+    CHECK_DONE();
+}
