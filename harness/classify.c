@@ -4,15 +4,21 @@
 #include <stdio.h>
 #include <string.h>
 
-struct cts_verdict cts_rep_verdict(const struct cts_rep *r)
+/* A hold the control shows too is the streams' doing, not the call's. */
+static enum cts_order against(enum cts_order seen, enum cts_order control)
+{
+    return seen == CTS_ORDER_HELD && control == CTS_ORDER_HELD ? CTS_ORDER_HELD_ANYWAY : seen;
+}
+
+struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl)
 {
     struct cts_verdict v = {0};
     v.host = r->host;
     if (r->host != CTS_HOST_RETURNS)
         return v; /* the gate was open before the call returned: no order to see */
-    v.op_after = r->op_after;
-    v.third_blocking = r->third_blocking;
-    v.third_nonblocking = r->third_nonblocking;
+    v.op_after = against(r->op_after, ctl->op_after);
+    v.third_blocking = against(r->third_blocking, ctl->third_blocking);
+    v.third_nonblocking = against(r->third_nonblocking, ctl->third_nonblocking);
     /* The data checks race with the copy unless the copy itself is provably
      * not running: work after it on its own stream was held by the gate. */
     if (r->op_after == CTS_ORDER_HELD) {
@@ -63,7 +69,7 @@ void cts_classify(struct cts_result *res)
 
     struct cts_verdict v[CTS_MAX_REPEAT];
     for (int i = 0; i < res->nreps; i++)
-        v[i] = cts_rep_verdict(&res->reps[i]);
+        v[i] = cts_rep_verdict(&res->reps[i], &res->control);
 
     for (int f = 0; f < 6; f++) {
         int agree = 1;
@@ -94,7 +100,7 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
         return;
     }
     static const char *const src_letter[] = {"", "c", "r", "p"};
-    snprintf(buf, len, "%s%s%s%s%s", v->op_after == CTS_ORDER_HELD ? "Q" : "A",
+    snprintf(buf, len, "%s%s%s%s%s", v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
              src_letter[(unsigned)v->src < 4 ? v->src : 0], v->dst == CTS_DST_COMPLETE ? "!" : "",
              v->third_blocking == CTS_ORDER_HELD ? "+b" : "",
              v->third_nonblocking == CTS_ORDER_HELD ? "+n" : "");

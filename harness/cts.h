@@ -129,8 +129,10 @@ size_t cts_select(const char *glob, const struct cts_case ***out);
 void cts_case_group(const struct cts_case *c, char *buf, size_t len);
 
 /* ---- observations and verdicts ----------------------------------------- */
-/* Ordering of work enqueued after the call, seen while the gate is closed. */
-enum cts_order { CTS_ORDER_NA, CTS_ORDER_RUNS, CTS_ORDER_HELD };
+/* Ordering of work enqueued after the call, seen while the gate is closed.
+ * HELD_ANYWAY: held, but the same stream is held without the call too (the
+ * control), so the hold comes from the streams' own semantics, not the call. */
+enum cts_order { CTS_ORDER_NA, CTS_ORDER_RUNS, CTS_ORDER_HELD, CTS_ORDER_HELD_ANYWAY };
 /* When the copy read a host source: its bytes, overwritten right after the
  * call returned, show whether the copy had taken them already. */
 enum cts_src { CTS_SRC_NA, CTS_SRC_AT_CALL, CTS_SRC_AFTER_RETURN, CTS_SRC_PARTIAL };
@@ -169,6 +171,11 @@ struct cts_verdict {
     enum cts_dst dst;
 };
 
+/* The control: the same gate and markers with no call in between. */
+struct cts_control {
+    enum cts_order op_after, third_blocking, third_nonblocking; /* RUNS or HELD */
+};
+
 struct cts_result {
     enum cts_status status;
     char reason[CTS_REASON_MAX];
@@ -181,16 +188,18 @@ struct cts_result {
     double idle_complete_us;  /* median time until a marker after it ran */
     double timeout_us;        /* when the watchdog opens the gate */
     double window_us;         /* how long markers get to run while it is closed */
+    struct cts_control control;
 };
 
 /* classify.c: pure functions, tested on the host. */
 /* The verdict one repetition supports: data observations count only where
  * they are race-free (the call returned while the gate was closed and work
  * after it on its own stream was held, so its own device work was too). */
-struct cts_verdict cts_rep_verdict(const struct cts_rep *r);
+struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl);
 /* Combines repetitions into res->status, res->reason and res->verdict. */
 void cts_classify(struct cts_result *res);
-/* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n". */
+/* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for
+ * third streams the call itself held (README "How to read a cell"). */
 void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len);
 
 #endif

@@ -68,14 +68,14 @@ static cudaStream_t op_stream(const struct cts_engine *e, enum cts_op op)
     }
 }
 
-static cudaStream_t busy_stream(const struct cts_engine *e, const struct cts_case *c)
+static cudaStream_t busy_stream(const struct cts_engine *e, enum cts_op op, enum cts_busy busy)
 {
-    switch (c->busy) {
+    switch (busy) {
     case CTS_BUSY_LEGACY: return cudaStreamLegacy;
     case CTS_BUSY_BLOCKING: return e->blocking[1];
     case CTS_BUSY_NONBLOCKING: return e->nonblocking[1];
     case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;
-    default: return op_stream(e, c->op);
+    default: return op_stream(e, op);
     }
 }
 
@@ -473,7 +473,7 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
     enum cts_mem sm, dm;
     missing_kind(e, c, &sm, &dm);
     void *src = e->buf[sm][0], *dst = e->buf[dm][1];
-    cudaStream_t ops = op_stream(e, c->op), busy = busy_stream(e, c);
+    cudaStream_t ops = op_stream(e, c->op), busy = busy_stream(e, c->op, c->busy);
     cudaStream_t third[2] = {e->blocking[2], e->nonblocking[2]};
     size_t off[3];
     int nsamp = sample_offsets(c->size, off);
@@ -532,9 +532,11 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
         if (src_live)
             for (int i = 0; i < nsamp; i++)
                 ((volatile unsigned char *)src)[off[i]] = w;
-        HCHECK(r->reason, cts_launch_marker(ops, &e->mk_dev[0], seq));
+        /* Third streams first: a marker on the op stream could itself make
+         * them wait (the legacy stream does), and that would be ours, not the call's. */
         HCHECK(r->reason, cts_launch_marker(third[0], &e->mk_dev[1], seq));
         HCHECK(r->reason, cts_launch_marker(third[1], &e->mk_dev[2], seq));
+        HCHECK(r->reason, cts_launch_marker(ops, &e->mk_dev[0], seq));
         markers = 3;
         double tm = cts_now_us();
         while (cts_now_us() - tm < res->window_us &&
@@ -622,6 +624,61 @@ fail:
     (void)cudaDeviceSynchronize();
 }
 
+/* The control of an (op stream, busy placement) pair: the gate and the
+ * same markers in the same order, with no call.  What it holds, the streams
+ * hold by themselves; a case is judged against it. */
+static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
+                            struct cts_control_entry *ce)
+{
+    static const char *const names[3] = {"op_after", "third_blocking", "third_nonblocking"};
+    cudaStream_t s[3] = {op_stream(e, op), e->blocking[2], e->nonblocking[2]};
+    enum cts_order first[3] = {0};
+    ce->done = 1;
+    ce->status = CTS_PASS;
+    for (int rep = 0; rep < 3; rep++) {
+        HCHECK(ce->reason, cudaDeviceSynchronize());
+        unsigned seq = ++e->seq;
+        cts_latch_close(&e->latch);
+        HCHECK(ce->reason, cts_launch_gate(busy_stream(e, op, busy), e->flag_dev, 10000000000ull,
+                                           e->gate_dev, seq));
+        if (!wait_gate_started(e, seq)) {
+            cts_latch_open(&e->latch);
+            setf(ce->reason, "control: the gate did not start");
+            goto fail;
+        }
+        HCHECK(ce->reason, cts_launch_marker(s[1], &e->mk_dev[1], seq));
+        HCHECK(ce->reason, cts_launch_marker(s[2], &e->mk_dev[2], seq));
+        HCHECK(ce->reason, cts_launch_marker(s[0], &e->mk_dev[0], seq));
+        double tm = cts_now_us();
+        while (cts_now_us() - tm < WINDOW_FLOOR_US &&
+               !(e->mk_host[0].done == seq && e->mk_host[1].done == seq && e->mk_host[2].done == seq))
+            ;
+        for (int i = 0; i < 3; i++) {
+            enum cts_order o = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
+            if (rep == 0)
+                first[i] = o;
+            else if (o != first[i]) {
+                cts_latch_open(&e->latch);
+                setf(ce->reason, "control (no call): repetitions disagree on %s", names[i]);
+                goto fail;
+            }
+        }
+        cts_latch_open(&e->latch);
+        HCHECK(ce->reason, cudaDeviceSynchronize());
+        if (e->gate_host->reason != CTS_GATE_OPENED) {
+            setf(ce->reason, "control: the gate reached its deadline");
+            goto fail;
+        }
+    }
+    ce->control.op_after = first[0];
+    ce->control.third_blocking = first[1];
+    ce->control.third_nonblocking = first[2];
+    return;
+fail:
+    ce->status = CTS_BROKEN;
+    (void)cudaDeviceSynchronize();
+}
+
 void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
                          int repeat, struct cts_result *res)
 {
@@ -641,6 +698,15 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
         setf(res->reason, "%s", idle->reason);
         return;
     }
+    struct cts_control_entry *ce = &e->control[c->op][c->busy];
+    if (!ce->done)
+        measure_control(e, c->op, c->busy, ce);
+    if (ce->status != CTS_PASS) {
+        res->status = ce->status;
+        setf(res->reason, "%s", ce->reason);
+        return;
+    }
+    res->control = ce->control;
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
     for (int i = 0; i < repeat; i++) {

@@ -20,6 +20,13 @@ struct cts_selfcheck {
     double marker_idle_us;   /* launch to done on an idle GPU, median */
 };
 
+struct cts_control_entry {
+    int done;
+    enum cts_status status; /* PASS, or BROKEN with a reason */
+    char reason[CTS_REASON_MAX];
+    struct cts_control control;
+};
+
 struct cts_engine {
     int device;
     int concurrent_managed;  /* host may touch managed memory while kernels run */
@@ -35,6 +42,7 @@ struct cts_engine {
     struct cts_latch latch;
     unsigned int seq;
     struct cts_selfcheck selfcheck;
+    struct cts_control_entry control[CTS_OP_COUNT][CTS_BUSY_COUNT];
     char broken[CTS_REASON_MAX]; /* set if the engine cannot measure anything */
 };
 

@@ -46,7 +46,7 @@ TOKEN(cts_op_token, enum cts_op, CTS_OP_COUNT, "op_implied", "op_null", "op_lega
       "op_perthread", "op_blocking", "op_nonblocking")
 TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
       "busy_blocking", "busy_nonblocking", "busy_perthread")
-TOKEN(cts_order_name, enum cts_order, 3, NULL, "runs", "held")
+TOKEN(cts_order_name, enum cts_order, 4, NULL, "runs", "held", "held_anyway")
 TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
 TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
 TOKEN(cts_host_name, enum cts_host, 3, NULL, "returns", "waits")

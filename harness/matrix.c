@@ -60,6 +60,13 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(ev, "idle_complete_us", us(r->nreps ? r->idle_complete_us : NAN));
     json_object_set_new(ev, "timeout_us", us(r->nreps ? r->timeout_us : NAN));
     json_object_set_new(ev, "window_us", us(r->nreps ? r->window_us : NAN));
+    json_object_set_new(ev, "control",
+                        r->nreps ? json_pack("{s:s?,s:s?,s:s?}", "op_after",
+                                             cts_order_name(r->control.op_after), "third_blocking",
+                                             cts_order_name(r->control.third_blocking),
+                                             "third_nonblocking",
+                                             cts_order_name(r->control.third_nonblocking))
+                                 : json_null());
     const char *names[] = {"call_us", "release_to_return_us", "op_after_gpu_us",
                            "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst"};
     json_t *arr[8];

@@ -119,6 +119,24 @@ int main(void)
     cts_classify(&res);
     CHECK_INT(res.status, CTS_BROKEN);
 
+    /* A hold the control shows too is the streams' doing: held_anyway, and
+     * not counted against the call in the symbol. */
+    res.nreps = 3;
+    for (int i = 0; i < 3; i++)
+        res.reps[i] = returns_rep(CTS_ORDER_HELD, CTS_ORDER_HELD, CTS_ORDER_HELD);
+    res.control.op_after = CTS_ORDER_HELD;
+    res.control.third_blocking = CTS_ORDER_HELD;
+    res.control.third_nonblocking = CTS_ORDER_RUNS;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_INT(res.verdict.op_after, CTS_ORDER_HELD_ANYWAY);
+    CHECK_INT(res.verdict.third_blocking, CTS_ORDER_HELD_ANYWAY);
+    CHECK_INT(res.verdict.third_nonblocking, CTS_ORDER_HELD);
+    CHECK_STR(cts_order_name(res.verdict.third_blocking), "held_anyway");
+    cts_verdict_symbol(&res.verdict, sym, sizeof sym);
+    CHECK_STR(sym, "Q+n");
+    memset(&res.control, 0, sizeof res.control);
+
     /* A single repetition is its own verdict. */
     res.nreps = 1;
     res.reps[0] = returns_rep(CTS_ORDER_RUNS, CTS_ORDER_HELD, CTS_ORDER_HELD);
