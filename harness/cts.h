@@ -186,8 +186,11 @@ struct cts_result {
     double idle_call_us;      /* median host time inside the call */
     double idle_call_max_us;
     double idle_complete_us;  /* median time until a marker after it ran */
+    double idle_complete_max_us;
     double timeout_us;        /* when the watchdog opens the gate */
     double window_us;         /* how long markers get to run while it is closed */
+    int window_retries;       /* times the window was doubled after proving too short */
+    int timeout_retries;      /* likewise the timeout */
     struct cts_control control;
 };
 

@@ -27,14 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IDLE_WARMUP 2
-#define IDLE_SAMPLES 5
-#define TIMEOUT_FLOOR_US 2000.0  /* the watchdog never opens the gate sooner */
-#define TIMEOUT_FACTOR 10.0      /* ... nor before 10x the call's slowest idle time */
-#define WINDOW_FLOOR_US 1000.0   /* markers get at least this long to run */
-#define WINDOW_FACTOR 4.0        /* ... and 4x the call's slowest idle completion */
-#define START_LIMIT_US 5e6       /* a gate that has not started by then is BROKEN */
-#define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
 
 static void setf(char *buf, const char *fmt, ...)
 {
@@ -115,34 +107,66 @@ static int sample_offsets(size_t n, size_t off[3])
     return k;
 }
 
-/* Harness access to a sample byte while the device is idle. */
+/* Harness access to a sample byte while the device is idle.  Managed
+ * memory is written through the GPU so its pages stay where they were put. */
 static cudaError_t poke(struct cts_engine *e, enum cts_mem m, void *base, size_t off,
                         unsigned char v)
 {
-    if (cts_mem_host_accessible(m)) {
+    if (cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED) {
         ((volatile unsigned char *)base)[off] = v;
         return cudaSuccess;
     }
     e->poke_host[0] = v;
-    return cudaMemcpy((char *)base + off, e->poke_host, 1, cudaMemcpyHostToDevice);
+    return cudaMemcpy((char *)base + off, e->poke_host, 1, cudaMemcpyDefault);
 }
 
 static cudaError_t peek(struct cts_engine *e, enum cts_mem m, const void *base, size_t off,
                         unsigned char *v)
 {
-    if (cts_mem_host_accessible(m)) {
+    if (cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED) {
         *v = ((const volatile unsigned char *)base)[off];
         return cudaSuccess;
     }
-    cudaError_t err = cudaMemcpy(e->poke_host, (const char *)base + off, 1, cudaMemcpyDeviceToHost);
+    cudaError_t err = cudaMemcpy(e->poke_host, (const char *)base + off, 1, cudaMemcpyDefault);
     *v = e->poke_host[0];
     return err;
 }
 
-/* May the host touch memory of kind m while a kernel runs? */
-static int touchable_while_busy(const struct cts_engine *e, enum cts_mem m)
+/* May the host touch memory of kind m while the copy may be running?  Not
+ * managed memory: a host touch faults its page across, and the migration
+ * stalls the copy and other work for up to a millisecond (seen on an H200,
+ * 580.159.04), which would be the harness perturbing what it measures. */
+static int touchable_while_busy(enum cts_mem m)
 {
-    return cts_mem_host_accessible(m) && (m != CTS_MEM_MANAGED || e->concurrent_managed);
+    return cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED;
+}
+
+/* Puts pattern v in the source's sample bytes and u in the destination's.
+ * Repetitions and idle calls alike start from this state, managed memory
+ * included: prefetched whole to the device (where the device supports it),
+ * so that no copy pays a page migration whose cost varies from one
+ * repetition to the next.  (Left where the host last touched it, a held
+ * managed copy finished 80 us to over 1 ms after its gate opened: H200,
+ * 580.159.04.) */
+static cudaError_t prepare_samples(struct cts_engine *e, enum cts_mem sm, void *src, enum cts_mem dm,
+                                   void *dst, const size_t *off, int nsamp, unsigned char v,
+                                   unsigned char u)
+{
+    cudaError_t err = cudaSuccess;
+    if (e->prefetch_managed && (sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED)) {
+        struct cudaMemLocation loc = {cudaMemLocationTypeDevice, e->device};
+        for (int i = 0; i < 2 && err == cudaSuccess; i++)
+            err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], CTS_BUF_BYTES, loc, 0,
+                                       e->nonblocking[0]);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize(e->nonblocking[0]);
+    }
+    for (int i = 0; i < nsamp && err == cudaSuccess; i++) {
+        err = poke(e, sm, src, off[i], v);
+        if (err == cudaSuccess)
+            err = poke(e, dm, dst, off[i], u);
+    }
+    return err;
 }
 
 /* ---- set-up ----------------------------------------------------------------- */
@@ -315,7 +339,7 @@ int cts_engine_init(struct cts_engine *e, int device)
 
     HCHECK(e->broken, cudaSetDevice(device));
     HCHECK(e->broken, cudaFree(NULL)); /* create the context now, not inside a case */
-    HCHECK(e->broken, cudaDeviceGetAttribute(&e->concurrent_managed, cudaDevAttrConcurrentManagedAccess, device));
+    HCHECK(e->broken, cudaDeviceGetAttribute(&e->prefetch_managed, cudaDevAttrConcurrentManagedAccess, device));
     for (int i = 0; i < 3; i++) {
         HCHECK(e->broken, cudaStreamCreateWithFlags(&e->blocking[i], cudaStreamDefault));
         HCHECK(e->broken, cudaStreamCreateWithFlags(&e->nonblocking[i], cudaStreamNonBlocking));
@@ -425,9 +449,12 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
     }
     void *src = e->buf[sm][0], *dst = e->buf[dm][1];
     cudaStream_t s = op_stream(e, c->op);
+    size_t off[3];
+    int nsamp = sample_offsets(c->size, off);
     for (int i = 0; i < IDLE_WARMUP + IDLE_SAMPLES; i++) {
         unsigned seq = ++e->seq;
         HCHECK(idle->reason, cudaDeviceSynchronize());
+        HCHECK(idle->reason, prepare_samples(e, sm, src, dm, dst, off, nsamp, 0x11, 0x22));
         double t0 = cts_now_us();
         cudaError_t err = c->family->issue(c, dst, src, s);
         double t1 = cts_now_us();
@@ -467,8 +494,12 @@ fail:
 
 /* ---- one repetition ------------------------------------------------------------ */
 
-static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct cts_result *res,
-                    struct cts_rep *r)
+enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT };
+
+/* Returns REP_DONE, or which wait proved too short to tell "held" from
+ * "slow" (the repetition is then measured again with that wait doubled). */
+static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct cts_result *res,
+                   struct cts_rep *r)
 {
     enum cts_mem sm, dm;
     missing_kind(e, c, &sm, &dm);
@@ -487,10 +518,7 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
     HCHECK(r->reason, cudaDeviceSynchronize());
     unsigned seq = ++e->seq;
     unsigned char v = (unsigned char)(0x10 + seq % 0x60), u = v ^ 0x80, w = v ^ 0xC0;
-    for (int i = 0; i < nsamp; i++) {
-        HCHECK(r->reason, poke(e, sm, src, off[i], v));
-        HCHECK(r->reason, poke(e, dm, dst, off[i], u));
-    }
+    HCHECK(r->reason, prepare_samples(e, sm, src, dm, dst, off, nsamp, v, u));
 
     double budget_us = res->timeout_us + res->window_us + 1e6;
     cts_latch_close(&e->latch);
@@ -501,7 +529,7 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
         setf(r->reason, "the gate did not start within %.0f s", START_LIMIT_US / 1e6);
         cts_latch_open(&e->latch);
         (void)cudaDeviceSynchronize();
-        return;
+        return 0;
     }
 
     cts_latch_arm(&e->latch, res->timeout_us);
@@ -517,10 +545,10 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
         (void)cudaDeviceSynchronize();
         r->status = CTS_FAIL;
         setf(r->reason, "%s returned %s", cts_api_function(c->api), cudaGetErrorName(err));
-        return;
+        return 0;
     }
 
-    int dst_live = touchable_while_busy(e, dm), src_live = touchable_while_busy(e, sm);
+    int dst_live = touchable_while_busy(dm), src_live = touchable_while_busy(sm);
     if (closed) {
         r->host = CTS_HOST_RETURNS;
         if (dst_live) {
@@ -550,6 +578,18 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
         r->host = CTS_HOST_WAITS;
         r->release_to_return_us = t1 - e->latch.released_us;
         cts_latch_open(&e->latch);
+        /* "Waits" is shown both ways too: the call did not return before the
+         * watchdog opened the gate, and it returned promptly once it did.  A
+         * call still busy long after that was slow, not waiting. */
+        double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
+        if (r->release_to_return_us > prompt_us) {
+            (void)cudaDeviceSynchronize();
+            r->status = CTS_BROKEN;
+            setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
+                            "us); the %.0f us timeout was too short to tell",
+                 r->release_to_return_us, prompt_us, res->timeout_us);
+            return REP_TIMEOUT_SHORT;
+        }
     }
     latch_armed = 0;
 
@@ -563,7 +603,7 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
             setf(r->reason, "the device had not drained %.0f s after the gate opened",
                  DRAIN_LIMIT_US / 1e6);
             (void)cudaDeviceSynchronize();
-            return;
+            return 0;
         }
     {
         cudaError_t serr = cudaDeviceSynchronize();
@@ -572,29 +612,35 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
             r->status = CTS_BROKEN;
             setf(r->reason, "cudaDeviceSynchronize after the case returned %s (the call or the "
                             "harness; cannot tell which)", cudaGetErrorName(serr));
-            return;
+            return 0;
         }
     }
     if (e->gate_host->reason != CTS_GATE_OPENED) {
         r->status = CTS_BROKEN;
         setf(r->reason, "the gate reached its %%globaltimer deadline: the watchdog never opened it");
-        return;
+        return 0;
     }
     if (markers) {
         double gate_end = (double)e->gate_host->end_ns;
         r->op_after_gpu_us = ((double)e->mk_host[0].stamp_ns - gate_end) / 1e3;
         r->third_blocking_gpu_us = ((double)e->mk_host[1].stamp_ns - gate_end) / 1e3;
         r->third_nonblocking_gpu_us = ((double)e->mk_host[2].stamp_ns - gate_end) / 1e3;
-        /* A marker the window missed but the GPU clock puts before the gate's
-         * end ran while it was closed: the window was too short to see it. */
-        double *gpu[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us, &r->third_nonblocking_gpu_us};
+        /* "Held" must be proven both ways: the marker did not run while the
+         * gate was closed, and it ran promptly once it opened.  One the GPU
+         * clock puts before the gate's end ran while it was closed (after the
+         * window); one that ran long after the gate opened was waiting on
+         * something slower than the window, not on the gate.  Either way the
+         * window was too short to tell: measure again with a longer one. */
+        double gpu[3] = {r->op_after_gpu_us, r->third_blocking_gpu_us, r->third_nonblocking_gpu_us};
         enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
+        double prompt_us = PROMPT_FACTOR * res->idle_complete_max_us + PROMPT_SLACK_US;
         for (int i = 0; i < 3; i++)
-            if (ord[i] == CTS_ORDER_HELD && *gpu[i] < 0) {
+            if (ord[i] == CTS_ORDER_HELD && (gpu[i] < 0 || gpu[i] > prompt_us)) {
                 r->status = CTS_BROKEN;
-                setf(r->reason, "marker %d ran %.1f us before the gate opened but after the "
-                                "%.0f us window", i, -*gpu[i], res->window_us);
-                return;
+                setf(r->reason, "a held marker ran %.1f us after the gate opened (prompt: 0 to %.0f "
+                                "us); the %.0f us window was too short to tell",
+                     gpu[i], prompt_us, res->window_us);
+                return REP_WINDOW_SHORT;
             }
     }
 
@@ -611,17 +657,18 @@ static void run_rep(struct cts_engine *e, const struct cts_case *c, const struct
             r->status = CTS_FAIL;
             setf(r->reason, "destination byte %zu is 0x%02x after the copy; expected 0x%02x%s",
                  off[i], b, v, b == u ? " (never written)" : "");
-            return;
+            return 0;
         }
     }
     if (src_live && closed)
         r->src = got_w == 0 ? CTS_SRC_AT_CALL : got_v == 0 ? CTS_SRC_AFTER_RETURN : CTS_SRC_PARTIAL;
-    return;
+    return 0;
 fail:
     r->status = CTS_BROKEN;
     if (latch_armed || markers)
         cts_latch_open(&e->latch);
     (void)cudaDeviceSynchronize();
+    return 0;
 }
 
 /* The control of an (op stream, busy placement) pair: the gate and the
@@ -686,6 +733,7 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->idle_call_us = idle->call_us;
     res->idle_call_max_us = idle->call_max_us;
     res->idle_complete_us = idle->complete_us;
+    res->idle_complete_max_us = idle->complete_max_us;
     res->timeout_us = fmax(TIMEOUT_FLOOR_US, TIMEOUT_FACTOR * idle->call_max_us);
     res->window_us = fmax(WINDOW_FLOOR_US, WINDOW_FACTOR * idle->complete_max_us);
     if (e->broken[0]) {
@@ -710,7 +758,18 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
     for (int i = 0; i < repeat; i++) {
-        run_rep(e, c, res, &res->reps[i]);
+        for (;;) {
+            int rc = run_rep(e, c, res, &res->reps[i]);
+            if (rc == REP_WINDOW_SHORT && res->window_retries < WAIT_RETRIES) {
+                res->window_retries++;
+                res->window_us = fmin(2 * res->window_us, WAIT_MAX_US);
+            } else if (rc == REP_TIMEOUT_SHORT && res->timeout_retries < WAIT_RETRIES) {
+                res->timeout_retries++;
+                res->timeout_us = fmin(2 * res->timeout_us, WAIT_MAX_US);
+            } else {
+                break;
+            }
+        }
         res->nreps = i + 1;
         if (res->reps[i].status != CTS_PASS)
             break; /* one broken or failed repetition decides; don't pile on */

@@ -10,6 +10,20 @@
 #include <cuda_runtime_api.h>
 
 #define CTS_BUF_BYTES ((16u << 20) + 4096u)
+
+/* How a case is timed (recorded in every matrix under run.harness). */
+#define IDLE_WARMUP 2
+#define IDLE_SAMPLES 5
+#define TIMEOUT_FLOOR_US 2000.0  /* the watchdog never opens the gate sooner */
+#define TIMEOUT_FACTOR 10.0      /* ... nor before 10x the call's slowest idle time */
+#define WINDOW_FLOOR_US 1000.0   /* markers get at least this long to run */
+#define WINDOW_FACTOR 4.0        /* ... and 4x the call's slowest idle completion */
+#define START_LIMIT_US 5e6       /* a gate that has not started by then is BROKEN */
+#define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
+#define PROMPT_FACTOR 2.0        /* once the gate opens, held work runs and a waiting call */
+#define PROMPT_SLACK_US 100.0    /* returns within 2x its idle time plus this, or the wait */
+#define WAIT_RETRIES 3           /* was too short: it is doubled, at most this many times */
+#define WAIT_MAX_US 1000000.0
 #define CTS_MARKERS 16
 
 struct cts_selfcheck {
@@ -29,7 +43,7 @@ struct cts_control_entry {
 
 struct cts_engine {
     int device;
-    int concurrent_managed;  /* host may touch managed memory while kernels run */
+    int prefetch_managed; /* managed memory is prefetched to the device before each call */
     cudaStream_t blocking[3];    /* [0] op, [1] busy, [2] third */
     cudaStream_t nonblocking[3]; /* likewise */
     volatile unsigned int *flag_host;

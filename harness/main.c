@@ -342,10 +342,17 @@ static int cmd_run(int argc, char **argv)
                                   e->selfcheck.streams_independent, "detail",
                                   e->broken[0] ? e->broken : e->selfcheck.detail, "marker_idle_us",
                                   e->selfcheck.marker_idle_us);
-    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:I,s:o,s:o,s:f}", "date", date, "wall_s",
+    json_t *harness = json_pack(
+        "{s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:b}", "idle_warmup_calls", IDLE_WARMUP,
+        "idle_samples", IDLE_SAMPLES, "timeout_floor_us", TIMEOUT_FLOOR_US, "timeout_factor",
+        TIMEOUT_FACTOR, "window_floor_us", WINDOW_FLOOR_US, "window_factor", WINDOW_FACTOR,
+        "prompt_factor", PROMPT_FACTOR, "prompt_slack_us", PROMPT_SLACK_US, "wait_retries",
+        WAIT_RETRIES, "managed_prefetched_to_device", e->prefetch_managed);
+    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:I,s:o,s:o,s:o,s:f}", "date", date, "wall_s",
                             round(wall_s * 10) / 10, "repeat", repeat, "selection",
                             glob ? glob : "*", "cases", (json_int_t)n, "counts", counts, "selfcheck",
-                            selfcheck, "cases_per_second", round(n / wall_s * 10) / 10);
+                            selfcheck, "harness", harness, "cases_per_second",
+                            round(n / wall_s * 10) / 10);
     json_t *matrix = cts_matrix_new(env, run, cases);
     cts_log_event(&log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));
     cts_log_close(&log);
