@@ -35,6 +35,7 @@ static const char *const mem_order[] = {"pageable", "pinned", "portable", "mappe
                                         "registered", "managed", "device", NULL};
 static const char *const op_order[] = {"implied", "null", "legacy", "perthread",
                                        "blocking", "nonblocking", NULL};
+static const char *const dir_order[] = {"h2d", "d2h", "d2d", "h2h", NULL};
 static const char *const kind_order[] = {"explicit", "default", NULL};
 
 struct row {
@@ -45,8 +46,10 @@ struct row {
 static int cmp_case(const void *pa, const void *pb)
 {
     const json_t *a = ((const struct row *)pa)->c, *b = ((const struct row *)pb)->c;
-    int d = strcmp(str(a, "group"), str(b, "group"));
+    int d = strcmp(str(a, "api"), str(b, "api"));
     if (d)
+        return d;
+    if ((d = rank(dir_order, str(a, "direction")) - rank(dir_order, str(b, "direction"))))
         return d;
     if ((d = rank(mem_order, str(a, "memory")) - rank(mem_order, str(b, "memory"))))
         return d;

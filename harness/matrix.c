@@ -85,8 +85,15 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
         json_array_append_new(arr[6], name_or_null(cts_src_name(p->src)));
         json_array_append_new(arr[7], name_or_null(cts_dst_name(p->dst)));
     }
-    for (int k = 0; k < 8; k++)
-        json_object_set_new(ev, names[k], arr[k]);
+    for (int k = 0; k < 8; k++) { /* arrays holding nothing are left out */
+        int any = 0;
+        for (size_t i = 0; i < json_array_size(arr[k]); i++)
+            any |= !json_is_null(json_array_get(arr[k], i));
+        if (any)
+            json_object_set_new(ev, names[k], arr[k]);
+        else
+            json_decref(arr[k]);
+    }
     json_object_set_new(j, "evidence", ev);
     return j;
 }
@@ -97,11 +104,72 @@ json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases)
                      CTS_SCHEMA_VERSION, "environment", environment, "run", run, "cases", cases);
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Writes s, then frees it; -1 if s is NULL or the write fails. */
+static int put(FILE *f, char *s)
+{
+    int rc = s && fputs(s, f) != EOF ? 0 : -1;
+    free(s);
+    return rc;
+}
+
+/* Sorted keys everywhere, and one case a line, so that a git diff of two
+ * matrices shows exactly the cases that changed.  Every piece is
+ * serialized by jansson; only the layout between pieces is ours. */
 int cts_matrix_dump(const json_t *m, FILE *f)
 {
-    if (json_dumpf(m, f, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12)) != 0)
-        return -1;
-    return fputc('\n', f) == EOF ? -1 : 0;
+    const size_t flags = JSON_SORT_KEYS | JSON_REAL_PRECISION(12);
+    size_t n = json_object_size(m), k = 0;
+    const char **keys = calloc(n ? n : 1, sizeof *keys);
+    const char *key;
+    json_t *v;
+    int rc = keys ? 0 : -1;
+    json_object_foreach((json_t *)m, key, v)
+        if (keys)
+            keys[k++] = key;
+    if (keys)
+        qsort(keys, n, sizeof *keys, cmp_key);
+    rc |= fputs("{\n", f) == EOF;
+    for (size_t i = 0; i < n && !rc; i++) {
+        json_t *name = json_string(keys[i]);
+        rc |= put(f, json_dumps(name, JSON_ENCODE_ANY));
+        json_decref(name);
+        rc |= fputs(": ", f) == EOF;
+        v = json_object_get(m, keys[i]);
+        if (strcmp(keys[i], "cases") == 0 && json_is_object(v) && json_object_size(v)) {
+            size_t nc = json_object_size(v), j = 0;
+            const char **ids = calloc(nc, sizeof *ids);
+            json_t *c;
+            if (!ids) {
+                rc = -1;
+                break;
+            }
+            json_object_foreach(v, key, c)
+                ids[j++] = key;
+            qsort(ids, nc, sizeof *ids, cmp_key);
+            rc |= fputs("{\n", f) == EOF;
+            for (j = 0; j < nc && !rc; j++) {
+                json_t *id = json_string(ids[j]);
+                rc |= put(f, json_dumps(id, JSON_ENCODE_ANY));
+                json_decref(id);
+                rc |= fputs(": ", f) == EOF;
+                rc |= put(f, json_dumps(json_object_get(v, ids[j]), flags | JSON_COMPACT));
+                rc |= fputs(j + 1 < nc ? ",\n" : "\n", f) == EOF;
+            }
+            rc |= fputs("}", f) == EOF;
+            free(ids);
+        } else {
+            rc |= put(f, json_dumps(v, flags | JSON_INDENT(1) | JSON_ENCODE_ANY));
+        }
+        rc |= fputs(i + 1 < n ? ",\n" : "\n", f) == EOF;
+    }
+    rc |= fputs("}\n", f) == EOF;
+    free(keys);
+    return rc ? -1 : 0;
 }
 
 json_t *cts_matrix_load(const char *path, char *err, size_t errlen)
