@@ -3,7 +3,11 @@ execute_process(COMMAND git describe --always --dirty --abbrev=12
                 WORKING_DIRECTORY ${SRC} OUTPUT_VARIABLE rev ERROR_QUIET
                 OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR rev STREQUAL "")
-  set(rev "unknown")
+  if(GIVEN)
+    set(rev "${GIVEN}")
+  else()
+    set(rev "unknown")
+  endif()
 endif()
 set(text "#define CTS_REVISION \"${rev}\"\n")
 if(EXISTS ${OUT})

@@ -31,6 +31,7 @@ static const char usage_text[] =
     "       sync-cts run [GLOB] [--repeat N] [--out FILE.json] [--log FILE] [--device N]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
+    "       sync-cts render MATRIX.json [--out FILE.md]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "run writes FILE.json (default matrix.json), its Markdown rendering FILE.md, and a\n"
@@ -423,6 +424,49 @@ static int cmd_log(int argc, char **argv)
     return count[CTS_CRASH] ? EXIT_NO_VERDICT : 0;
 }
 
+/* ---- render ---------------------------------------------------------------------- */
+
+/* Renders a matrix (a committed one, say) to Markdown, by default beside it. */
+static int cmd_render(int argc, char **argv)
+{
+    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {0}};
+    const char *out = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'o')
+            out = optarg;
+        else
+            return optopt ? die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1])
+                          : bad_option(argv);
+    }
+    if (optind != argc - 1)
+        return die(EXIT_USAGE, optind >= argc ? "render wants a matrix file"
+                                              : "render takes one matrix file");
+    char err[512], mdpath[4200];
+    json_t *m = cts_matrix_load(argv[optind], err, sizeof err);
+    if (!m)
+        return die(EXIT_USAGE, "%s", err);
+    if (!out) {
+        derive_path(mdpath, sizeof mdpath, argv[optind], ".md");
+        out = mdpath;
+    }
+    struct cts_outfile mf;
+    if (cts_outfile_open(&mf, out, err, sizeof err)) {
+        json_decref(m);
+        return die(EXIT_USAGE, "%s", err);
+    }
+    int rc = cts_render_markdown(m, mf.f);
+    json_decref(m);
+    if (rc) {
+        cts_outfile_abort(&mf);
+        return die(EXIT_NO_VERDICT, "cannot render '%s'", argv[optind]);
+    }
+    if (cts_outfile_commit(&mf, err, sizeof err))
+        return die(EXIT_USAGE, "%s", err);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -449,5 +493,7 @@ int main(int argc, char **argv)
         return cmd_env(argc, argv);
     if (!strcmp(cmd, "log"))
         return cmd_log(argc, argv);
+    if (!strcmp(cmd, "render"))
+        return cmd_render(argc, argv);
     return die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
 }

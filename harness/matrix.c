@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Microseconds, rounded to 0.1; NAN (nothing measured) is null. */
@@ -236,6 +237,9 @@ int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t 
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
+    mode_t mask = umask(0); /* mkstemp makes 0600; give the file the usual mode */
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     o->f = fdopen(fd, "w");
     if (!o->f) {
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));

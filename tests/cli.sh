@@ -36,6 +36,11 @@ expect 2 "cannot write '/nonexistent/dir/m.json'" -- run --out /nonexistent/dir/
 expect 2 "cannot write '$tmp/ok.log.d/x.log'" -- run --out "$tmp/ok.json" --log "$tmp/ok.log.d/x.log"
 expect 2 "cannot read '$tmp/none.log'" -- log "$tmp/none.log"
 expect 2 "log wants a log file" -- log
+expect 2 "render wants a matrix file" -- render
+expect 2 "cannot read '$tmp/none.json'" -- render "$tmp/none.json"
+echo '{"not": "a matrix"}' >"$tmp/bad.json"
+expect 2 "'$tmp/bad.json' is not a cuda-sync-cts matrix" -- render "$tmp/bad.json"
+rm -f "$tmp/bad.json"
 
 # Nothing half-written: the failed runs above left no file at all.
 leftover=$(find "$tmp" -mindepth 1 -not -name out -not -name err)
