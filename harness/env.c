@@ -122,6 +122,8 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
         }                                                                                      \
     } while (0)
 
+    ECHECK(cudaSetDevice(device));
+    ECHECK(cudaFree(NULL)); /* a current context, for the driver API below */
     ECHECK(cudaGetDeviceProperties(&prop, device));
     char uuid[64];
     const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
@@ -171,10 +173,17 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
         ECHECK(cudaGetDriverEntryPointByVersion("cuCtxGetFlags", &fn, 12000, cudaEnableDefault, &q));
         unsigned cf = 0;
-        if (q == cudaDriverEntryPointSuccess && fn && ((ctxflags_t)fn)(&cf) == CUDA_SUCCESS)
+        CUresult cr = CUDA_ERROR_NOT_FOUND;
+        if (q == cudaDriverEntryPointSuccess && fn)
+            cr = ((ctxflags_t)fn)(&cf);
+        if (cr == CUDA_SUCCESS) {
             json_object_set_new(set, "context_schedule", json_string(sched_name(cf)));
-        else
+        } else {
+            char why[96];
+            snprintf(why, sizeof why, "cuCtxGetFlags: entry point query %d, CUresult %d", (int)q, (int)cr);
             json_object_set_new(set, "context_schedule", json_null());
+            json_object_set_new(set, "context_schedule_note", json_string(why));
+        }
     }
     if (nv && json_object_get(nv, "persistence_mode"))
         json_object_set(set, "persistence_mode", json_object_get(nv, "persistence_mode"));
