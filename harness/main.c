@@ -69,9 +69,27 @@ static int take_glob(int argc, char **argv, const char **glob)
     return 0;
 }
 
-static int bad_option(char **argv)
+/* After getopt_long (optstring ":") returned ':' (a missing value) or '?'. */
+static int bad_option(int c, char **argv)
 {
+    if (c == ':')
+        return die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
     return die(EXIT_USAGE, "unknown option '%s' (see sync-cts --help)", argv[optind - 1]);
+}
+
+/* The cases the optional GLOB selects; a GLOB that selects nothing is bad input. */
+static int select_cases(int argc, char **argv, const char **glob, const struct cts_case ***sel,
+                        size_t *n)
+{
+    int rc = take_glob(argc, argv, glob);
+    if (rc)
+        return rc;
+    *n = cts_select(*glob, sel);
+    if (*n == 0) {
+        free(*sel);
+        return die(EXIT_USAGE, "no case matches '%s'", *glob);
+    }
+    return 0;
 }
 
 /* ---- list -------------------------------------------------------------------- */
@@ -82,20 +100,16 @@ static int cmd_list(int argc, char **argv)
     int groups = 0, c, rc;
     const char *glob;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'g')
             groups = 1;
         else
-            return bad_option(argv);
+            return bad_option(c, argv);
     }
-    if ((rc = take_glob(argc, argv, &glob)))
-        return rc;
     const struct cts_case **sel;
-    size_t n = cts_select(glob, &sel);
-    if (n == 0) {
-        free(sel);
-        return die(EXIT_USAGE, "no case matches '%s'", glob);
-    }
+    size_t n;
+    if ((rc = select_cases(argc, argv, &glob, &sel, &n)))
+        return rc;
     char last[64] = "", group[64];
     for (size_t i = 0; i < n; i++) {
         if (!groups) {
@@ -138,13 +152,12 @@ static int cmd_env(int argc, char **argv)
     static const struct option opts[] = {{"device", required_argument, NULL, 'd'}, {0}};
     int dev = 0, c, rc;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'd' && parse_int(optarg, 0, 1023, &dev) == 0)
             continue;
         if (c == 'd')
             return die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
-        return optopt ? die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1])
-                      : bad_option(argv);
+        return bad_option(c, argv);
     }
     if (optind < argc)
         return die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
@@ -201,7 +214,7 @@ static int cmd_run(int argc, char **argv)
     int repeat = 3, dev = 0, c, rc;
     const char *out = "matrix.json", *logpath = NULL, *glob;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
             if (parse_int(optarg, 1, CTS_MAX_REPEAT, &repeat))
@@ -215,18 +228,13 @@ static int cmd_run(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'l': logpath = optarg; break;
         default:
-            return optopt ? die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1])
-                          : bad_option(argv);
+            return bad_option(c, argv);
         }
     }
-    if ((rc = take_glob(argc, argv, &glob)))
-        return rc;
     const struct cts_case **sel;
-    size_t n = cts_select(glob, &sel);
-    if (n == 0) {
-        free(sel);
-        return die(EXIT_USAGE, "no case matches '%s'", glob);
-    }
+    size_t n;
+    if ((rc = select_cases(argc, argv, &glob, &sel, &n)))
+        return rc;
 
     /* Every output is opened before anything runs; none appears unless the run completes. */
     char err[512], mdpath[4200], logbuf[4200];
@@ -433,12 +441,11 @@ static int cmd_render(int argc, char **argv)
     const char *out = NULL;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'o')
             out = optarg;
         else
-            return optopt ? die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1])
-                          : bad_option(argv);
+            return bad_option(c, argv);
     }
     if (optind != argc - 1)
         return die(EXIT_USAGE, optind >= argc ? "render wants a matrix file"

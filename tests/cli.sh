@@ -25,6 +25,8 @@ expect 2 "unknown command 'frobnicate'" -- frobnicate
 expect 2 "unknown option '--bogus'" -- run --bogus
 expect 2 "unknown option '--bogus'" -- list --bogus
 expect 2 "unknown option '--bogus'" -- env --bogus
+expect 2 "unknown option '-x'" -- list -x
+expect 2 "option '--out' needs a value" -- render m.json --out
 expect 2 "option '--repeat' needs a value" -- run --repeat
 expect 2 "--repeat wants a whole number from 1 to 16, not '0'" -- run --repeat 0
 expect 2 "--repeat wants a whole number from 1 to 16, not 'many'" -- run --repeat many
