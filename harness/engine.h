@@ -24,7 +24,6 @@
 #define PROMPT_SLACK_US 100.0    /* returns within 2x its idle time plus this, or the wait */
 #define WAIT_RETRIES 3           /* was too short: it is doubled, at most this many times */
 #define WAIT_MAX_US 1000000.0
-#define CTS_MARKERS 16
 
 struct cts_selfcheck {
     int ran;
