@@ -19,8 +19,10 @@ static const enum cts_mem device_kinds[] = {CTS_MEM_DEVICE, CTS_MEM_MANAGED};
 static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
-    for (int api = 0; api < CTS_API_COUNT; api++)
+    static const enum cts_api apis[] = {CTS_API_MEMCPY, CTS_API_MEMCPY_ASYNC};
+    for (size_t a = 0; a < sizeof apis / sizeof *apis; a++)
         for (int dir = 0; dir < CTS_DIR_COUNT; dir++) {
+            enum cts_api api = apis[a];
             const enum cts_mem *mems = dir == CTS_DIR_D2D ? device_kinds : host_kinds;
             size_t nmem = dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
                                              : sizeof host_kinds / sizeof *host_kinds;
@@ -29,13 +31,14 @@ static size_t generate(struct cts_case *out, size_t cap)
                     for (int k = 0; k < CTS_KIND_COUNT; k++)
                         for (int op = 0; op < CTS_OP_COUNT; op++) {
                             /* cudaMemcpy has no stream argument; cudaMemcpyAsync always has one. */
-                            if ((api == CTS_API_MEMCPY) != (op == CTS_OP_IMPLIED))
+                            if (cts_api_takes_stream(api) == (op == CTS_OP_IMPLIED))
                                 continue;
                             for (int b = 0; b < CTS_BUSY_COUNT; b++) {
                                 if (cts_busy_is_op_stream(op, b))
                                     continue;
                                 if (out && n < cap) {
                                     struct cts_case *c = &out[n];
+                                    *c = (struct cts_case){0};
                                     c->family = &cts_family_memcpy;
                                     c->api = api;
                                     c->dir = dir;
@@ -60,19 +63,18 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
     *dst = c->dir == CTS_DIR_H2D ? CTS_MEM_DEVICE : c->mem;
 }
 
-static int issue(const struct cts_case *c, void *dst, const void *src, void *stream)
+static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     static const enum cudaMemcpyKind explicit_kinds[CTS_DIR_COUNT] = {
         cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
         cudaMemcpyDeviceToDevice, cudaMemcpyHostToHost,
     };
     enum cudaMemcpyKind k = c->kind == CTS_KIND_DEFAULT ? cudaMemcpyDefault : explicit_kinds[c->dir];
-    if (c->api == CTS_API_MEMCPY)
-        return cudaMemcpy(dst, src, c->size, k);
-    return cudaMemcpyAsync(dst, src, c->size, k, (cudaStream_t)stream);
+    cudaError_t err = c->api == CTS_API_MEMCPY
+                          ? cudaMemcpy(call->dst, call->src, c->size, k)
+                          : cudaMemcpyAsync(call->dst, call->src, c->size, k, (cudaStream_t)call->stream);
+    *error = cudaGetErrorName(err);
+    return err != cudaSuccess;
 }
 
-const struct cts_family cts_family_memcpy = {"memcpy", generate, buffers, issue};
-
-const struct cts_family *const cts_families[] = {&cts_family_memcpy};
-const size_t cts_family_count = sizeof cts_families / sizeof *cts_families;
+const struct cts_family cts_family_memcpy = {"memcpy", generate, buffers, NULL, issue};

@@ -34,9 +34,23 @@ const char *cts_status_name(enum cts_status s);
 int cts_status_parse(const char *name); /* -1 if unknown */
 
 /* ---- case parameters ---------------------------------------------------- */
-enum cts_api { CTS_API_MEMCPY, CTS_API_MEMCPY_ASYNC, CTS_API_COUNT };
-enum cts_dir { CTS_DIR_H2D, CTS_DIR_D2H, CTS_DIR_D2D, CTS_DIR_H2H, CTS_DIR_COUNT };
+enum cts_api {
+    CTS_API_MEMCPY, CTS_API_MEMCPY_ASYNC,
+    CTS_API_MEMSET, CTS_API_MEMSET_ASYNC, CTS_API_MEMSET2D, CTS_API_MEMSET2D_ASYNC,
+    CTS_API_MEMSET3D, CTS_API_MEMSET3D_ASYNC,
+    CTS_API_CU_MEMSET_D8, CTS_API_CU_MEMSET_D16, CTS_API_CU_MEMSET_D32,
+    CTS_API_CU_MEMSET_D8_ASYNC, CTS_API_CU_MEMSET_D16_ASYNC, CTS_API_CU_MEMSET_D32_ASYNC,
+    CTS_API_CU_MEMSET_D2D8, CTS_API_CU_MEMSET_D2D16, CTS_API_CU_MEMSET_D2D32,
+    CTS_API_CU_MEMSET_D2D8_ASYNC, CTS_API_CU_MEMSET_D2D16_ASYNC, CTS_API_CU_MEMSET_D2D32_ASYNC,
+    CTS_API_COUNT
+};
+/* Whether an API takes a stream (an op stream) or has one implied. */
+int cts_api_takes_stream(enum cts_api a);
+/* CTS_DIR_NONE, CTS_KIND_NONE, CTS_MEM_NONE: the parameter does not apply
+ * to the case (a memset has no direction); its id segment is left out. */
+enum cts_dir { CTS_DIR_NONE = -1, CTS_DIR_H2D, CTS_DIR_D2H, CTS_DIR_D2D, CTS_DIR_H2H, CTS_DIR_COUNT };
 enum cts_mem {
+    CTS_MEM_NONE = -1,
     CTS_MEM_PAGEABLE,   /* malloc'ed, not registered */
     CTS_MEM_PINNED,     /* cudaMallocHost */
     CTS_MEM_PORTABLE,   /* cudaHostAlloc(cudaHostAllocPortable) */
@@ -47,7 +61,7 @@ enum cts_mem {
     CTS_MEM_DEVICE,     /* cudaMalloc */
     CTS_MEM_COUNT
 };
-enum cts_kind { CTS_KIND_EXPLICIT, CTS_KIND_DEFAULT, CTS_KIND_COUNT };
+enum cts_kind { CTS_KIND_NONE = -1, CTS_KIND_EXPLICIT, CTS_KIND_DEFAULT, CTS_KIND_COUNT };
 enum cts_op {
     CTS_OP_IMPLIED,     /* synchronous API: the stream is implied */
     CTS_OP_NULL,        /* the handle 0 */
@@ -80,19 +94,33 @@ struct cts_case {
     enum cts_kind kind;
     enum cts_op op;
     enum cts_busy busy;
+    size_t width, height, depth; /* the shape of a 2D/3D call (pitch = width); 0 for 1-D */
+};
+
+/* What the engine hands the call under test. */
+struct cts_call {
+    void *dst;
+    const void *src;     /* NULL where the call has no source */
+    unsigned char value; /* the byte a memset writes (the repetition's pattern) */
+    void *stream;        /* the op stream's handle (0 where implied) */
 };
 
 /* A family declares its cases with a generator (generate(NULL, 0) counts
- * them), says which memory kinds a case copies between, and issues the call
- * under test.  issue() returns the cudaError_t of the call. */
+ * them), says which memory kinds a case reads and writes (CTS_MEM_NONE for
+ * none), what it needs at run time (NULL: nothing; else 0, or -1 with the
+ * reason the case is NOTSUPP here), and issues the call under test.
+ * issue() returns 0 when the call succeeded, else non-zero with the name
+ * of the error it returned (cudaError_t or CUresult) in *error. */
 struct cts_family {
     const char *name; /* also the CTest label */
     size_t (*generate)(struct cts_case *out, size_t cap);
     void (*buffers)(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst);
-    int (*issue)(const struct cts_case *c, void *dst, const void *src, void *stream);
+    int (*needs)(const struct cts_case *c, char *why, size_t len);
+    int (*issue)(const struct cts_case *c, const struct cts_call *call, const char **error);
 };
 
 extern const struct cts_family cts_family_memcpy;
+extern const struct cts_family cts_family_memset;
 extern const struct cts_family *const cts_families[];
 extern const size_t cts_family_count;
 

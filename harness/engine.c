@@ -20,6 +20,7 @@
  * never a verdict. */
 #define _GNU_SOURCE
 #include "engine.h"
+#include "driver.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -162,7 +163,8 @@ static cudaError_t prepare_samples(struct cts_engine *e, enum cts_mem sm, void *
             err = cudaStreamSynchronize(e->nonblocking[0]);
     }
     for (int i = 0; i < nsamp && err == cudaSuccess; i++) {
-        err = poke(e, sm, src, off[i], v);
+        if (sm != CTS_MEM_NONE)
+            err = poke(e, sm, src, off[i], v);
         if (err == cudaSuccess)
             err = poke(e, dm, dst, off[i], u);
     }
@@ -340,6 +342,8 @@ int cts_engine_init(struct cts_engine *e, int device)
     HCHECK(e->broken, cudaSetDevice(device));
     HCHECK(e->broken, cudaFree(NULL)); /* create the context now, not inside a case */
     HCHECK(e->broken, cudaDeviceGetAttribute(&e->prefetch_managed, cudaDevAttrConcurrentManagedAccess, device));
+    if (cts_driver_load(e->broken, sizeof e->broken))
+        return -1;
     for (int i = 0; i < 3; i++) {
         HCHECK(e->broken, cudaStreamCreateWithFlags(&e->blocking[i], cudaStreamDefault));
         HCHECK(e->broken, cudaStreamCreateWithFlags(&e->nonblocking[i], cudaStreamNonBlocking));
@@ -422,15 +426,23 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const char *missing_kind(const struct cts_engine *e, const struct cts_case *c,
-                                enum cts_mem *src, enum cts_mem *dst)
+/* Why c cannot run here (a memory kind or a run-time need missing), or NULL. */
+static const char *missing_need(struct cts_engine *e, const struct cts_case *c, enum cts_mem *src,
+                                enum cts_mem *dst)
 {
     c->family->buffers(c, src, dst);
-    if (e->notsupp[*src][0])
+    if (*src != CTS_MEM_NONE && e->notsupp[*src][0])
         return e->notsupp[*src];
     if (e->notsupp[*dst][0])
         return e->notsupp[*dst];
+    if (c->family->needs && c->family->needs(c, e->need_why, sizeof e->need_why))
+        return e->need_why;
     return NULL;
+}
+
+static void *buffer(struct cts_engine *e, enum cts_mem m, int slot)
+{
+    return m == CTS_MEM_NONE ? NULL : e->buf[m][slot];
 }
 
 void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle)
@@ -442,12 +454,12 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
     memset(idle, 0, sizeof *idle);
     idle->done = 1;
     idle->status = CTS_PASS;
-    if ((why = missing_kind(e, c, &sm, &dm))) {
+    if ((why = missing_need(e, c, &sm, &dm))) {
         idle->status = CTS_NOTSUPP;
         setf(idle->reason, "%s", why);
         return;
     }
-    void *src = e->buf[sm][0], *dst = e->buf[dm][1];
+    void *src = buffer(e, sm, 0), *dst = buffer(e, dm, 1);
     cudaStream_t s = op_stream(e, c->op);
     size_t off[3];
     int nsamp = sample_offsets(c->size, off);
@@ -455,14 +467,15 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
         unsigned seq = ++e->seq;
         HCHECK(idle->reason, cudaDeviceSynchronize());
         HCHECK(idle->reason, prepare_samples(e, sm, src, dm, dst, off, nsamp, 0x11, 0x22));
+        struct cts_call args = {dst, src, 0x11, s};
+        const char *ename = "?";
         double t0 = cts_now_us();
-        cudaError_t err = c->family->issue(c, dst, src, s);
+        int err = c->family->issue(c, &args, &ename);
         double t1 = cts_now_us();
-        if (err != cudaSuccess) {
+        if (err) {
             (void)cudaGetLastError();
             idle->status = CTS_FAIL;
-            setf(idle->reason, "%s returned %s on an idle GPU", cts_api_function(c->api),
-                 cudaGetErrorName(err));
+            setf(idle->reason, "%s returned %s on an idle GPU", cts_api_function(c->api), ename);
             (void)cudaDeviceSynchronize();
             return;
         }
@@ -502,8 +515,8 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct 
                    struct cts_rep *r)
 {
     enum cts_mem sm, dm;
-    missing_kind(e, c, &sm, &dm);
-    void *src = e->buf[sm][0], *dst = e->buf[dm][1];
+    c->family->buffers(c, &sm, &dm);
+    void *src = buffer(e, sm, 0), *dst = buffer(e, dm, 1);
     cudaStream_t ops = op_stream(e, c->op), busy = busy_stream(e, c->op, c->busy);
     cudaStream_t third[2] = {e->blocking[2], e->nonblocking[2]};
     size_t off[3];
@@ -534,17 +547,19 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct 
 
     cts_latch_arm(&e->latch, res->timeout_us);
     latch_armed = 1;
+    struct cts_call args = {dst, src, v, ops};
+    const char *ename = "?";
     double t0 = cts_now_us();
-    cudaError_t err = c->family->issue(c, dst, src, ops);
+    int err = c->family->issue(c, &args, &ename);
     double t1 = cts_now_us();
     int closed = cts_latch_claim(&e->latch);
     r->call_us = t1 - t0;
-    if (err != cudaSuccess) {
+    if (err) {
         (void)cudaGetLastError();
         cts_latch_open(&e->latch);
         (void)cudaDeviceSynchronize();
         r->status = CTS_FAIL;
-        setf(r->reason, "%s returned %s", cts_api_function(c->api), cudaGetErrorName(err));
+        setf(r->reason, "%s returned %s", cts_api_function(c->api), ename);
         return 0;
     }
 

@@ -14,9 +14,9 @@
 /* How a case is timed (recorded in every matrix under run.harness). */
 #define IDLE_WARMUP 2
 #define IDLE_SAMPLES 5
-#define TIMEOUT_FLOOR_US 2000.0  /* the watchdog never opens the gate sooner */
+#define TIMEOUT_FLOOR_US 500.0   /* the watchdog never opens the gate sooner */
 #define TIMEOUT_FACTOR 10.0      /* ... nor before 10x the call's slowest idle time */
-#define WINDOW_FLOOR_US 1000.0   /* markers get at least this long to run */
+#define WINDOW_FLOOR_US 300.0    /* markers get at least this long to run */
 #define WINDOW_FACTOR 4.0        /* ... and 4x the call's slowest idle completion */
 #define START_LIMIT_US 5e6       /* a gate that has not started by then is BROKEN */
 #define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
@@ -57,6 +57,7 @@ struct cts_engine {
     struct cts_selfcheck selfcheck;
     struct cts_control_entry control[CTS_OP_COUNT][CTS_BUSY_COUNT];
     char broken[CTS_REASON_MAX]; /* set if the engine cannot measure anything */
+    char need_why[CTS_REASON_MAX];
 };
 
 /* 0 on success; otherwise engine->broken says why. */

@@ -32,8 +32,23 @@ int cts_status_parse(const char *name)
         return (unsigned)v < (unsigned)(count) ? t[v] : "?";         \
     }
 
-TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async")
-TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync")
+TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async", "memset",
+      "memset_async", "memset2d", "memset2d_async", "memset3d", "memset3d_async", "cu_memset_d8",
+      "cu_memset_d16", "cu_memset_d32", "cu_memset_d8_async", "cu_memset_d16_async",
+      "cu_memset_d32_async", "cu_memset_d2d8", "cu_memset_d2d16", "cu_memset_d2d32",
+      "cu_memset_d2d8_async", "cu_memset_d2d16_async", "cu_memset_d2d32_async")
+TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset",
+      "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemset3D", "cudaMemset3DAsync",
+      "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async",
+      "cuMemsetD32Async", "cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32", "cuMemsetD2D8Async",
+      "cuMemsetD2D16Async", "cuMemsetD2D32Async")
+
+int cts_api_takes_stream(enum cts_api a)
+{
+    const char *f = cts_api_function(a);
+    size_t n = strlen(f);
+    return n > 5 && strcmp(f + n - 5, "Async") == 0;
+}
 TOKEN(cts_dir_token, enum cts_dir, CTS_DIR_COUNT, "h2d", "d2h", "d2d", "h2h")
 TOKEN(cts_mem_token, enum cts_mem, CTS_MEM_COUNT, "pageable", "pinned", "portable", "mapped",
       "wc", "registered", "managed", "device")
@@ -67,7 +82,7 @@ static const struct {
 const char *cts_size_token(int i) { return i >= 0 && i < CTS_SIZE_COUNT ? sizes[i].token : "?"; }
 size_t cts_size_bytes(int i) { return i >= 0 && i < CTS_SIZE_COUNT ? sizes[i].bytes : 0; }
 
-int cts_mem_host_accessible(enum cts_mem m) { return m != CTS_MEM_DEVICE; }
+int cts_mem_host_accessible(enum cts_mem m) { return m != CTS_MEM_DEVICE && m != CTS_MEM_NONE; }
 
 const char *cts_copy_kind_name(const struct cts_case *c)
 {
@@ -75,6 +90,8 @@ const char *cts_copy_kind_name(const struct cts_case *c)
         "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
         "cudaMemcpyDeviceToDevice", "cudaMemcpyHostToHost",
     };
+    if (c->kind == CTS_KIND_NONE)
+        return NULL;
     if (c->kind == CTS_KIND_DEFAULT)
         return "cudaMemcpyDefault";
     return (unsigned)c->dir < CTS_DIR_COUNT ? explicit_kinds[c->dir] : "?";
@@ -111,17 +128,21 @@ int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b)
     return (b == CTS_BUSY_LEGACY && d == 'L') || (b == CTS_BUSY_PERTHREAD && d == 'P');
 }
 
+/* api[.dir].memory.size[.kind].op.busy: segments that do not apply are left out. */
 int cts_case_make_id(struct cts_case *c)
 {
-    int n = snprintf(c->id, sizeof c->id, "%s.%s.%s.%s.%s.%s.%s", cts_api_token(c->api),
-                     cts_dir_token(c->dir), cts_mem_token(c->mem), cts_size_token(c->size_idx),
-                     cts_kind_token(c->kind), cts_op_token(c->op), cts_busy_token(c->busy));
+    int n = snprintf(c->id, sizeof c->id, "%s%s%s.%s.%s%s%s.%s.%s", cts_api_token(c->api),
+                     c->dir == CTS_DIR_NONE ? "" : ".", c->dir == CTS_DIR_NONE ? "" : cts_dir_token(c->dir),
+                     cts_mem_token(c->mem), cts_size_token(c->size_idx),
+                     c->kind == CTS_KIND_NONE ? "" : ".", c->kind == CTS_KIND_NONE ? "" : cts_kind_token(c->kind),
+                     cts_op_token(c->op), cts_busy_token(c->busy));
     return n > 0 && (size_t)n < sizeof c->id ? 0 : -1;
 }
 
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s.%s", cts_api_token(c->api), cts_dir_token(c->dir));
+    snprintf(buf, len, "%s%s%s", cts_api_token(c->api), c->dir == CTS_DIR_NONE ? "" : ".",
+             c->dir == CTS_DIR_NONE ? "" : cts_dir_token(c->dir));
 }
 
 static struct cts_case *table;

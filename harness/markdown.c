@@ -216,8 +216,9 @@ int cts_render_markdown(const json_t *m, FILE *f)
         size_t j = i;
         while (j < n && !strcmp(str(all[j], "group"), group))
             j++;
-        fprintf(f, "## %s — %s, %s\n\n", group, str(all[i], "function"),
-                dir_words(str(all[i], "direction")));
+        const char *dir = str(all[i], "direction");
+        fprintf(f, "## %s — %s%s%s\n\n", group, str(all[i], "function"), *dir ? ", " : "",
+                dir_words(dir));
         fprintf(f, "| memory | size | kind | op stream | idle µs |");
         for (int c = 0; c < NCOLS; c++)
             fprintf(f, " busy %s |", busy_cols[c]);

@@ -29,13 +29,18 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "group", json_string(group));
     json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
     json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
-    json_object_set_new(j, "direction", json_string(cts_dir_token(c->dir)));
+    json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
     json_object_set_new(j, "memory", json_string(cts_mem_token(c->mem)));
     json_object_set_new(j, "allocator", json_string(cts_mem_allocator(c->mem)));
     json_object_set_new(j, "size", json_integer((json_int_t)c->size));
     json_object_set_new(j, "size_label", json_string(cts_size_token(c->size_idx)));
-    json_object_set_new(j, "kind", json_string(cts_kind_token(c->kind)));
-    json_object_set_new(j, "copy_kind", json_string(cts_copy_kind_name(c)));
+    json_object_set_new(j, "kind", c->kind == CTS_KIND_NONE ? json_null() : json_string(cts_kind_token(c->kind)));
+    json_object_set_new(j, "copy_kind", name_or_null(cts_copy_kind_name(c)));
+    json_object_set_new(j, "shape", c->height ? json_pack("{s:I,s:I,s:I,s:I}", "width", (json_int_t)c->width,
+                                                          "pitch", (json_int_t)c->width, "height",
+                                                          (json_int_t)c->height, "depth",
+                                                          (json_int_t)(c->depth ? c->depth : 1))
+                                              : json_null());
     json_object_set_new(j, "op_stream", json_string(cts_op_token(c->op) + 3));
     json_object_set_new(j, "busy", json_string(cts_busy_token(c->busy) + 5));
     json_object_set_new(j, "status", json_string(cts_status_name(r->status)));

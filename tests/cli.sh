@@ -72,14 +72,16 @@ fi
 
 # list: one id a line, from the one declaration; --groups, one CTest group a line.
 "$cts" list >"$tmp/ids" || fail "list exited $?"
-[ "$(wc -l <"$tmp/ids")" -eq 8372 ] || fail "list printed $(wc -l <"$tmp/ids") ids, expected 8372"
-[ "$(sort -u "$tmp/ids" | wc -l)" -eq 8372 ] || fail "list printed duplicate ids"
+[ "$(wc -l <"$tmp/ids")" -eq 13676 ] || fail "list printed $(wc -l <"$tmp/ids") ids, expected 13676"
+[ "$(sort -u "$tmp/ids" | wc -l)" -eq 13676 ] || fail "list printed duplicate ids"
+[ "$("$cts" list 'memcpy*' | wc -l)" -eq 8372 ] || fail "list 'memcpy*' is not 8372 ids"
 grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$tmp/ids" ||
     fail "list lacks a known id"
 [ "$("$cts" list 'memcpy.d2d.*' | wc -l)" -eq 112 ] || fail "list 'memcpy.d2d.*' is not 112 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 8 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 26 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
+grep -qx 'cu_memset_d2d8_async memset' "$tmp/groups" || fail "list --groups lacks 'cu_memset_d2d8_async memset'"
 "$cts" --help | grep -q '^usage: sync-cts list' || fail "--help prints no usage"
 
 # The log reader finds a crash.

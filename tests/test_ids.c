@@ -26,11 +26,11 @@ int main(void)
      * x 7 sizes x 2 copy kinds x 26 (stream, busy) pairs: cudaMemcpy has the
      * implied stream with 4 placements; cudaMemcpyAsync has 0, cudaStreamLegacy
      * and cudaStreamPerThread with 4 each and two created streams with 5. */
-    CHECK_INT(n, 23 * 7 * 2 * 26);
+    CHECK_INT(count_glob("memcpy*"), 23 * 7 * 2 * 26);
     CHECK_INT(count_glob("memcpy.*"), 23 * 7 * 2 * 4);
     CHECK_INT(count_glob("memcpy_async.*"), 23 * 7 * 2 * 22);
     CHECK_INT(count_glob("*.d2d.*"), 2 * 7 * 2 * 26);
-    CHECK_INT(count_glob("*.busy_same"), 23 * 7 * 2 * 6);
+    CHECK_INT(count_glob("memcpy*.busy_same"), 23 * 7 * 2 * 6);
     CHECK_INT(count_glob("*.op_null.busy_legacy"), 0);      /* 0 is the legacy stream here */
     CHECK_INT(count_glob("*.op_legacy.busy_legacy"), 0);
     CHECK_INT(count_glob("*.op_perthread.busy_perthread"), 0);
@@ -39,15 +39,29 @@ int main(void)
     CHECK_INT(count_glob("memcpy.*.op_nonblocking.*"), 0);
     CHECK_INT(count_glob("*.d2d.pageable.*"), 0);
     CHECK_INT(count_glob("*.h2d.device.*"), 0);
-    CHECK_INT(count_glob("*.64KiB+1.*"), 23 * 2 * 26);
+    CHECK_INT(count_glob("memcpy*.64KiB+1.*"), 23 * 2 * 26);
     CHECK_INT(count_glob("nothing*"), 0);
 
-    /* Ids are unique, dotted in seven segments, and rebuilt identically. */
+    /* memset: 4 memory kinds; 10 byte-wide APIs (5 with a stream: 22 stream
+     * and busy pairs; 5 without: 4) at 7 sizes; 8 16/32-bit driver APIs
+     * (half with a stream) only at the 4 sizes they divide. */
+    CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22));
+    CHECK_INT(n, (size_t)(23 * 7 * 2 * 26 + 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22)));
+    CHECK_INT(count_glob("memset.*"), 4 * 7 * 4);
+    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22);
+    CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
+    CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
+    CHECK_INT(count_glob("memset*.pageable.*"), 0);
+    CHECK_INT(count_glob("memset_async.pinned.4KiB.op_nonblocking.busy_legacy"), 1);
+    CHECK_INT(count_glob("cu_memset_d32.managed.16MiB.op_implied.busy_same"), 1);
+
+    /* Ids are unique, dotted in seven segments (five for memset: it has no
+     * direction and no copy kind), and rebuilt identically. */
     for (size_t i = 0; i < n; i++) {
         int dots = 0;
         for (const char *p = all[i].id; *p; p++)
             dots += *p == '.';
-        CHECK_INT(dots, 6);
+        CHECK_INT(dots, all[i].family == &cts_family_memcpy ? 6 : 4);
         struct cts_case copy = all[i];
         copy.id[0] = '\0';
         CHECK_INT(cts_case_make_id(&copy), 0);
@@ -82,6 +96,35 @@ int main(void)
         } else if (!strcmp(all[i].id, "memcpy.h2h.managed.1B.default.op_implied.busy_same")) {
             CHECK_STR(cts_copy_kind_name(&all[i]), "cudaMemcpyDefault");
         }
+
+    /* 2D and 3D memsets cover their size as one contiguous block. */
+    for (size_t i = 0; i < n; i++) {
+        const struct cts_case *c = &all[i];
+        if (!strcmp(c->id, "memset2d.device.4KiB.op_implied.busy_same")) {
+            CHECK_INT(c->width, 1024);
+            CHECK_INT(c->height, 4);
+            CHECK_INT(c->depth, 0);
+        } else if (!strcmp(c->id, "memset3d_async.pinned.4KiB.op_null.busy_same")) {
+            CHECK_INT(c->width * c->height * c->depth, 4096);
+            CHECK_INT(c->depth, 2);
+        } else if (!strcmp(c->id, "memset2d.device.64KiB-1.op_implied.busy_same")) {
+            CHECK_INT(c->width, 65535);
+            CHECK_INT(c->height, 1);
+        } else if (!strcmp(c->id, "cu_memset_d2d32.device.4KiB.op_implied.busy_same")) {
+            CHECK_INT(c->width % 4, 0);
+            CHECK_INT(c->width * c->height, 4096);
+        } else if (!strcmp(c->id, "memset.device.4KiB.op_implied.busy_same")) {
+            CHECK_INT(c->height, 0);
+            CHECK(cts_copy_kind_name(c) == NULL);
+            char g[64];
+            cts_case_group(c, g, sizeof g);
+            CHECK_STR(g, "memset");
+        }
+        if (c->height)
+            CHECK_INT(c->width * c->height * (c->depth ? c->depth : 1), c->size);
+    }
+    CHECK(cts_api_takes_stream(CTS_API_CU_MEMSET_D2D16_ASYNC));
+    CHECK(!cts_api_takes_stream(CTS_API_MEMSET3D));
 
     CHECK_STR(cts_size_token(2), "64KiB-1");
     CHECK_INT(cts_size_bytes(4), 65537);

@@ -1,0 +1,180 @@
+/* The memset family: cudaMemset, cudaMemset2D, cudaMemset3D and their Async
+ * forms, and the driver API's cuMemsetD8/D16/D32 and cuMemsetD2D8/16/32 with
+ * theirs, on device, pinned, registered and managed memory, at the memcpy
+ * family's sizes, on every op stream and busy placement.
+ *
+ * A 2D or 3D call covers the case's size as one contiguous block: pitch =
+ * width, and the size is split into 4 rows (2D) or 4 rows x 2 slices (3D)
+ * where it divides, else one row.  The 16- and 32-bit driver forms write
+ * size/2 or size/4 elements and are declared only for sizes they divide. */
+#include "../harness/cts.h"
+#include "../harness/driver.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+
+static const enum cts_api apis[] = {
+    CTS_API_MEMSET,          CTS_API_MEMSET_ASYNC,        CTS_API_MEMSET2D,
+    CTS_API_MEMSET2D_ASYNC,  CTS_API_MEMSET3D,            CTS_API_MEMSET3D_ASYNC,
+    CTS_API_CU_MEMSET_D8,    CTS_API_CU_MEMSET_D16,       CTS_API_CU_MEMSET_D32,
+    CTS_API_CU_MEMSET_D8_ASYNC, CTS_API_CU_MEMSET_D16_ASYNC, CTS_API_CU_MEMSET_D32_ASYNC,
+    CTS_API_CU_MEMSET_D2D8,  CTS_API_CU_MEMSET_D2D16,     CTS_API_CU_MEMSET_D2D32,
+    CTS_API_CU_MEMSET_D2D8_ASYNC, CTS_API_CU_MEMSET_D2D16_ASYNC, CTS_API_CU_MEMSET_D2D32_ASYNC,
+};
+static const enum cts_mem mems[] = {CTS_MEM_DEVICE, CTS_MEM_PINNED, CTS_MEM_REGISTERED,
+                                    CTS_MEM_MANAGED};
+
+/* Bytes per element written: 1, 2 or 4. */
+static size_t element(enum cts_api a)
+{
+    switch (a) {
+    case CTS_API_CU_MEMSET_D16: case CTS_API_CU_MEMSET_D16_ASYNC:
+    case CTS_API_CU_MEMSET_D2D16: case CTS_API_CU_MEMSET_D2D16_ASYNC:
+        return 2;
+    case CTS_API_CU_MEMSET_D32: case CTS_API_CU_MEMSET_D32_ASYNC:
+    case CTS_API_CU_MEMSET_D2D32: case CTS_API_CU_MEMSET_D2D32_ASYNC:
+        return 4;
+    default:
+        return 1;
+    }
+}
+
+/* 2 for a 2D call, 3 for 3D, 1 otherwise. */
+static int dims(enum cts_api a)
+{
+    switch (a) {
+    case CTS_API_MEMSET2D: case CTS_API_MEMSET2D_ASYNC:
+    case CTS_API_CU_MEMSET_D2D8: case CTS_API_CU_MEMSET_D2D16: case CTS_API_CU_MEMSET_D2D32:
+    case CTS_API_CU_MEMSET_D2D8_ASYNC: case CTS_API_CU_MEMSET_D2D16_ASYNC:
+    case CTS_API_CU_MEMSET_D2D32_ASYNC:
+        return 2;
+    case CTS_API_MEMSET3D: case CTS_API_MEMSET3D_ASYNC:
+        return 3;
+    default:
+        return 1;
+    }
+}
+
+static void shape(struct cts_case *c)
+{
+    int d = dims(c->api);
+    size_t rows = d > 1 && c->size % (4 * element(c->api)) == 0 ? 4 : 1;
+    size_t slices = d == 3 && c->size % 8 == 0 ? 2 : 1;
+    if (d == 1)
+        return;
+    c->height = rows;
+    c->depth = d == 3 ? slices : 0;
+    c->width = c->size / rows / slices;
+}
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t a = 0; a < sizeof apis / sizeof *apis; a++)
+        for (size_t m = 0; m < sizeof mems / sizeof *mems; m++)
+            for (int s = 0; s < CTS_SIZE_COUNT; s++) {
+                if (cts_size_bytes(s) % element(apis[a]))
+                    continue; /* a 16/32-bit memset cannot cover an odd size */
+                for (int op = 0; op < CTS_OP_COUNT; op++) {
+                    if (cts_api_takes_stream(apis[a]) == (op == CTS_OP_IMPLIED))
+                        continue;
+                    for (int b = 0; b < CTS_BUSY_COUNT; b++) {
+                        if (cts_busy_is_op_stream(op, b))
+                            continue;
+                        if (out && n < cap) {
+                            struct cts_case *c = &out[n];
+                            *c = (struct cts_case){0};
+                            c->family = &cts_family_memset;
+                            c->api = apis[a];
+                            c->dir = CTS_DIR_NONE;
+                            c->mem = mems[m];
+                            c->size_idx = s;
+                            c->size = cts_size_bytes(s);
+                            c->kind = CTS_KIND_NONE;
+                            c->op = op;
+                            c->busy = b;
+                            shape(c);
+                            cts_case_make_id(c);
+                        }
+                        n++;
+                    }
+                }
+            }
+    return out ? (n < cap ? n : cap) : n;
+}
+
+static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
+{
+    *src = CTS_MEM_NONE;
+    *dst = c->mem;
+}
+
+static int needs(const struct cts_case *c, char *why, size_t len)
+{
+    const char *f = cts_api_function(c->api);
+    if (f[0] == 'c' && f[1] == 'u' && cts_driver_missing(f)) {
+        snprintf(why, len, "%s was not found through cudaGetDriverEntryPointByVersion", f);
+        return -1;
+    }
+    return 0;
+}
+
+static int runtime_result(cudaError_t err, const char **error)
+{
+    *error = cudaGetErrorName(err);
+    return err != cudaSuccess;
+}
+
+static int driver_result(CUresult r, const char **error)
+{
+    *error = cts_driver_error_name(r);
+    return r != CUDA_SUCCESS;
+}
+
+static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
+{
+    cudaStream_t s = (cudaStream_t)call->stream;
+    CUstream cs = (CUstream)call->stream;
+    CUdeviceptr p = (CUdeviceptr)(uintptr_t)call->dst;
+    unsigned char v8 = call->value;
+    unsigned short v16 = (unsigned short)(v8 * 0x0101u);
+    unsigned int v32 = v8 * 0x01010101u;
+    size_t n = c->size, w = c->width, h = c->height;
+    struct cudaPitchedPtr pp = {.ptr = call->dst, .pitch = w, .xsize = w, .ysize = h};
+    struct cudaExtent ext = {.width = w, .height = h, .depth = c->depth};
+
+    switch (c->api) {
+    case CTS_API_MEMSET: return runtime_result(cudaMemset(call->dst, v8, n), error);
+    case CTS_API_MEMSET_ASYNC: return runtime_result(cudaMemsetAsync(call->dst, v8, n, s), error);
+    case CTS_API_MEMSET2D: return runtime_result(cudaMemset2D(call->dst, w, v8, w, h), error);
+    case CTS_API_MEMSET2D_ASYNC:
+        return runtime_result(cudaMemset2DAsync(call->dst, w, v8, w, h, s), error);
+    case CTS_API_MEMSET3D: return runtime_result(cudaMemset3D(pp, v8, ext), error);
+    case CTS_API_MEMSET3D_ASYNC: return runtime_result(cudaMemset3DAsync(pp, v8, ext, s), error);
+    case CTS_API_CU_MEMSET_D8: return driver_result(cts_drv.cuMemsetD8(p, v8, n), error);
+    case CTS_API_CU_MEMSET_D16: return driver_result(cts_drv.cuMemsetD16(p, v16, n / 2), error);
+    case CTS_API_CU_MEMSET_D32: return driver_result(cts_drv.cuMemsetD32(p, v32, n / 4), error);
+    case CTS_API_CU_MEMSET_D8_ASYNC:
+        return driver_result(cts_drv.cuMemsetD8Async(p, v8, n, cs), error);
+    case CTS_API_CU_MEMSET_D16_ASYNC:
+        return driver_result(cts_drv.cuMemsetD16Async(p, v16, n / 2, cs), error);
+    case CTS_API_CU_MEMSET_D32_ASYNC:
+        return driver_result(cts_drv.cuMemsetD32Async(p, v32, n / 4, cs), error);
+    case CTS_API_CU_MEMSET_D2D8: return driver_result(cts_drv.cuMemsetD2D8(p, w, v8, w, h), error);
+    case CTS_API_CU_MEMSET_D2D16:
+        return driver_result(cts_drv.cuMemsetD2D16(p, w, v16, w / 2, h), error);
+    case CTS_API_CU_MEMSET_D2D32:
+        return driver_result(cts_drv.cuMemsetD2D32(p, w, v32, w / 4, h), error);
+    case CTS_API_CU_MEMSET_D2D8_ASYNC:
+        return driver_result(cts_drv.cuMemsetD2D8Async(p, w, v8, w, h, cs), error);
+    case CTS_API_CU_MEMSET_D2D16_ASYNC:
+        return driver_result(cts_drv.cuMemsetD2D16Async(p, w, v16, w / 2, h, cs), error);
+    case CTS_API_CU_MEMSET_D2D32_ASYNC:
+        return driver_result(cts_drv.cuMemsetD2D32Async(p, w, v32, w / 4, h, cs), error);
+    default:
+        *error = "(not a memset API)";
+        return 1;
+    }
+}
+
+const struct cts_family cts_family_memset = {"memset", generate, buffers, needs, issue};

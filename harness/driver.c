@@ -1,0 +1,61 @@
+#include "driver.h"
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+struct cts_driver cts_drv;
+
+/* Each entry: its name and where its pointer goes.  The ABI version asked
+ * for is 12.0: every function here has had its current signature since. */
+static const struct {
+    const char *name;
+    size_t offset;
+} entries[] = {
+#define E(f) {#f, offsetof(struct cts_driver, f)}
+    E(cuGetErrorName),    E(cuMemsetD8),        E(cuMemsetD16),        E(cuMemsetD32),
+    E(cuMemsetD8Async),   E(cuMemsetD16Async),  E(cuMemsetD32Async),   E(cuMemsetD2D8),
+    E(cuMemsetD2D16),     E(cuMemsetD2D32),     E(cuMemsetD2D8Async),  E(cuMemsetD2D16Async),
+    E(cuMemsetD2D32Async),
+#undef E
+};
+
+int cts_driver_load(char *why, size_t len)
+{
+    for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
+        void *fn = NULL;
+        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        cudaError_t err = cudaGetDriverEntryPointByVersion(entries[i].name, &fn, 12000,
+                                                           cudaEnableDefault, &q);
+        if (err != cudaSuccess && err != cudaErrorSymbolNotFound) {
+            snprintf(why, len, "cudaGetDriverEntryPointByVersion(%s) returned %s", entries[i].name,
+                     cudaGetErrorName(err));
+            (void)cudaGetLastError();
+            return -1;
+        }
+        (void)cudaGetLastError();
+        if (q == cudaDriverEntryPointSuccess)
+            memcpy((char *)&cts_drv + entries[i].offset, &fn, sizeof fn);
+    }
+    return 0;
+}
+
+int cts_driver_missing(const char *name)
+{
+    for (size_t i = 0; i < sizeof entries / sizeof *entries; i++)
+        if (strcmp(entries[i].name, name) == 0) {
+            void *fn;
+            memcpy(&fn, (const char *)&cts_drv + entries[i].offset, sizeof fn);
+            return fn == NULL;
+        }
+    return 1;
+}
+
+const char *cts_driver_error_name(CUresult r)
+{
+    const char *s = NULL;
+    if (cts_drv.cuGetErrorName && cts_drv.cuGetErrorName(r, &s) == CUDA_SUCCESS && s)
+        return s;
+    return "CUresult (unnamed)";
+}

@@ -1,0 +1,36 @@
+/* Driver API functions the suite calls, found at run time through
+ * cudaGetDriverEntryPointByVersion so that the program never links libcuda
+ * and still starts where there is no driver.  A function the driver lacks
+ * stays NULL, and the cases that need it are NOTSUPP with its name. */
+#ifndef CTS_DRIVER_H
+#define CTS_DRIVER_H
+
+#include <cuda.h>
+
+struct cts_driver {
+    CUresult (*cuGetErrorName)(CUresult, const char **);
+    CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+    CUresult (*cuMemsetD16)(CUdeviceptr, unsigned short, size_t);
+    CUresult (*cuMemsetD32)(CUdeviceptr, unsigned int, size_t);
+    CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+    CUresult (*cuMemsetD16Async)(CUdeviceptr, unsigned short, size_t, CUstream);
+    CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned int, size_t, CUstream);
+    CUresult (*cuMemsetD2D8)(CUdeviceptr, size_t, unsigned char, size_t, size_t);
+    CUresult (*cuMemsetD2D16)(CUdeviceptr, size_t, unsigned short, size_t, size_t);
+    CUresult (*cuMemsetD2D32)(CUdeviceptr, size_t, unsigned int, size_t, size_t);
+    CUresult (*cuMemsetD2D8Async)(CUdeviceptr, size_t, unsigned char, size_t, size_t, CUstream);
+    CUresult (*cuMemsetD2D16Async)(CUdeviceptr, size_t, unsigned short, size_t, size_t, CUstream);
+    CUresult (*cuMemsetD2D32Async)(CUdeviceptr, size_t, unsigned int, size_t, size_t, CUstream);
+};
+
+extern struct cts_driver cts_drv;
+
+/* Looks every function up (a CUDA context must be current).  0, or -1 and
+ * why if the lookup itself failed. */
+int cts_driver_load(char *why, size_t len);
+/* The function named `name` was not found (or not looked up yet). */
+int cts_driver_missing(const char *name);
+/* "CUDA_ERROR_INVALID_VALUE" for a CUresult. */
+const char *cts_driver_error_name(CUresult r);
+
+#endif
