@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
+#include <string.h>
 
 static const enum cts_api apis[] = {
     CTS_API_MEMSET,          CTS_API_MEMSET_ASYNC,        CTS_API_MEMSET2D,
@@ -112,7 +113,8 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     const char *f = cts_api_function(c->api);
-    if (f[0] == 'c' && f[1] == 'u' && cts_driver_missing(f)) {
+    int driver_api = strncmp(f, "cu", 2) == 0 && strncmp(f, "cuda", 4) != 0;
+    if (driver_api && cts_driver_missing(f)) {
         snprintf(why, len, "%s was not found through cudaGetDriverEntryPointByVersion", f);
         return -1;
     }
