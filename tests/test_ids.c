@@ -123,6 +123,17 @@ int main(void)
         if (c->height)
             CHECK_INT(c->width * c->height * (c->depth ? c->depth : 1), c->size);
     }
+    /* Run-time needs: with no driver looked up (none here), a driver API
+     * case is NOTSUPP naming its function; a runtime one needs nothing. */
+    for (size_t i = 0; i < n; i++) {
+        char why[256] = "";
+        if (!strcmp(all[i].id, "memset_async.device.4KiB.op_null.busy_same")) {
+            CHECK_INT(all[i].family->needs(&all[i], why, sizeof why), 0);
+        } else if (!strcmp(all[i].id, "cu_memset_d8_async.device.4KiB.op_null.busy_same")) {
+            CHECK_INT(all[i].family->needs(&all[i], why, sizeof why), -1);
+            CHECK_CONTAINS(why, "cuMemsetD8Async was not found");
+        }
+    }
     CHECK(cts_api_takes_stream(CTS_API_CU_MEMSET_D2D16_ASYNC));
     CHECK(!cts_api_takes_stream(CTS_API_MEMSET3D));
 
