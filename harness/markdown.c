@@ -38,6 +38,16 @@ static const char *const op_order[] = {"implied", "null", "legacy", "perthread",
 static const char *const dir_order[] = {"h2d", "d2h", "d2d", "h2h", NULL};
 static const char *const kind_order[] = {"explicit", "default", NULL};
 
+/* APIs in declaration order; unknown ones last. */
+static int api_rank(const char *s)
+{
+    int i = 0;
+    for (; i < CTS_API_COUNT; i++)
+        if (strcmp(cts_api_token(i), s) == 0)
+            break;
+    return i;
+}
+
 struct row {
     const char *id;
     const json_t *c;
@@ -46,7 +56,7 @@ struct row {
 static int cmp_case(const void *pa, const void *pb)
 {
     const json_t *a = ((const struct row *)pa)->c, *b = ((const struct row *)pb)->c;
-    int d = strcmp(str(a, "api"), str(b, "api"));
+    int d = api_rank(str(a, "api")) - api_rank(str(b, "api"));
     if (d)
         return d;
     if ((d = rank(dir_order, str(a, "direction")) - rank(dir_order, str(b, "direction"))))
