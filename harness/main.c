@@ -297,7 +297,7 @@ static int cmd_run(int argc, char **argv)
                   NULL, json_pack("{s:I,s:s,s:i,s:s}", "cases", (json_int_t)n, "selection",
                                   glob ? glob : "*", "repeat", repeat, "revision", CTS_REVISION));
 
-    json_t *cases = json_object();
+    json_t *cases = json_object(), *groups = json_object();
     size_t count[CTS_STATUS_COUNT] = {0};
     struct cts_idle idle = {0};
     struct cts_result *res = calloc(1, sizeof *res);
@@ -308,9 +308,13 @@ static int cmd_run(int argc, char **argv)
         if (i < n)
             cts_case_group(sel[i], group, sizeof group);
         if (i == n || strcmp(group, last_group)) {
-            if (last_group[0])
-                printf("%-22s %5zu cases, %5zu PASS, %6.1f s\n", last_group, group_cases, group_pass,
-                       (cts_now_us() - t_group) / 1e6);
+            if (last_group[0]) {
+                double gs = (cts_now_us() - t_group) / 1e6;
+                printf("%-22s %5zu cases, %5zu PASS, %6.1f s\n", last_group, group_cases, group_pass, gs);
+                json_object_set_new(groups, last_group,
+                                    json_pack("{s:I,s:f}", "cases", (json_int_t)group_cases, "wall_s",
+                                              round(gs * 100) / 100));
+            }
             fflush(stdout);
             snprintf(last_group, sizeof last_group, "%s", group);
             t_group = cts_now_us();
@@ -357,10 +361,10 @@ static int cmd_run(int argc, char **argv)
         TIMEOUT_FACTOR, "window_floor_us", WINDOW_FLOOR_US, "window_factor", WINDOW_FACTOR,
         "prompt_factor", PROMPT_FACTOR, "prompt_slack_us", PROMPT_SLACK_US, "wait_retries",
         WAIT_RETRIES, "managed_prefetched_to_device", e->prefetch_managed);
-    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:I,s:o,s:o,s:o,s:f}", "date", date, "wall_s",
+    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:I,s:o,s:o,s:o,s:o,s:f}", "date", date, "wall_s",
                             round(wall_s * 10) / 10, "repeat", repeat, "selection",
                             glob ? glob : "*", "cases", (json_int_t)n, "counts", counts, "selfcheck",
-                            selfcheck, "harness", harness, "cases_per_second",
+                            selfcheck, "harness", harness, "groups", groups, "cases_per_second",
                             round(n / wall_s * 10) / 10);
     json_t *matrix = cts_matrix_new(env, run, cases);
     cts_log_event(&log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));

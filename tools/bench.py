@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Benchmark the suite: run `sync-cts run` N times in a row (not a timed test).
+
+Prints, for each run, the wall time, cases per second and status counts; then
+the slowest groups (from the matrices' run.groups), how many INCONCLUSIVE
+cases each run had and which, and whether the verdicts of cases that passed in
+every run are identical across runs.  Needs a GPU.  Exit 0 if the runs were
+made (whatever they found), 2 on bad input or if a run could not complete.
+
+    tools/bench.py [--runs 5] [--glob GLOB] [--sync-cts build/sync-cts] [--out DIR]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def die(msg):
+    print(f"bench.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--glob", default=None, help="case selection (default: every case)")
+    ap.add_argument("--sync-cts", default="build/sync-cts")
+    ap.add_argument("--out", default=None, help="keep the matrices here (default: a temp dir)")
+    ap.add_argument("--slowest", type=int, default=8)
+    a = ap.parse_args()
+    if a.runs < 1:
+        die("--runs wants a positive number")
+    if not os.access(a.sync_cts, os.X_OK):
+        die(f"{a.sync_cts} is not an executable sync-cts (build it first)")
+    out = a.out or tempfile.mkdtemp(prefix="sync-cts-bench-")
+    os.makedirs(out, exist_ok=True)
+
+    matrices = []
+    for i in range(1, a.runs + 1):
+        path = os.path.join(out, f"run{i}.json")
+        cmd = [a.sync_cts, "run"] + ([a.glob] if a.glob else []) + ["--out", path]
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        wall = time.monotonic() - t0
+        if p.returncode not in (0, 1, 3):
+            print(p.stdout, file=sys.stderr)
+            die(f"run {i} exited {p.returncode}")
+        m = json.load(open(path))
+        matrices.append(m)
+        r = m["run"]
+        counts = ", ".join(f"{v} {k}" for k, v in sorted(r["counts"].items()) if v)
+        print(f"run {i}: {r['cases']} cases, {r['wall_s']:.1f} s in the run "
+              f"({wall:.1f} s with start-up), {r['cases_per_second']:.0f} cases/s: {counts}")
+
+    print(f"\nslowest groups (mean over {a.runs} runs):")
+    groups = {}
+    for m in matrices:
+        for g, v in m["run"].get("groups", {}).items():
+            groups.setdefault(g, []).append(v["wall_s"])
+    for g, ts in sorted(groups.items(), key=lambda kv: -sum(kv[1]) / len(kv[1]))[:a.slowest]:
+        n = matrices[0]["run"]["groups"][g]["cases"]
+        mean = sum(ts) / len(ts)
+        print(f"  {g:24} {mean:6.2f} s  {n:5} cases  {1000 * mean / n:6.2f} ms/case")
+
+    inconclusive = [sorted(k for k, c in m["cases"].items() if c["status"] == "INCONCLUSIVE")
+                    for m in matrices]
+    print("\nINCONCLUSIVE per run:", ", ".join(str(len(x)) for x in inconclusive))
+    for i, ids in enumerate(inconclusive, 1):
+        for k in ids[:5]:
+            print(f"  run {i}: {k}: {matrices[i - 1]['cases'][k]['reason']}")
+        if len(ids) > 5:
+            print(f"  run {i}: ... and {len(ids) - 5} more")
+
+    ids = matrices[0]["cases"].keys()
+    always = [k for k in ids if all(m["cases"][k]["status"] == "PASS" for m in matrices)]
+    differ = [k for k in always if any(m["cases"][k]["verdict"] != matrices[0]["cases"][k]["verdict"]
+                                       for m in matrices[1:])]
+    print(f"\nverdicts: {len(always)} cases PASS in all {a.runs} runs; "
+          f"{len(differ)} of them differ between runs")
+    for k in differ[:10]:
+        print(f"  {k}: " + " | ".join(m["cases"][k]["symbol"] for m in matrices))
+    print(f"matrices in {out}")
+
+
+if __name__ == "__main__":
+    main()
