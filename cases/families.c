@@ -1,5 +1,6 @@
 /* Every family of the suite, in the order their cases are listed and run. */
 #include "../harness/cts.h"
 
-const struct cts_family *const cts_families[] = {&cts_family_memcpy, &cts_family_memset};
+const struct cts_family *const cts_families[] = {&cts_family_memcpy, &cts_family_memset,
+                                                  &cts_family_alloc};
 const size_t cts_family_count = sizeof cts_families / sizeof *cts_families;

@@ -42,6 +42,11 @@ enum cts_api {
     CTS_API_CU_MEMSET_D8_ASYNC, CTS_API_CU_MEMSET_D16_ASYNC, CTS_API_CU_MEMSET_D32_ASYNC,
     CTS_API_CU_MEMSET_D2D8, CTS_API_CU_MEMSET_D2D16, CTS_API_CU_MEMSET_D2D32,
     CTS_API_CU_MEMSET_D2D8_ASYNC, CTS_API_CU_MEMSET_D2D16_ASYNC, CTS_API_CU_MEMSET_D2D32_ASYNC,
+    CTS_API_MALLOC, CTS_API_FREE, CTS_API_FREE_POOL_PTR, CTS_API_FREE_NULL, CTS_API_MALLOC_PITCH,
+    CTS_API_MALLOC_3D, CTS_API_MALLOC_ARRAY, CTS_API_FREE_ARRAY, CTS_API_MALLOC_HOST,
+    CTS_API_FREE_HOST, CTS_API_HOST_ALLOC, CTS_API_HOST_REGISTER, CTS_API_HOST_UNREGISTER,
+    CTS_API_MALLOC_MANAGED, CTS_API_MALLOC_ASYNC, CTS_API_FREE_ASYNC,
+    CTS_API_MALLOC_FROM_POOL_ASYNC, CTS_API_MEMPOOL_TRIM_TO,
     CTS_API_COUNT
 };
 /* Whether an API takes a stream (an op stream) or has one implied. */
@@ -89,12 +94,20 @@ struct cts_case {
     enum cts_api api;
     enum cts_dir dir;
     enum cts_mem mem; /* the memory kind under test; see cts_case_buffers() */
-    int size_idx;
+    int size_idx; /* -1: the call takes no size (cudaFree(NULL)); its id segment is left out */
     size_t size;
     enum cts_kind kind;
     enum cts_op op;
     enum cts_busy busy;
     size_t width, height, depth; /* the shape of a 2D/3D call (pitch = width); 0 for 1-D */
+};
+
+/* What a family's prepare() sets up for one call and cleanup() undoes,
+ * both outside the measured region, with the device idle. */
+struct cts_scratch {
+    void *ptr;      /* e.g. the pointer cudaFree frees, or cudaMalloc returned */
+    void *handle;   /* e.g. a cudaArray_t, a memory pool */
+    size_t pitch;
 };
 
 /* What the engine hands the call under test. */
@@ -103,6 +116,7 @@ struct cts_call {
     const void *src;     /* NULL where the call has no source */
     unsigned char value; /* the byte a memset writes (the repetition's pattern) */
     void *stream;        /* the op stream's handle (0 where implied) */
+    struct cts_scratch *scratch;
 };
 
 /* A family declares its cases with a generator (generate(NULL, 0) counts
@@ -117,10 +131,15 @@ struct cts_family {
     void (*buffers)(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst);
     int (*needs)(const struct cts_case *c, char *why, size_t len);
     int (*issue)(const struct cts_case *c, const struct cts_call *call, const char **error);
+    /* Optional: set-up before each call and clean-up after it; each returns
+     * 0, or non-zero with the error's name (the repetition is then BROKEN). */
+    int (*prepare)(const struct cts_case *c, struct cts_scratch *s, const char **error);
+    int (*cleanup)(const struct cts_case *c, struct cts_scratch *s, const char **error);
 };
 
 extern const struct cts_family cts_family_memcpy;
 extern const struct cts_family cts_family_memset;
+extern const struct cts_family cts_family_alloc;
 extern const struct cts_family *const cts_families[];
 extern const size_t cts_family_count;
 
@@ -150,9 +169,9 @@ int cts_case_make_id(struct cts_case *c);
 
 /* The case table: every family's cases, in declaration order. */
 const struct cts_case *cts_all_cases(size_t *count);
-/* Case ids matching the fnmatch(3) glob; NULL glob matches every case.
- * Returns the number selected; *out is malloc'ed (caller frees). */
-size_t cts_select(const char *glob, const struct cts_case ***out);
+/* Cases of `family` (NULL: any) whose ids match the fnmatch(3) glob (NULL:
+ * any).  Returns the number selected; *out is malloc'ed (caller frees). */
+size_t cts_select(const char *glob, const char *family, const struct cts_case ***out);
 /* The CTest group of a case: "<api>.<dir>" ("memcpy_async.h2d"). */
 void cts_case_group(const struct cts_case *c, char *buf, size_t len);
 

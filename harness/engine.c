@@ -165,7 +165,7 @@ static cudaError_t prepare_samples(struct cts_engine *e, enum cts_mem sm, void *
     for (int i = 0; i < nsamp && err == cudaSuccess; i++) {
         if (sm != CTS_MEM_NONE)
             err = poke(e, sm, src, off[i], v);
-        if (err == cudaSuccess)
+        if (err == cudaSuccess && dm != CTS_MEM_NONE)
             err = poke(e, dm, dst, off[i], u);
     }
     return err;
@@ -433,7 +433,7 @@ static const char *missing_need(struct cts_engine *e, const struct cts_case *c, 
     c->family->buffers(c, src, dst);
     if (*src != CTS_MEM_NONE && e->notsupp[*src][0])
         return e->notsupp[*src];
-    if (e->notsupp[*dst][0])
+    if (*dst != CTS_MEM_NONE && e->notsupp[*dst][0])
         return e->notsupp[*dst];
     if (c->family->needs && c->family->needs(c, e->need_why, sizeof e->need_why))
         return e->need_why;
@@ -462,13 +462,22 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
     void *src = buffer(e, sm, 0), *dst = buffer(e, dm, 1);
     cudaStream_t s = op_stream(e, c->op);
     size_t off[3];
-    int nsamp = sample_offsets(c->size, off);
+    int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : sample_offsets(c->size, off);
     for (int i = 0; i < IDLE_WARMUP + IDLE_SAMPLES; i++) {
         unsigned seq = ++e->seq;
+        struct cts_scratch scratch = {0};
+        const char *ename = "?";
         HCHECK(idle->reason, cudaDeviceSynchronize());
         HCHECK(idle->reason, prepare_samples(e, sm, src, dm, dst, off, nsamp, 0x11, 0x22));
-        struct cts_call args = {dst, src, 0x11, s};
-        const char *ename = "?";
+        if (c->family->prepare && c->family->prepare(c, &scratch, &ename)) {
+            (void)cudaGetLastError();
+            idle->status = CTS_BROKEN;
+            setf(idle->reason, "harness: setting up %s failed: %s", cts_api_function(c->api), ename);
+            (void)cudaDeviceSynchronize();
+            return;
+        }
+        HCHECK(idle->reason, cudaDeviceSynchronize());
+        struct cts_call args = {dst, src, 0x11, s, &scratch};
         double t0 = cts_now_us();
         int err = c->family->issue(c, &args, &ename);
         double t1 = cts_now_us();
@@ -477,6 +486,8 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
             idle->status = CTS_FAIL;
             setf(idle->reason, "%s returned %s on an idle GPU", cts_api_function(c->api), ename);
             (void)cudaDeviceSynchronize();
+            if (c->family->cleanup)
+                (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
             return;
         }
         HCHECK(idle->reason, cts_launch_marker(s, &e->mk_dev[0], seq));
@@ -488,6 +499,15 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
             return;
         }
         double t2 = cts_now_us();
+        if (c->family->cleanup) {
+            HCHECK(idle->reason, cudaDeviceSynchronize());
+            if (c->family->cleanup(c, &scratch, &ename)) {
+                idle->status = CTS_BROKEN;
+                setf(idle->reason, "harness: cleaning up after %s failed: %s",
+                     cts_api_function(c->api), ename);
+                return;
+            }
+        }
         if (i >= IDLE_WARMUP) {
             call[i - IDLE_WARMUP] = t1 - t0;
             done[i - IDLE_WARMUP] = t2 - t0;
@@ -511,8 +531,8 @@ enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT };
 
 /* Returns REP_DONE, or which wait proved too short to tell "held" from
  * "slow" (the repetition is then measured again with that wait doubled). */
-static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct cts_result *res,
-                   struct cts_rep *r)
+static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const struct cts_result *res,
+                         struct cts_rep *r, struct cts_scratch *scratch)
 {
     enum cts_mem sm, dm;
     c->family->buffers(c, &sm, &dm);
@@ -520,13 +540,8 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct 
     cudaStream_t ops = op_stream(e, c->op), busy = busy_stream(e, c->op, c->busy);
     cudaStream_t third[2] = {e->blocking[2], e->nonblocking[2]};
     size_t off[3];
-    int nsamp = sample_offsets(c->size, off);
+    int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : sample_offsets(c->size, off);
     int latch_armed = 0, markers = 0;
-
-    memset(r, 0, sizeof *r);
-    r->status = CTS_PASS;
-    r->release_to_return_us = r->op_after_gpu_us = NAN;
-    r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = NAN;
 
     HCHECK(r->reason, cudaDeviceSynchronize());
     unsigned seq = ++e->seq;
@@ -547,7 +562,7 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct 
 
     cts_latch_arm(&e->latch, res->timeout_us);
     latch_armed = 1;
-    struct cts_call args = {dst, src, v, ops};
+    struct cts_call args = {dst, src, v, ops, scratch};
     const char *ename = "?";
     double t0 = cts_now_us();
     int err = c->family->issue(c, &args, &ename);
@@ -661,7 +676,7 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct 
 
     /* Did the copy happen, and when did it read its source? */
     int got_v = 0, got_w = 0;
-    for (int i = 0; i < nsamp; i++) {
+    for (int i = 0; i < nsamp && dm != CTS_MEM_NONE; i++) {
         unsigned char b = 0;
         HCHECK(r->reason, peek(e, dm, dst, off[i], &b));
         if (b == v)
@@ -684,6 +699,49 @@ fail:
         cts_latch_open(&e->latch);
     (void)cudaDeviceSynchronize();
     return 0;
+}
+
+/* One repetition, between the family's set-up and clean-up. */
+static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct cts_result *res,
+                   struct cts_rep *r)
+{
+    struct cts_scratch scratch = {0};
+    const char *ename = "?";
+    memset(r, 0, sizeof *r);
+    r->status = CTS_PASS;
+    r->release_to_return_us = r->op_after_gpu_us = NAN;
+    r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = NAN;
+    if (c->family->prepare) {
+        const char *why = NULL;
+        cudaError_t err = cudaDeviceSynchronize();
+        if (err != cudaSuccess)
+            why = cudaGetErrorName(err);
+        else if (c->family->prepare(c, &scratch, &ename))
+            why = ename;
+        else if ((err = cudaDeviceSynchronize()) != cudaSuccess)
+            why = cudaGetErrorName(err);
+        if (why) {
+            (void)cudaGetLastError();
+            r->status = CTS_BROKEN;
+            setf(r->reason, "harness: setting up %s failed: %s", cts_api_function(c->api), why);
+            (void)cudaDeviceSynchronize();
+            if (c->family->cleanup)
+                (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
+            return REP_DONE;
+        }
+    }
+    int rc = run_rep_inner(e, c, res, r, &scratch);
+    if (c->family->cleanup) {
+        cudaError_t err = cudaDeviceSynchronize(); /* the call's work is done before its memory goes */
+        int bad = c->family->cleanup(c, &scratch, &ename);
+        if ((bad || err != cudaSuccess) && r->status == CTS_PASS) {
+            r->status = CTS_BROKEN;
+            setf(r->reason, "harness: cleaning up after %s failed: %s", cts_api_function(c->api),
+                 bad ? ename : cudaGetErrorName(err));
+            return REP_DONE;
+        }
+    }
+    return rc;
 }
 
 /* The control of an (op stream, busy placement) pair: the gate and the

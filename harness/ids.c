@@ -36,12 +36,19 @@ TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async", "mem
       "memset_async", "memset2d", "memset2d_async", "memset3d", "memset3d_async", "cu_memset_d8",
       "cu_memset_d16", "cu_memset_d32", "cu_memset_d8_async", "cu_memset_d16_async",
       "cu_memset_d32_async", "cu_memset_d2d8", "cu_memset_d2d16", "cu_memset_d2d32",
-      "cu_memset_d2d8_async", "cu_memset_d2d16_async", "cu_memset_d2d32_async")
+      "cu_memset_d2d8_async", "cu_memset_d2d16_async", "cu_memset_d2d32_async", "malloc", "free",
+      "free_pool_ptr", "free_null", "malloc_pitch", "malloc3d", "malloc_array", "free_array",
+      "malloc_host", "free_host", "host_alloc", "host_register", "host_unregister",
+      "malloc_managed", "malloc_async", "free_async", "malloc_from_pool_async", "mempool_trim_to")
 TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset",
       "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemset3D", "cudaMemset3DAsync",
       "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async",
       "cuMemsetD32Async", "cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32", "cuMemsetD2D8Async",
-      "cuMemsetD2D16Async", "cuMemsetD2D32Async")
+      "cuMemsetD2D16Async", "cuMemsetD2D32Async", "cudaMalloc", "cudaFree", "cudaFree", "cudaFree",
+      "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaFreeArray", "cudaMallocHost",
+      "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
+      "cudaMallocManaged", "cudaMallocAsync", "cudaFreeAsync", "cudaMallocFromPoolAsync",
+      "cudaMemPoolTrimTo")
 
 int cts_api_takes_stream(enum cts_api a)
 {
@@ -128,14 +135,16 @@ int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b)
     return (b == CTS_BUSY_LEGACY && d == 'L') || (b == CTS_BUSY_PERTHREAD && d == 'P');
 }
 
-/* api[.dir].memory.size[.kind].op.busy: segments that do not apply are left out. */
+/* api[.dir][.memory][.size][.kind].op.busy: segments that do not apply are left out. */
 int cts_case_make_id(struct cts_case *c)
 {
-    int n = snprintf(c->id, sizeof c->id, "%s%s%s.%s.%s%s%s.%s.%s", cts_api_token(c->api),
-                     c->dir == CTS_DIR_NONE ? "" : ".", c->dir == CTS_DIR_NONE ? "" : cts_dir_token(c->dir),
-                     cts_mem_token(c->mem), cts_size_token(c->size_idx),
-                     c->kind == CTS_KIND_NONE ? "" : ".", c->kind == CTS_KIND_NONE ? "" : cts_kind_token(c->kind),
-                     cts_op_token(c->op), cts_busy_token(c->busy));
+    int dir = c->dir != CTS_DIR_NONE, mem = c->mem != CTS_MEM_NONE, size = c->size_idx >= 0,
+        kind = c->kind != CTS_KIND_NONE;
+    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
+                     dir ? "." : "", dir ? cts_dir_token(c->dir) : "", mem ? "." : "",
+                     mem ? cts_mem_token(c->mem) : "", size ? "." : "",
+                     size ? cts_size_token(c->size_idx) : "", kind ? "." : "",
+                     kind ? cts_kind_token(c->kind) : "", cts_op_token(c->op), cts_busy_token(c->busy));
     return n > 0 && (size_t)n < sizeof c->id ? 0 : -1;
 }
 
@@ -166,7 +175,7 @@ const struct cts_case *cts_all_cases(size_t *count)
     return table;
 }
 
-size_t cts_select(const char *glob, const struct cts_case ***out)
+size_t cts_select(const char *glob, const char *family, const struct cts_case ***out)
 {
     size_t n;
     const struct cts_case *all = cts_all_cases(&n);
@@ -177,7 +186,8 @@ size_t cts_select(const char *glob, const struct cts_case ***out)
         exit(2);
     }
     for (size_t i = 0; i < n; i++)
-        if (!glob || fnmatch(glob, all[i].id, 0) == 0)
+        if ((!glob || fnmatch(glob, all[i].id, 0) == 0) &&
+            (!family || strcmp(family, all[i].family->name) == 0))
             sel[k++] = &all[i];
     *out = sel;
     return k;

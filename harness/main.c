@@ -27,8 +27,9 @@
 enum { EXIT_VERDICTS = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_VERDICT = 3, EXIT_SKIP = 77 };
 
 static const char usage_text[] =
-    "usage: sync-cts list [GLOB] [--groups]\n"
-    "       sync-cts run [GLOB] [--repeat N] [--out FILE.json] [--log FILE] [--device N]\n"
+    "usage: sync-cts list [GLOB] [--family NAME] [--groups]\n"
+    "       sync-cts run [GLOB] [--family NAME] [--repeat N] [--out FILE.json] [--log FILE]\n"
+    "                    [--device N]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
     "       sync-cts render MATRIX.json [--out FILE.md]\n"
@@ -78,15 +79,29 @@ static int bad_option(int c, char **argv)
 }
 
 /* The cases the optional GLOB selects; a GLOB that selects nothing is bad input. */
-static int select_cases(int argc, char **argv, const char **glob, const struct cts_case ***sel,
-                        size_t *n)
+static int select_cases(int argc, char **argv, const char *family, const char **glob,
+                        const struct cts_case ***sel, size_t *n)
 {
     int rc = take_glob(argc, argv, glob);
     if (rc)
         return rc;
-    *n = cts_select(*glob, sel);
+    if (family) {
+        size_t f = 0;
+        while (f < cts_family_count && strcmp(cts_families[f]->name, family))
+            f++;
+        if (f == cts_family_count) {
+            char names[256] = "";
+            for (f = 0; f < cts_family_count; f++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", f ? ", " : "",
+                         cts_families[f]->name);
+            return die(EXIT_USAGE, "no family '%s' (families: %s)", family, names);
+        }
+    }
+    *n = cts_select(*glob, family, sel);
     if (*n == 0) {
         free(*sel);
+        if (family)
+            return die(EXIT_USAGE, "no case of family '%s' matches '%s'", family, *glob ? *glob : "*");
         return die(EXIT_USAGE, "no case matches '%s'", *glob);
     }
     return 0;
@@ -96,19 +111,22 @@ static int select_cases(int argc, char **argv, const char **glob, const struct c
 
 static int cmd_list(int argc, char **argv)
 {
-    static const struct option opts[] = {{"groups", no_argument, NULL, 'g'}, {0}};
+    static const struct option opts[] = {
+        {"groups", no_argument, NULL, 'g'}, {"family", required_argument, NULL, 'f'}, {0}};
     int groups = 0, c, rc;
-    const char *glob;
+    const char *glob, *family = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'g')
             groups = 1;
+        else if (c == 'f')
+            family = optarg;
         else
             return bad_option(c, argv);
     }
     const struct cts_case **sel;
     size_t n;
-    if ((rc = select_cases(argc, argv, &glob, &sel, &n)))
+    if ((rc = select_cases(argc, argv, family, &glob, &sel, &n)))
         return rc;
     char last[64] = "", group[64];
     for (size_t i = 0; i < n; i++) {
@@ -210,9 +228,9 @@ static int cmd_run(int argc, char **argv)
     static const struct option opts[] = {
         {"repeat", required_argument, NULL, 'r'}, {"out", required_argument, NULL, 'o'},
         {"log", required_argument, NULL, 'l'},    {"device", required_argument, NULL, 'd'},
-        {0}};
+        {"family", required_argument, NULL, 'f'}, {0}};
     int repeat = 3, dev = 0, c, rc;
-    const char *out = "matrix.json", *logpath = NULL, *glob;
+    const char *out = "matrix.json", *logpath = NULL, *glob, *family = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
@@ -226,6 +244,7 @@ static int cmd_run(int argc, char **argv)
                 return die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
             break;
         case 'o': out = optarg; break;
+        case 'f': family = optarg; break;
         case 'l': logpath = optarg; break;
         default:
             return bad_option(c, argv);
@@ -233,7 +252,7 @@ static int cmd_run(int argc, char **argv)
     }
     const struct cts_case **sel;
     size_t n;
-    if ((rc = select_cases(argc, argv, &glob, &sel, &n)))
+    if ((rc = select_cases(argc, argv, family, &glob, &sel, &n)))
         return rc;
 
     /* Every output is opened before anything runs; none appears unless the run completes. */
@@ -361,9 +380,9 @@ static int cmd_run(int argc, char **argv)
         TIMEOUT_FACTOR, "window_floor_us", WINDOW_FLOOR_US, "window_factor", WINDOW_FACTOR,
         "prompt_factor", PROMPT_FACTOR, "prompt_slack_us", PROMPT_SLACK_US, "wait_retries",
         WAIT_RETRIES, "managed_prefetched_to_device", e->prefetch_managed);
-    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:I,s:o,s:o,s:o,s:o,s:f}", "date", date, "wall_s",
+    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:s?,s:I,s:o,s:o,s:o,s:o,s:f}", "date", date, "wall_s",
                             round(wall_s * 10) / 10, "repeat", repeat, "selection",
-                            glob ? glob : "*", "cases", (json_int_t)n, "counts", counts, "selfcheck",
+                            glob ? glob : "*", "family", family, "cases", (json_int_t)n, "counts", counts, "selfcheck",
                             selfcheck, "harness", harness, "groups", groups, "cases_per_second",
                             round(n / wall_s * 10) / 10);
     json_t *matrix = cts_matrix_new(env, run, cases);

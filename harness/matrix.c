@@ -30,10 +30,11 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
     json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
     json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
-    json_object_set_new(j, "memory", json_string(cts_mem_token(c->mem)));
-    json_object_set_new(j, "allocator", json_string(cts_mem_allocator(c->mem)));
-    json_object_set_new(j, "size", json_integer((json_int_t)c->size));
-    json_object_set_new(j, "size_label", json_string(cts_size_token(c->size_idx)));
+    int mem = c->mem != CTS_MEM_NONE, sized = c->size_idx >= 0;
+    json_object_set_new(j, "memory", mem ? json_string(cts_mem_token(c->mem)) : json_null());
+    json_object_set_new(j, "allocator", mem ? json_string(cts_mem_allocator(c->mem)) : json_null());
+    json_object_set_new(j, "size", sized ? json_integer((json_int_t)c->size) : json_null());
+    json_object_set_new(j, "size_label", sized ? json_string(cts_size_token(c->size_idx)) : json_null());
     json_object_set_new(j, "kind", c->kind == CTS_KIND_NONE ? json_null() : json_string(cts_kind_token(c->kind)));
     json_object_set_new(j, "copy_kind", name_or_null(cts_copy_kind_name(c)));
     json_object_set_new(j, "shape", c->height ? json_pack("{s:I,s:I,s:I,s:I}", "width", (json_int_t)c->width,

@@ -7,7 +7,7 @@
 static int count_glob(const char *glob)
 {
     const struct cts_case **sel;
-    size_t n = cts_select(glob, &sel);
+    size_t n = cts_select(glob, NULL, &sel);
     free(sel);
     return (int)n;
 }
@@ -46,7 +46,16 @@ int main(void)
      * and busy pairs; 5 without: 4) at 7 sizes; 8 16/32-bit driver APIs
      * (half with a stream) only at the 4 sizes they divide. */
     CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22));
-    CHECK_INT(n, (size_t)(23 * 7 * 2 * 26 + 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22)));
+    /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
+     * stream (22 pairs), the rest 4. */
+    CHECK_INT(count_glob("*.op_*") - count_glob("*memcpy*") - count_glob("*memset*"),
+              (16 * 2 + 2) * 4 + 3 * 2 * 22);
+    CHECK_INT(n, (size_t)(23 * 7 * 2 * 26 + 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) +
+                          (16 * 2 + 2) * 4 + 3 * 2 * 22));
+    CHECK_INT(count_glob("free_null.op_implied.busy_same"), 1);
+    CHECK_INT(count_glob("host_alloc.wc.16MiB.op_implied.busy_nonblocking"), 1);
+    CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
+    CHECK_INT(count_glob("free_async.device.4KiB.op_nonblocking.busy_legacy"), 1);
     CHECK_INT(count_glob("memset.*"), 4 * 7 * 4);
     CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22);
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
@@ -55,13 +64,15 @@ int main(void)
     CHECK_INT(count_glob("memset_async.pinned.4KiB.op_nonblocking.busy_legacy"), 1);
     CHECK_INT(count_glob("cu_memset_d32.managed.16MiB.op_implied.busy_same"), 1);
 
-    /* Ids are unique, dotted in seven segments (five for memset: it has no
-     * direction and no copy kind), and rebuilt identically. */
+    /* Ids are unique, dotted in as many segments as apply (seven for a
+     * memcpy, five for a memset, three for cudaFree(NULL)), and rebuilt
+     * identically. */
     for (size_t i = 0; i < n; i++) {
         int dots = 0;
         for (const char *p = all[i].id; *p; p++)
             dots += *p == '.';
-        CHECK_INT(dots, all[i].family == &cts_family_memcpy ? 6 : 4);
+        CHECK_INT(dots, 2 + (all[i].dir != CTS_DIR_NONE) + (all[i].mem != CTS_MEM_NONE) +
+                            (all[i].size_idx >= 0) + (all[i].kind != CTS_KIND_NONE));
         struct cts_case copy = all[i];
         copy.id[0] = '\0';
         CHECK_INT(cts_case_make_id(&copy), 0);
