@@ -17,7 +17,7 @@ expect() {
     local rc=$?
     [ "$rc" -eq "$code" ] || fail "sync-cts $*: exit $rc, expected $code ($(cat "$tmp/err"))"
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sync-cts $*: stderr is not one line: $(cat "$tmp/err")"
-    grep -q -- "$pattern" "$tmp/err" || fail "sync-cts $*: stderr '$(cat "$tmp/err")' lacks '$pattern'"
+    grep -qF -- "$pattern" "$tmp/err" || fail "sync-cts $*: stderr '$(cat "$tmp/err")' lacks '$pattern'"
 }
 
 expect 2 "no command given" --
