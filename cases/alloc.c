@@ -52,35 +52,19 @@ static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
     for (size_t k = 0; k < sizeof calls / sizeof *calls; k++)
-        for (size_t s = 0; s < (calls[k].sized ? 2u : 1u); s++)
-            for (int op = 0; op < CTS_OP_COUNT; op++) {
-                if (cts_api_takes_stream(calls[k].api) == (op == CTS_OP_IMPLIED))
-                    continue;
-                for (int b = 0; b < CTS_BUSY_COUNT; b++) {
-                    if (cts_busy_is_op_stream(op, b))
-                        continue;
-                    if (out && n < cap) {
-                        struct cts_case *c = &out[n];
-                        *c = (struct cts_case){0};
-                        c->family = &cts_family_alloc;
-                        c->api = calls[k].api;
-                        c->dir = CTS_DIR_NONE;
-                        c->mem = calls[k].mem;
-                        c->size_idx = calls[k].sized ? sizes[s] : -1;
-                        c->size = calls[k].sized ? cts_size_bytes(sizes[s]) : 0;
-                        c->kind = CTS_KIND_NONE;
-                        c->op = op;
-                        c->busy = b;
-                        if (c->api == CTS_API_MALLOC_PITCH || c->api == CTS_API_MALLOC_3D ||
-                            c->api == CTS_API_MALLOC_ARRAY || c->api == CTS_API_FREE_ARRAY) {
-                            c->width = WIDTH;
-                            c->height = c->size / WIDTH;
-                        }
-                        cts_case_make_id(c);
-                    }
-                    n++;
-                }
+        for (size_t s = 0; s < (calls[k].sized ? 2u : 1u); s++) {
+            struct cts_case c = {.family = &cts_family_alloc, .api = calls[k].api,
+                                 .dir = CTS_DIR_NONE, .mem = calls[k].mem,
+                                 .size_idx = calls[k].sized ? sizes[s] : -1,
+                                 .size = calls[k].sized ? cts_size_bytes(sizes[s]) : 0,
+                                 .kind = CTS_KIND_NONE};
+            if (c.api == CTS_API_MALLOC_PITCH || c.api == CTS_API_MALLOC_3D ||
+                c.api == CTS_API_MALLOC_ARRAY || c.api == CTS_API_FREE_ARRAY) {
+                c.width = WIDTH;
+                c.height = c.size / WIDTH;
             }
+            n = cts_emit(&c, out, cap, n);
+        }
     return out ? (n < cap ? n : cap) : n;
 }
 

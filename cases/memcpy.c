@@ -28,31 +28,12 @@ static size_t generate(struct cts_case *out, size_t cap)
                                              : sizeof host_kinds / sizeof *host_kinds;
             for (size_t m = 0; m < nmem; m++)
                 for (int s = 0; s < CTS_SIZE_COUNT; s++)
-                    for (int k = 0; k < CTS_KIND_COUNT; k++)
-                        for (int op = 0; op < CTS_OP_COUNT; op++) {
-                            /* cudaMemcpy has no stream argument; cudaMemcpyAsync always has one. */
-                            if (cts_api_takes_stream(api) == (op == CTS_OP_IMPLIED))
-                                continue;
-                            for (int b = 0; b < CTS_BUSY_COUNT; b++) {
-                                if (cts_busy_is_op_stream(op, b))
-                                    continue;
-                                if (out && n < cap) {
-                                    struct cts_case *c = &out[n];
-                                    *c = (struct cts_case){0};
-                                    c->family = &cts_family_memcpy;
-                                    c->api = api;
-                                    c->dir = dir;
-                                    c->mem = mems[m];
-                                    c->size_idx = s;
-                                    c->size = cts_size_bytes(s);
-                                    c->kind = k;
-                                    c->op = op;
-                                    c->busy = b;
-                                    cts_case_make_id(c);
-                                }
-                                n++;
-                            }
-                        }
+                    for (int k = 0; k < CTS_KIND_COUNT; k++) {
+                        struct cts_case c = {.family = &cts_family_memcpy, .api = api, .dir = dir,
+                                             .mem = mems[m], .size_idx = s, .size = cts_size_bytes(s),
+                                             .kind = k};
+                        n = cts_emit(&c, out, cap, n);
+                    }
         }
     return out ? (n < cap ? n : cap) : n;
 }

@@ -76,30 +76,11 @@ static size_t generate(struct cts_case *out, size_t cap)
             for (int s = 0; s < CTS_SIZE_COUNT; s++) {
                 if (cts_size_bytes(s) % element(apis[a]))
                     continue; /* a 16/32-bit memset cannot cover an odd size */
-                for (int op = 0; op < CTS_OP_COUNT; op++) {
-                    if (cts_api_takes_stream(apis[a]) == (op == CTS_OP_IMPLIED))
-                        continue;
-                    for (int b = 0; b < CTS_BUSY_COUNT; b++) {
-                        if (cts_busy_is_op_stream(op, b))
-                            continue;
-                        if (out && n < cap) {
-                            struct cts_case *c = &out[n];
-                            *c = (struct cts_case){0};
-                            c->family = &cts_family_memset;
-                            c->api = apis[a];
-                            c->dir = CTS_DIR_NONE;
-                            c->mem = mems[m];
-                            c->size_idx = s;
-                            c->size = cts_size_bytes(s);
-                            c->kind = CTS_KIND_NONE;
-                            c->op = op;
-                            c->busy = b;
-                            shape(c);
-                            cts_case_make_id(c);
-                        }
-                        n++;
-                    }
-                }
+                struct cts_case c = {.family = &cts_family_memset, .api = apis[a],
+                                     .dir = CTS_DIR_NONE, .mem = mems[m], .size_idx = s,
+                                     .size = cts_size_bytes(s), .kind = CTS_KIND_NONE};
+                shape(&c);
+                n = cts_emit(&c, out, cap, n);
             }
     return out ? (n < cap ? n : cap) : n;
 }

@@ -166,6 +166,11 @@ int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b);
 
 /* Writes c->id from the parameters.  Returns 0, or -1 if it would not fit. */
 int cts_case_make_id(struct cts_case *c);
+/* For generators: emits `proto` once for every (op stream, busy placement)
+ * pair its API takes (the implied stream without a stream argument, the five
+ * op streams with one; no placement that is the op stream itself) into
+ * out[n..cap), and returns the new count n.  out may be NULL (counting). */
+size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
 
 /* The case table: every family's cases, in declaration order. */
 const struct cts_case *cts_all_cases(size_t *count);

@@ -148,6 +148,26 @@ int cts_case_make_id(struct cts_case *c)
     return n > 0 && (size_t)n < sizeof c->id ? 0 : -1;
 }
 
+size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n)
+{
+    for (int op = 0; op < CTS_OP_COUNT; op++) {
+        if (cts_api_takes_stream(proto->api) == (op == CTS_OP_IMPLIED))
+            continue;
+        for (int b = 0; b < CTS_BUSY_COUNT; b++) {
+            if (cts_busy_is_op_stream(op, b))
+                continue;
+            if (out && n < cap) {
+                out[n] = *proto;
+                out[n].op = op;
+                out[n].busy = b;
+                cts_case_make_id(&out[n]);
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s%s", cts_api_token(c->api), c->dir == CTS_DIR_NONE ? "" : ".",
