@@ -47,6 +47,10 @@ enum cts_api {
     CTS_API_FREE_HOST, CTS_API_HOST_ALLOC, CTS_API_HOST_REGISTER, CTS_API_HOST_UNREGISTER,
     CTS_API_MALLOC_MANAGED, CTS_API_MALLOC_ASYNC, CTS_API_FREE_ASYNC,
     CTS_API_MALLOC_FROM_POOL_ASYNC, CTS_API_MEMPOOL_TRIM_TO,
+    CTS_API_LAUNCH, CTS_API_EVENT_RECORD, CTS_API_STREAM_WAIT_EVENT, CTS_API_EVENT_QUERY,
+    CTS_API_STREAM_QUERY, CTS_API_LAUNCH_HOST_FUNC, CTS_API_STREAM_ADD_CALLBACK,
+    CTS_API_GRAPH_LAUNCH, CTS_API_STREAM_CREATE, CTS_API_STREAM_DESTROY, CTS_API_EVENT_CREATE,
+    CTS_API_EVENT_DESTROY,
     CTS_API_COUNT
 };
 /* Whether an API takes a stream (an op stream) or has one implied. */
@@ -140,6 +144,7 @@ struct cts_family {
 extern const struct cts_family cts_family_memcpy;
 extern const struct cts_family cts_family_memset;
 extern const struct cts_family cts_family_alloc;
+extern const struct cts_family cts_family_stream;
 extern const struct cts_family *const cts_families[];
 extern const size_t cts_family_count;
 

@@ -39,7 +39,10 @@ TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async", "mem
       "cu_memset_d2d8_async", "cu_memset_d2d16_async", "cu_memset_d2d32_async", "malloc", "free",
       "free_pool_ptr", "free_null", "malloc_pitch", "malloc3d", "malloc_array", "free_array",
       "malloc_host", "free_host", "host_alloc", "host_register", "host_unregister",
-      "malloc_managed", "malloc_async", "free_async", "malloc_from_pool_async", "mempool_trim_to")
+      "malloc_managed", "malloc_async", "free_async", "malloc_from_pool_async", "mempool_trim_to",
+      "launch", "event_record", "stream_wait_event", "event_query", "stream_query",
+      "launch_host_func", "stream_add_callback", "graph_launch", "stream_create", "stream_destroy",
+      "event_create", "event_destroy")
 TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset",
       "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemset3D", "cudaMemset3DAsync",
       "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async",
@@ -48,13 +51,24 @@ TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAs
       "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaFreeArray", "cudaMallocHost",
       "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
       "cudaMallocManaged", "cudaMallocAsync", "cudaFreeAsync", "cudaMallocFromPoolAsync",
-      "cudaMemPoolTrimTo")
+      "cudaMemPoolTrimTo", "cudaLaunchKernel", "cudaEventRecord", "cudaStreamWaitEvent",
+      "cudaEventQuery", "cudaStreamQuery", "cudaLaunchHostFunc", "cudaStreamAddCallback",
+      "cudaGraphLaunch", "cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate",
+      "cudaEventDestroy")
 
 int cts_api_takes_stream(enum cts_api a)
 {
-    const char *f = cts_api_function(a);
-    size_t n = strlen(f);
-    return n > 5 && strcmp(f + n - 5, "Async") == 0;
+    switch (a) {
+    case CTS_API_LAUNCH: case CTS_API_EVENT_RECORD: case CTS_API_STREAM_WAIT_EVENT:
+    case CTS_API_STREAM_QUERY: case CTS_API_LAUNCH_HOST_FUNC: case CTS_API_STREAM_ADD_CALLBACK:
+    case CTS_API_GRAPH_LAUNCH:
+        return 1;
+    default: {
+        const char *f = cts_api_function(a); /* the ...Async functions */
+        size_t n = strlen(f);
+        return n > 5 && strcmp(f + n - 5, "Async") == 0;
+    }
+    }
 }
 TOKEN(cts_dir_token, enum cts_dir, CTS_DIR_COUNT, "h2d", "d2h", "d2d", "h2h")
 TOKEN(cts_mem_token, enum cts_mem, CTS_MEM_COUNT, "pageable", "pinned", "portable", "mapped",

@@ -12,6 +12,14 @@ static int count_glob(const char *glob)
     return (int)n;
 }
 
+static int count_family(const char *family)
+{
+    const struct cts_case **sel;
+    size_t n = cts_select(NULL, family, &sel);
+    free(sel);
+    return (int)n;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -48,10 +56,18 @@ int main(void)
     CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22));
     /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
      * stream (22 pairs), the rest 4. */
-    CHECK_INT(count_glob("*.op_*") - count_glob("*memcpy*") - count_glob("*memset*"),
-              (16 * 2 + 2) * 4 + 3 * 2 * 22);
+    CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 4 + 3 * 2 * 22);
+    /* stream: 5 calls without a stream argument, 7 with one; no sizes. */
+    CHECK_INT(count_family("stream"), 5 * 4 + 7 * 22);
+    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26);
+    CHECK_INT(count_family("nope"), 0);
     CHECK_INT(n, (size_t)(23 * 7 * 2 * 26 + 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) +
-                          (16 * 2 + 2) * 4 + 3 * 2 * 22));
+                          (16 * 2 + 2) * 4 + 3 * 2 * 22 + 5 * 4 + 7 * 22));
+    CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
+    CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
+    CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
+    CHECK(cts_api_takes_stream(CTS_API_EVENT_RECORD));
+    CHECK(!cts_api_takes_stream(CTS_API_EVENT_QUERY));
     CHECK_INT(count_glob("free_null.op_implied.busy_same"), 1);
     CHECK_INT(count_glob("host_alloc.wc.16MiB.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
