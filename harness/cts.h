@@ -248,6 +248,8 @@ struct cts_result {
     double window_us;         /* how long markers get to run while it is closed */
     int window_retries;       /* times the window was doubled after proving too short */
     int timeout_retries;      /* likewise the timeout */
+    int drain_measured;       /* drain_max_us was measured (only when a held marker was late) */
+    double drain_max_us;      /* how long the call's work takes once held work ahead ends */
     struct cts_control control;
 };
 

@@ -69,6 +69,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(ev, "window_us", us(r->nreps ? r->window_us : NAN));
     json_object_set_new(ev, "window_retries", json_integer(r->window_retries));
     json_object_set_new(ev, "timeout_retries", json_integer(r->timeout_retries));
+    if (r->drain_measured)
+        json_object_set_new(ev, "drain_max_us", us(r->drain_max_us));
     json_object_set_new(ev, "control",
                         r->nreps ? json_pack("{s:s?,s:s?,s:s?}", "op_after",
                                              cts_order_name(r->control.op_after), "third_blocking",
