@@ -51,6 +51,9 @@ enum cts_api {
     CTS_API_STREAM_QUERY, CTS_API_LAUNCH_HOST_FUNC, CTS_API_STREAM_ADD_CALLBACK,
     CTS_API_GRAPH_LAUNCH, CTS_API_STREAM_CREATE, CTS_API_STREAM_DESTROY, CTS_API_EVENT_CREATE,
     CTS_API_EVENT_DESTROY,
+    CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC, CTS_API_MEM_PREFETCH_TO_HOST_ASYNC,
+    CTS_API_MEM_ADVISE_READ_MOSTLY, CTS_API_MEM_ADVISE_PREFERRED_LOCATION,
+    CTS_API_MEM_ADVISE_ACCESSED_BY, CTS_API_STREAM_ATTACH_MEM_ASYNC,
     CTS_API_COUNT
 };
 /* Whether an API takes a stream (an op stream) or has one implied. */
@@ -145,6 +148,7 @@ extern const struct cts_family cts_family_memcpy;
 extern const struct cts_family cts_family_memset;
 extern const struct cts_family cts_family_alloc;
 extern const struct cts_family cts_family_stream;
+extern const struct cts_family cts_family_managed;
 extern const struct cts_family *const cts_families[];
 extern const size_t cts_family_count;
 

@@ -42,7 +42,9 @@ TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async", "mem
       "malloc_managed", "malloc_async", "free_async", "malloc_from_pool_async", "mempool_trim_to",
       "launch", "event_record", "stream_wait_event", "event_query", "stream_query",
       "launch_host_func", "stream_add_callback", "graph_launch", "stream_create", "stream_destroy",
-      "event_create", "event_destroy")
+      "event_create", "event_destroy", "mem_prefetch_to_device_async", "mem_prefetch_to_host_async",
+      "mem_advise_read_mostly", "mem_advise_preferred_location", "mem_advise_accessed_by",
+      "stream_attach_mem_async")
 TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset",
       "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemset3D", "cudaMemset3DAsync",
       "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async",
@@ -54,7 +56,8 @@ TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAs
       "cudaMemPoolTrimTo", "cudaLaunchKernel", "cudaEventRecord", "cudaStreamWaitEvent",
       "cudaEventQuery", "cudaStreamQuery", "cudaLaunchHostFunc", "cudaStreamAddCallback",
       "cudaGraphLaunch", "cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate",
-      "cudaEventDestroy")
+      "cudaEventDestroy", "cudaMemPrefetchAsync", "cudaMemPrefetchAsync", "cudaMemAdvise",
+      "cudaMemAdvise", "cudaMemAdvise", "cudaStreamAttachMemAsync")
 
 int cts_api_takes_stream(enum cts_api a)
 {

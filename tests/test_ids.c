@@ -60,9 +60,14 @@ int main(void)
     /* stream: 5 calls without a stream argument, 7 with one; no sizes. */
     CHECK_INT(count_family("stream"), 5 * 4 + 7 * 22);
     CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26);
+    /* managed: 2 prefetches and the attach take a stream; 3 advices do not; 2 sizes. */
+    CHECK_INT(count_family("managed"), (3 * 22 + 3 * 4) * 2);
+    CHECK_INT(count_glob("stream_attach_mem_async.managed.4KiB.op_null.busy_same"), 1);
+    CHECK(cts_api_takes_stream(CTS_API_STREAM_ATTACH_MEM_ASYNC));
+    CHECK(!cts_api_takes_stream(CTS_API_MEM_ADVISE_ACCESSED_BY));
     CHECK_INT(count_family("nope"), 0);
     CHECK_INT(n, (size_t)(23 * 7 * 2 * 26 + 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) +
-                          (16 * 2 + 2) * 4 + 3 * 2 * 22 + 5 * 4 + 7 * 22));
+                          (16 * 2 + 2) * 4 + 3 * 2 * 22 + 5 * 4 + 7 * 22 + (3 * 22 + 3 * 4) * 2));
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
@@ -156,6 +161,9 @@ int main(void)
         char why[256] = "";
         if (!strcmp(all[i].id, "memset_async.device.4KiB.op_null.busy_same")) {
             CHECK_INT(all[i].family->needs(&all[i], why, sizeof why), 0);
+        } else if (!strcmp(all[i].id, "stream_attach_mem_async.managed.4KiB.op_null.busy_same")) {
+            CHECK_INT(all[i].family->needs(&all[i], why, sizeof why), -1);
+            CHECK_CONTAINS(why, "illegal");
         } else if (!strcmp(all[i].id, "cu_memset_d8_async.device.4KiB.op_null.busy_same")) {
             CHECK_INT(all[i].family->needs(&all[i], why, sizeof why), -1);
             CHECK_CONTAINS(why, "cuMemsetD8Async was not found");

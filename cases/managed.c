@@ -1,0 +1,151 @@
+/* The managed family: cudaMemPrefetchAsync (to the device, to the host),
+ * cudaMemAdvise (read-mostly, preferred location, accessed-by, each set on
+ * the device), and cudaStreamAttachMemAsync (attach singly to the op
+ * stream), on a 16 MiB managed allocation of the family's own, at 4 KiB and
+ * 16 MiB, while other work is held.
+ *
+ * Before each call its memory is put where the call has work to do:
+ * prefetched to the host before a prefetch to the device, and to the device
+ * before anything else.  After it, advice is unset and the attachment made
+ * global again. */
+#include "../harness/cts.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+
+#define BYTES (16u << 20)
+
+static const enum cts_api apis[] = {
+    CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC, CTS_API_MEM_PREFETCH_TO_HOST_ASYNC,
+    CTS_API_MEM_ADVISE_READ_MOSTLY,       CTS_API_MEM_ADVISE_PREFERRED_LOCATION,
+    CTS_API_MEM_ADVISE_ACCESSED_BY,       CTS_API_STREAM_ATTACH_MEM_ASYNC,
+};
+static const int sizes[] = {1 /* 4KiB */, 6 /* 16MiB */};
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t a = 0; a < sizeof apis / sizeof *apis; a++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            struct cts_case c = {.family = &cts_family_managed, .api = apis[a], .dir = CTS_DIR_NONE,
+                                 .mem = CTS_MEM_MANAGED, .size_idx = sizes[s],
+                                 .size = cts_size_bytes(sizes[s]), .kind = CTS_KIND_NONE};
+            n = cts_emit(&c, out, cap, n);
+        }
+    return out ? (n < cap ? n : cap) : n;
+}
+
+static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
+{
+    (void)c;
+    *src = *dst = CTS_MEM_NONE; /* the family's managed memory is its own */
+}
+
+static int device_attribute(enum cudaDeviceAttr a, const char *name, char *why, size_t len)
+{
+    int dev = 0, v = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&v, a, dev);
+    if (err != cudaSuccess || !v) {
+        (void)cudaGetLastError();
+        snprintf(why, len, err != cudaSuccess ? "cannot read %s" : "%s is 0 on this device", name);
+        return -1;
+    }
+    return 0;
+}
+
+static int needs(const struct cts_case *c, char *why, size_t len)
+{
+    if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC &&
+        (c->op == CTS_OP_NULL || c->op == CTS_OP_LEGACY)) {
+        snprintf(why, len, "cudaMemAttachSingle to the NULL (legacy) stream is illegal "
+                           "(cudaStreamAttachMemAsync reference)");
+        return -1;
+    }
+    return device_attribute(cudaDevAttrConcurrentManagedAccess, "cudaDevAttrConcurrentManagedAccess",
+                            why, len);
+}
+
+static void *memory;
+
+static int result(cudaError_t err, const char **error)
+{
+    *error = cudaGetErrorName(err);
+    return err != cudaSuccess;
+}
+
+static struct cudaMemLocation device_location(void)
+{
+    struct cudaMemLocation loc = {cudaMemLocationTypeDevice, 0};
+    (void)cudaGetDevice(&loc.id);
+    return loc;
+}
+
+static cudaError_t place(struct cudaMemLocation loc)
+{
+    cudaError_t err = cudaMemPrefetchAsync(memory, BYTES, loc, 0, (cudaStream_t)0);
+    return err == cudaSuccess ? cudaStreamSynchronize((cudaStream_t)0) : err;
+}
+
+static int prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    (void)s;
+    cudaError_t err = cudaSuccess;
+    if (!memory && (err = cudaMallocManaged(&memory, BYTES, cudaMemAttachGlobal)) != cudaSuccess)
+        return result(err, error);
+    struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+    return result(place(c->api == CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC ? host : device_location()),
+                  error);
+}
+
+static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
+{
+    cudaStream_t st = (cudaStream_t)call->stream;
+    struct cudaMemLocation dev = device_location(), host = {cudaMemLocationTypeHost, 0};
+    switch (c->api) {
+    case CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC:
+        return result(cudaMemPrefetchAsync(memory, c->size, dev, 0, st), error);
+    case CTS_API_MEM_PREFETCH_TO_HOST_ASYNC:
+        return result(cudaMemPrefetchAsync(memory, c->size, host, 0, st), error);
+    case CTS_API_MEM_ADVISE_READ_MOSTLY:
+        return result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetReadMostly, dev), error);
+    case CTS_API_MEM_ADVISE_PREFERRED_LOCATION:
+        return result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetPreferredLocation, dev), error);
+    case CTS_API_MEM_ADVISE_ACCESSED_BY:
+        return result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetAccessedBy, dev), error);
+    case CTS_API_STREAM_ATTACH_MEM_ASYNC:
+        return result(cudaStreamAttachMemAsync(st, memory, 0, cudaMemAttachSingle), error);
+    default:
+        *error = "(not a managed-memory API)";
+        return 1;
+    }
+}
+
+static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    (void)s;
+    struct cudaMemLocation dev = device_location();
+    cudaError_t err = cudaSuccess;
+    switch (c->api) {
+    case CTS_API_MEM_ADVISE_READ_MOSTLY:
+        err = cudaMemAdvise(memory, BYTES, cudaMemAdviseUnsetReadMostly, dev);
+        break;
+    case CTS_API_MEM_ADVISE_PREFERRED_LOCATION:
+        err = cudaMemAdvise(memory, BYTES, cudaMemAdviseUnsetPreferredLocation, dev);
+        break;
+    case CTS_API_MEM_ADVISE_ACCESSED_BY:
+        err = cudaMemAdvise(memory, BYTES, cudaMemAdviseUnsetAccessedBy, dev);
+        break;
+    case CTS_API_STREAM_ATTACH_MEM_ASYNC:
+        err = cudaStreamAttachMemAsync((cudaStream_t)0, memory, 0, cudaMemAttachGlobal);
+        if (err == cudaSuccess)
+            err = cudaStreamSynchronize((cudaStream_t)0);
+        break;
+    default:
+        break;
+    }
+    return result(err, error);
+}
+
+const struct cts_family cts_family_managed = {"managed", generate, buffers, needs, issue, prepare, cleanup};
