@@ -10,6 +10,7 @@
  * Not here yet (issue 3): a pool's release threshold seen through stream,
  * event and device synchronize, and the virtual memory API (cuMemCreate ...). */
 #include "../harness/cts.h"
+#include "../harness/family.h"
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -74,37 +75,19 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
     *src = *dst = CTS_MEM_NONE; /* the family's memory is its own, made per call */
 }
 
-static int attribute(enum cudaDeviceAttr a, const char *name, char *why, size_t len)
-{
-    int dev = 0, v = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&v, a, dev);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "cannot read %s: %s", name, cudaGetErrorName(err));
-        return -1;
-    }
-    if (!v) {
-        snprintf(why, len, "%s is 0 on this device", name);
-        return -1;
-    }
-    return 0;
-}
-
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     switch (c->api) {
     case CTS_API_FREE_POOL_PTR: case CTS_API_MALLOC_ASYNC: case CTS_API_FREE_ASYNC:
     case CTS_API_MALLOC_FROM_POOL_ASYNC: case CTS_API_MEMPOOL_TRIM_TO:
-        return attribute(cudaDevAttrMemoryPoolsSupported, "cudaDevAttrMemoryPoolsSupported", why, len);
+        return cts_need_attribute(cudaDevAttrMemoryPoolsSupported, "cudaDevAttrMemoryPoolsSupported", why, len);
     case CTS_API_HOST_REGISTER: case CTS_API_HOST_UNREGISTER:
-        return attribute(cudaDevAttrHostRegisterSupported, "cudaDevAttrHostRegisterSupported", why, len);
+        return cts_need_attribute(cudaDevAttrHostRegisterSupported, "cudaDevAttrHostRegisterSupported", why, len);
     case CTS_API_MALLOC_MANAGED:
-        return attribute(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory", why, len);
+        return cts_need_attribute(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory", why, len);
     case CTS_API_HOST_ALLOC:
         if (c->mem == CTS_MEM_MAPPED)
-            return attribute(cudaDevAttrCanMapHostMemory, "cudaDevAttrCanMapHostMemory", why, len);
+            return cts_need_attribute(cudaDevAttrCanMapHostMemory, "cudaDevAttrCanMapHostMemory", why, len);
         return 0;
     default:
         return 0;
@@ -154,12 +137,6 @@ static cudaError_t get_pool(cudaMemPool_t *pool)
     return cudaSuccess;
 }
 
-static int result(cudaError_t err, const char **error)
-{
-    *error = cudaGetErrorName(err);
-    return err != cudaSuccess;
-}
-
 /* Page-aligned, touched host memory, as an application would register. */
 static int host_pages(struct cts_scratch *s, size_t size, const char **error)
 {
@@ -178,26 +155,26 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     cudaError_t err;
     switch (c->api) {
     case CTS_API_FREE:
-        return result(cudaMalloc(&s->ptr, c->size), error);
+        return cts_result(cudaMalloc(&s->ptr, c->size), error);
     case CTS_API_FREE_POOL_PTR:
     case CTS_API_FREE_ASYNC:
         if ((err = cudaMallocAsync(&s->ptr, c->size, (cudaStream_t)0)) == cudaSuccess)
             err = cudaStreamSynchronize((cudaStream_t)0);
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_FREE_ARRAY: {
         struct cudaChannelFormatDesc d = byte_channel();
-        return result(cudaMallocArray((cudaArray_t *)&s->handle, &d, c->width, c->height, 0), error);
+        return cts_result(cudaMallocArray((cudaArray_t *)&s->handle, &d, c->width, c->height, 0), error);
     }
     case CTS_API_FREE_HOST:
-        return result(cudaMallocHost(&s->ptr, c->size), error);
+        return cts_result(cudaMallocHost(&s->ptr, c->size), error);
     case CTS_API_HOST_REGISTER:
         return host_pages(s, c->size, error);
     case CTS_API_HOST_UNREGISTER:
         if (host_pages(s, c->size, error))
             return 1;
-        return result(cudaHostRegister(s->ptr, c->size, cudaHostRegisterDefault), error);
+        return cts_result(cudaHostRegister(s->ptr, c->size, cudaHostRegisterDefault), error);
     case CTS_API_MALLOC_FROM_POOL_ASYNC:
-        return result(get_pool(&pool), error);
+        return cts_result(get_pool(&pool), error);
     case CTS_API_MEMPOOL_TRIM_TO: {
         /* Leave 16 MiB of freed memory in the pool for TrimTo to release. */
         void *p = NULL;
@@ -206,7 +183,7 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
             (err = cudaFreeAsync(p, (cudaStream_t)0)) == cudaSuccess)
             err = cudaStreamSynchronize((cudaStream_t)0);
         s->handle = pool;
-        return result(err, error);
+        return cts_result(err, error);
     }
     default:
         return 0;
@@ -220,61 +197,61 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     cudaError_t err;
     switch (c->api) {
     case CTS_API_MALLOC:
-        return result(cudaMalloc(&s->ptr, c->size), error);
+        return cts_result(cudaMalloc(&s->ptr, c->size), error);
     case CTS_API_FREE:
     case CTS_API_FREE_POOL_PTR:
         err = cudaFree(s->ptr);
         if (err == cudaSuccess)
             s->ptr = NULL;
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_FREE_NULL:
-        return result(cudaFree(NULL), error);
+        return cts_result(cudaFree(NULL), error);
     case CTS_API_MALLOC_PITCH:
-        return result(cudaMallocPitch(&s->ptr, &s->pitch, c->width, c->height), error);
+        return cts_result(cudaMallocPitch(&s->ptr, &s->pitch, c->width, c->height), error);
     case CTS_API_MALLOC_3D: {
         struct cudaPitchedPtr pp;
         struct cudaExtent ext = {.width = c->width, .height = c->height, .depth = 1};
         err = cudaMalloc3D(&pp, ext);
         s->ptr = err == cudaSuccess ? pp.ptr : NULL;
-        return result(err, error);
+        return cts_result(err, error);
     }
     case CTS_API_MALLOC_ARRAY: {
         struct cudaChannelFormatDesc d = byte_channel();
-        return result(cudaMallocArray((cudaArray_t *)&s->handle, &d, c->width, c->height, 0), error);
+        return cts_result(cudaMallocArray((cudaArray_t *)&s->handle, &d, c->width, c->height, 0), error);
     }
     case CTS_API_FREE_ARRAY:
         err = cudaFreeArray((cudaArray_t)s->handle);
         if (err == cudaSuccess)
             s->handle = NULL;
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_MALLOC_HOST:
-        return result(cudaMallocHost(&s->ptr, c->size), error);
+        return cts_result(cudaMallocHost(&s->ptr, c->size), error);
     case CTS_API_FREE_HOST:
         err = cudaFreeHost(s->ptr);
         if (err == cudaSuccess)
             s->ptr = NULL;
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_HOST_ALLOC:
-        return result(cudaHostAlloc(&s->ptr, c->size, host_alloc_flags(c->mem)), error);
+        return cts_result(cudaHostAlloc(&s->ptr, c->size, host_alloc_flags(c->mem)), error);
     case CTS_API_HOST_REGISTER:
         err = cudaHostRegister(s->ptr, c->size, cudaHostRegisterDefault);
         s->pitch = err == cudaSuccess; /* registered: cleanup unregisters */
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_HOST_UNREGISTER:
-        return result(cudaHostUnregister(s->ptr), error);
+        return cts_result(cudaHostUnregister(s->ptr), error);
     case CTS_API_MALLOC_MANAGED:
-        return result(cudaMallocManaged(&s->ptr, c->size, cudaMemAttachGlobal), error);
+        return cts_result(cudaMallocManaged(&s->ptr, c->size, cudaMemAttachGlobal), error);
     case CTS_API_MALLOC_ASYNC:
-        return result(cudaMallocAsync(&s->ptr, c->size, st), error);
+        return cts_result(cudaMallocAsync(&s->ptr, c->size, st), error);
     case CTS_API_FREE_ASYNC:
         err = cudaFreeAsync(s->ptr, st);
         if (err == cudaSuccess)
             s->ptr = NULL;
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_MALLOC_FROM_POOL_ASYNC:
-        return result(cudaMallocFromPoolAsync(&s->ptr, c->size, private_pool, st), error);
+        return cts_result(cudaMallocFromPoolAsync(&s->ptr, c->size, private_pool, st), error);
     case CTS_API_MEMPOOL_TRIM_TO:
-        return result(cudaMemPoolTrimTo((cudaMemPool_t)s->handle, 0), error);
+        return cts_result(cudaMemPoolTrimTo((cudaMemPool_t)s->handle, 0), error);
     default:
         *error = "(not an allocation API)";
         return 1;
@@ -312,7 +289,7 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
         break;
     }
     s->ptr = s->handle = NULL;
-    return result(err, error);
+    return cts_result(err, error);
 }
 
 const struct cts_family cts_family_alloc = {"alloc", generate, buffers, needs, issue, prepare, cleanup};

@@ -9,6 +9,7 @@
  * before anything else.  After it, advice is unset and the attachment made
  * global again. */
 #include "../harness/cts.h"
+#include "../harness/family.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -41,20 +42,6 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
     *src = *dst = CTS_MEM_NONE; /* the family's managed memory is its own */
 }
 
-static int device_attribute(enum cudaDeviceAttr a, const char *name, char *why, size_t len)
-{
-    int dev = 0, v = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&v, a, dev);
-    if (err != cudaSuccess || !v) {
-        (void)cudaGetLastError();
-        snprintf(why, len, err != cudaSuccess ? "cannot read %s" : "%s is 0 on this device", name);
-        return -1;
-    }
-    return 0;
-}
-
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC &&
@@ -63,17 +50,11 @@ static int needs(const struct cts_case *c, char *why, size_t len)
                            "(cudaStreamAttachMemAsync reference)");
         return -1;
     }
-    return device_attribute(cudaDevAttrConcurrentManagedAccess, "cudaDevAttrConcurrentManagedAccess",
+    return cts_need_attribute(cudaDevAttrConcurrentManagedAccess, "cudaDevAttrConcurrentManagedAccess",
                             why, len);
 }
 
 static void *memory;
-
-static int result(cudaError_t err, const char **error)
-{
-    *error = cudaGetErrorName(err);
-    return err != cudaSuccess;
-}
 
 static struct cudaMemLocation device_location(void)
 {
@@ -93,9 +74,9 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     (void)s;
     cudaError_t err = cudaSuccess;
     if (!memory && (err = cudaMallocManaged(&memory, BYTES, cudaMemAttachGlobal)) != cudaSuccess)
-        return result(err, error);
+        return cts_result(err, error);
     struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
-    return result(place(c->api == CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC ? host : device_location()),
+    return cts_result(place(c->api == CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC ? host : device_location()),
                   error);
 }
 
@@ -105,17 +86,17 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     struct cudaMemLocation dev = device_location(), host = {cudaMemLocationTypeHost, 0};
     switch (c->api) {
     case CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC:
-        return result(cudaMemPrefetchAsync(memory, c->size, dev, 0, st), error);
+        return cts_result(cudaMemPrefetchAsync(memory, c->size, dev, 0, st), error);
     case CTS_API_MEM_PREFETCH_TO_HOST_ASYNC:
-        return result(cudaMemPrefetchAsync(memory, c->size, host, 0, st), error);
+        return cts_result(cudaMemPrefetchAsync(memory, c->size, host, 0, st), error);
     case CTS_API_MEM_ADVISE_READ_MOSTLY:
-        return result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetReadMostly, dev), error);
+        return cts_result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetReadMostly, dev), error);
     case CTS_API_MEM_ADVISE_PREFERRED_LOCATION:
-        return result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetPreferredLocation, dev), error);
+        return cts_result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetPreferredLocation, dev), error);
     case CTS_API_MEM_ADVISE_ACCESSED_BY:
-        return result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetAccessedBy, dev), error);
+        return cts_result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetAccessedBy, dev), error);
     case CTS_API_STREAM_ATTACH_MEM_ASYNC:
-        return result(cudaStreamAttachMemAsync(st, memory, 0, cudaMemAttachSingle), error);
+        return cts_result(cudaStreamAttachMemAsync(st, memory, 0, cudaMemAttachSingle), error);
     default:
         *error = "(not a managed-memory API)";
         return 1;
@@ -145,7 +126,7 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     default:
         break;
     }
-    return result(err, error);
+    return cts_result(err, error);
 }
 
 const struct cts_family cts_family_managed = {"managed", generate, buffers, needs, issue, prepare, cleanup};

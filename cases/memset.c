@@ -9,6 +9,7 @@
  * size/2 or size/4 elements and are declared only for sizes they divide. */
 #include "../harness/cts.h"
 #include "../harness/driver.h"
+#include "../harness/family.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -102,12 +103,6 @@ static int needs(const struct cts_case *c, char *why, size_t len)
     return 0;
 }
 
-static int runtime_result(cudaError_t err, const char **error)
-{
-    *error = cudaGetErrorName(err);
-    return err != cudaSuccess;
-}
-
 static int driver_result(CUresult r, const char **error)
 {
     *error = cts_driver_error_name(r);
@@ -127,13 +122,13 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     struct cudaExtent ext = {.width = w, .height = h, .depth = c->depth};
 
     switch (c->api) {
-    case CTS_API_MEMSET: return runtime_result(cudaMemset(call->dst, v8, n), error);
-    case CTS_API_MEMSET_ASYNC: return runtime_result(cudaMemsetAsync(call->dst, v8, n, s), error);
-    case CTS_API_MEMSET2D: return runtime_result(cudaMemset2D(call->dst, w, v8, w, h), error);
+    case CTS_API_MEMSET: return cts_result(cudaMemset(call->dst, v8, n), error);
+    case CTS_API_MEMSET_ASYNC: return cts_result(cudaMemsetAsync(call->dst, v8, n, s), error);
+    case CTS_API_MEMSET2D: return cts_result(cudaMemset2D(call->dst, w, v8, w, h), error);
     case CTS_API_MEMSET2D_ASYNC:
-        return runtime_result(cudaMemset2DAsync(call->dst, w, v8, w, h, s), error);
-    case CTS_API_MEMSET3D: return runtime_result(cudaMemset3D(pp, v8, ext), error);
-    case CTS_API_MEMSET3D_ASYNC: return runtime_result(cudaMemset3DAsync(pp, v8, ext, s), error);
+        return cts_result(cudaMemset2DAsync(call->dst, w, v8, w, h, s), error);
+    case CTS_API_MEMSET3D: return cts_result(cudaMemset3D(pp, v8, ext), error);
+    case CTS_API_MEMSET3D_ASYNC: return cts_result(cudaMemset3DAsync(pp, v8, ext, s), error);
     case CTS_API_CU_MEMSET_D8: return driver_result(cts_drv.cuMemsetD8(p, v8, n), error);
     case CTS_API_CU_MEMSET_D16: return driver_result(cts_drv.cuMemsetD16(p, v16, n / 2), error);
     case CTS_API_CU_MEMSET_D32: return driver_result(cts_drv.cuMemsetD32(p, v32, n / 4), error);

@@ -10,6 +10,7 @@
  * queues after the call would be captured, not run), events recorded behind
  * the gate, and whether callbacks in independent streams serialize each other. */
 #include "../harness/cts.h"
+#include "../harness/family.h"
 #include "../harness/kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -53,12 +54,6 @@ static void CUDART_CB callback(cudaStream_t s, cudaError_t status, void *arg)
     (void)status;
     (void)arg;
     atomic_fetch_add(&host_calls, 1);
-}
-
-static int result(cudaError_t err, const char **error)
-{
-    *error = cudaGetErrorName(err);
-    return err != cudaSuccess;
 }
 
 /* One kernel, captured once from a private stream and instantiated. */
@@ -109,18 +104,18 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     cudaError_t err;
     switch (c->api) {
     case CTS_API_EVENT_RECORD:
-        return result(cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, cudaEventDisableTiming), error);
+        return cts_result(cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, cudaEventDisableTiming), error);
     case CTS_API_STREAM_WAIT_EVENT:
     case CTS_API_EVENT_QUERY:
-        return result(complete_event((cudaEvent_t *)&s->handle), error);
+        return cts_result(complete_event((cudaEvent_t *)&s->handle), error);
     case CTS_API_GRAPH_LAUNCH:
         err = get_graph(&exec);
         s->handle = exec;
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_STREAM_DESTROY:
-        return result(cudaStreamCreate((cudaStream_t *)&s->handle), error);
+        return cts_result(cudaStreamCreate((cudaStream_t *)&s->handle), error);
     case CTS_API_EVENT_DESTROY:
-        return result(cudaEventCreate((cudaEvent_t *)&s->handle), error);
+        return cts_result(cudaEventCreate((cudaEvent_t *)&s->handle), error);
     default:
         return 0;
     }
@@ -133,13 +128,13 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     cudaError_t err;
     switch (c->api) {
     case CTS_API_LAUNCH:
-        return result(cts_launch_sleep(st, 0), error);
+        return cts_result(cts_launch_sleep(st, 0), error);
     case CTS_API_EVENT_RECORD:
-        return result(cudaEventRecord((cudaEvent_t)s->handle, st), error);
+        return cts_result(cudaEventRecord((cudaEvent_t)s->handle, st), error);
     case CTS_API_STREAM_WAIT_EVENT:
-        return result(cudaStreamWaitEvent(st, (cudaEvent_t)s->handle, 0), error);
+        return cts_result(cudaStreamWaitEvent(st, (cudaEvent_t)s->handle, 0), error);
     case CTS_API_EVENT_QUERY:
-        return result(cudaEventQuery((cudaEvent_t)s->handle), error);
+        return cts_result(cudaEventQuery((cudaEvent_t)s->handle), error);
     case CTS_API_STREAM_QUERY:
         /* Not ready is an answer, not a failure: the stream may hold the gate. */
         err = cudaStreamQuery(st);
@@ -147,27 +142,27 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
             (void)cudaGetLastError();
             err = cudaSuccess;
         }
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_LAUNCH_HOST_FUNC:
-        return result(cudaLaunchHostFunc(st, host_fn, NULL), error);
+        return cts_result(cudaLaunchHostFunc(st, host_fn, NULL), error);
     case CTS_API_STREAM_ADD_CALLBACK:
-        return result(cudaStreamAddCallback(st, callback, NULL, 0), error);
+        return cts_result(cudaStreamAddCallback(st, callback, NULL, 0), error);
     case CTS_API_GRAPH_LAUNCH:
-        return result(cudaGraphLaunch((cudaGraphExec_t)s->handle, st), error);
+        return cts_result(cudaGraphLaunch((cudaGraphExec_t)s->handle, st), error);
     case CTS_API_STREAM_CREATE:
-        return result(cudaStreamCreate((cudaStream_t *)&s->handle), error);
+        return cts_result(cudaStreamCreate((cudaStream_t *)&s->handle), error);
     case CTS_API_STREAM_DESTROY:
         err = cudaStreamDestroy((cudaStream_t)s->handle);
         if (err == cudaSuccess)
             s->handle = NULL;
-        return result(err, error);
+        return cts_result(err, error);
     case CTS_API_EVENT_CREATE:
-        return result(cudaEventCreate((cudaEvent_t *)&s->handle), error);
+        return cts_result(cudaEventCreate((cudaEvent_t *)&s->handle), error);
     case CTS_API_EVENT_DESTROY:
         err = cudaEventDestroy((cudaEvent_t)s->handle);
         if (err == cudaSuccess)
             s->handle = NULL;
-        return result(err, error);
+        return cts_result(err, error);
     default:
         *error = "(not a stream API)";
         return 1;
@@ -191,7 +186,7 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
         break; /* the graph is built once and kept */
     }
     s->handle = NULL;
-    return result(err, error);
+    return cts_result(err, error);
 }
 
 const struct cts_family cts_family_stream = {"stream", generate, buffers, NULL, issue, prepare, cleanup};
