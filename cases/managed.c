@@ -44,8 +44,7 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
 
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
-    if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC &&
-        (c->op == CTS_OP_NULL || c->op == CTS_OP_LEGACY)) {
+    if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC && cts_op_is_legacy(c->op)) {
         snprintf(why, len, "cudaMemAttachSingle to the NULL (legacy) stream is illegal "
                            "(cudaStreamAttachMemAsync reference)");
         return -1;

@@ -96,17 +96,7 @@ static int needs(const struct cts_case *c, char *why, size_t len)
 {
     const char *f = cts_api_function(c->api);
     int driver_api = strncmp(f, "cu", 2) == 0 && strncmp(f, "cuda", 4) != 0;
-    if (driver_api && cts_driver_missing(f)) {
-        snprintf(why, len, "%s was not found through cudaGetDriverEntryPointByVersion", f);
-        return -1;
-    }
-    return 0;
-}
-
-static int driver_result(CUresult r, const char **error)
-{
-    *error = cts_driver_error_name(r);
-    return r != CUDA_SUCCESS;
+    return driver_api ? cts_need_driver(f, why, len) : 0;
 }
 
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
@@ -129,26 +119,26 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         return cts_result(cudaMemset2DAsync(call->dst, w, v8, w, h, s), error);
     case CTS_API_MEMSET3D: return cts_result(cudaMemset3D(pp, v8, ext), error);
     case CTS_API_MEMSET3D_ASYNC: return cts_result(cudaMemset3DAsync(pp, v8, ext, s), error);
-    case CTS_API_CU_MEMSET_D8: return driver_result(cts_drv.cuMemsetD8(p, v8, n), error);
-    case CTS_API_CU_MEMSET_D16: return driver_result(cts_drv.cuMemsetD16(p, v16, n / 2), error);
-    case CTS_API_CU_MEMSET_D32: return driver_result(cts_drv.cuMemsetD32(p, v32, n / 4), error);
+    case CTS_API_CU_MEMSET_D8: return cts_driver_result(cts_drv.cuMemsetD8(p, v8, n), error);
+    case CTS_API_CU_MEMSET_D16: return cts_driver_result(cts_drv.cuMemsetD16(p, v16, n / 2), error);
+    case CTS_API_CU_MEMSET_D32: return cts_driver_result(cts_drv.cuMemsetD32(p, v32, n / 4), error);
     case CTS_API_CU_MEMSET_D8_ASYNC:
-        return driver_result(cts_drv.cuMemsetD8Async(p, v8, n, cs), error);
+        return cts_driver_result(cts_drv.cuMemsetD8Async(p, v8, n, cs), error);
     case CTS_API_CU_MEMSET_D16_ASYNC:
-        return driver_result(cts_drv.cuMemsetD16Async(p, v16, n / 2, cs), error);
+        return cts_driver_result(cts_drv.cuMemsetD16Async(p, v16, n / 2, cs), error);
     case CTS_API_CU_MEMSET_D32_ASYNC:
-        return driver_result(cts_drv.cuMemsetD32Async(p, v32, n / 4, cs), error);
-    case CTS_API_CU_MEMSET_D2D8: return driver_result(cts_drv.cuMemsetD2D8(p, w, v8, w, h), error);
+        return cts_driver_result(cts_drv.cuMemsetD32Async(p, v32, n / 4, cs), error);
+    case CTS_API_CU_MEMSET_D2D8: return cts_driver_result(cts_drv.cuMemsetD2D8(p, w, v8, w, h), error);
     case CTS_API_CU_MEMSET_D2D16:
-        return driver_result(cts_drv.cuMemsetD2D16(p, w, v16, w / 2, h), error);
+        return cts_driver_result(cts_drv.cuMemsetD2D16(p, w, v16, w / 2, h), error);
     case CTS_API_CU_MEMSET_D2D32:
-        return driver_result(cts_drv.cuMemsetD2D32(p, w, v32, w / 4, h), error);
+        return cts_driver_result(cts_drv.cuMemsetD2D32(p, w, v32, w / 4, h), error);
     case CTS_API_CU_MEMSET_D2D8_ASYNC:
-        return driver_result(cts_drv.cuMemsetD2D8Async(p, w, v8, w, h, cs), error);
+        return cts_driver_result(cts_drv.cuMemsetD2D8Async(p, w, v8, w, h, cs), error);
     case CTS_API_CU_MEMSET_D2D16_ASYNC:
-        return driver_result(cts_drv.cuMemsetD2D16Async(p, w, v16, w / 2, h, cs), error);
+        return cts_driver_result(cts_drv.cuMemsetD2D16Async(p, w, v16, w / 2, h, cs), error);
     case CTS_API_CU_MEMSET_D2D32_ASYNC:
-        return driver_result(cts_drv.cuMemsetD2D32Async(p, w, v32, w / 4, h, cs), error);
+        return cts_driver_result(cts_drv.cuMemsetD2D32Async(p, w, v32, w / 4, h, cs), error);
     default:
         *error = "(not a memset API)";
         return 1;

@@ -17,14 +17,16 @@
 #define CTS_SCHEMA_VERSION 1
 
 /* ---- status taxonomy (README "Statuses") --------------------------------
- * PASS, FAIL and NOTSUPP speak of the product; BROKEN, TIMEOUT,
+ * PASS, VARIES, FAIL and NOTSUPP speak of the product; BROKEN, TIMEOUT,
  * INCONCLUSIVE and CRASH say the suite could not produce a verdict. */
 enum cts_status {
     CTS_PASS,         /* ran; every repetition agreed; the verdict is recorded */
+    CTS_VARIES,       /* ran; every repetition was proven, and they differ (intermittent product
+                       * behaviour); the verdict keeps what they agree on */
     CTS_FAIL,         /* the call under test returned an error, or copied wrong data */
     CTS_NOTSUPP,      /* cannot run on this device or runtime; reason given */
     CTS_BROKEN,       /* the harness failed (a harness CUDA call, the gate, the latch) */
-    CTS_INCONCLUSIVE, /* repetitions disagree: no verdict, never a majority vote */
+    CTS_INCONCLUSIVE, /* a repetition stayed undecided ("held" or "slow"?) after its retries */
     CTS_TIMEOUT,      /* the device did not drain within the limit after the gate opened */
     CTS_CRASH,        /* the process died inside the case (log: begin with no end) */
     CTS_STATUS_COUNT
@@ -54,6 +56,25 @@ enum cts_api {
     CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC, CTS_API_MEM_PREFETCH_TO_HOST_ASYNC,
     CTS_API_MEM_ADVISE_READ_MOSTLY, CTS_API_MEM_ADVISE_PREFERRED_LOCATION,
     CTS_API_MEM_ADVISE_ACCESSED_BY, CTS_API_STREAM_ATTACH_MEM_ASYNC,
+    /* copy family */
+    CTS_API_MEMCPY2D, CTS_API_MEMCPY2D_ASYNC, CTS_API_MEMCPY3D, CTS_API_MEMCPY3D_ASYNC,
+    CTS_API_MEMCPY_TO_SYMBOL, CTS_API_MEMCPY_TO_SYMBOL_ASYNC, CTS_API_MEMCPY_FROM_SYMBOL,
+    CTS_API_MEMCPY_FROM_SYMBOL_ASYNC, CTS_API_MEMCPY2D_TO_ARRAY, CTS_API_MEMCPY2D_TO_ARRAY_ASYNC,
+    CTS_API_MEMCPY2D_FROM_ARRAY, CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC, CTS_API_MEMCPY_BATCH_ASYNC,
+    CTS_API_CU_MEMCPY_HTOD, CTS_API_CU_MEMCPY_DTOH, CTS_API_CU_MEMCPY_DTOD,
+    CTS_API_CU_MEMCPY_HTOD_ASYNC, CTS_API_CU_MEMCPY_DTOH_ASYNC, CTS_API_CU_MEMCPY_DTOD_ASYNC,
+    CTS_API_CU_MEMCPY, CTS_API_CU_MEMCPY_ASYNC, CTS_API_CU_MEMCPY2D, CTS_API_CU_MEMCPY2D_ASYNC,
+    CTS_API_CU_MEMCPY3D, CTS_API_CU_MEMCPY3D_ASYNC,
+    /* alloc family: virtual memory management; synchronize calls (pool release) */
+    CTS_API_CU_MEM_CREATE, CTS_API_CU_MEM_RELEASE, CTS_API_CU_MEM_MAP, CTS_API_CU_MEM_UNMAP,
+    CTS_API_CU_MEM_SET_ACCESS,
+    CTS_API_STREAM_SYNCHRONIZE, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE,
+    /* stream family: capture */
+    CTS_API_STREAM_BEGIN_CAPTURE, CTS_API_STREAM_END_CAPTURE,
+    /* trigger family */
+    CTS_API_DEVICE_SET_CACHE_CONFIG, CTS_API_FUNC_SET_CACHE_CONFIG, CTS_API_DEVICE_SET_LIMIT,
+    CTS_API_FUNC_GET_ATTRIBUTES, CTS_API_CU_MODULE_LOAD_DATA, CTS_API_CU_MODULE_UNLOAD,
+    CTS_API_CU_MODULE_GET_FUNCTION, CTS_API_CU_LAUNCH_KERNEL,
     CTS_API_COUNT
 };
 /* Whether an API takes a stream (an op stream) or has one implied. */
@@ -62,6 +83,7 @@ int cts_api_takes_stream(enum cts_api a);
  * to the case (a memset has no direction); its id segment is left out. */
 enum cts_dir { CTS_DIR_NONE = -1, CTS_DIR_H2D, CTS_DIR_D2H, CTS_DIR_D2D, CTS_DIR_H2H, CTS_DIR_COUNT };
 enum cts_mem {
+    CTS_MEM_OWN = -2,   /* the family's own memory (a symbol, an array): see cts_family.poke */
     CTS_MEM_NONE = -1,
     CTS_MEM_PAGEABLE,   /* malloc'ed, not registered */
     CTS_MEM_PINNED,     /* cudaMallocHost */
@@ -99,6 +121,8 @@ struct cts_case {
     char id[CTS_ID_MAX];
     const struct cts_family *family;
     enum cts_api api;
+    const char *variant; /* NULL, or how this call differs from the plain one ("stack_size",
+                          * "pool_release_0"); its id segment follows the api's */
     enum cts_dir dir;
     enum cts_mem mem; /* the memory kind under test; see cts_case_buffers() */
     int size_idx; /* -1: the call takes no size (cudaFree(NULL)); its id segment is left out */
@@ -114,7 +138,9 @@ struct cts_case {
 struct cts_scratch {
     void *ptr;      /* e.g. the pointer cudaFree frees, or cudaMalloc returned */
     void *handle;   /* e.g. a cudaArray_t, a memory pool */
+    void *extra;    /* anything else a family keeps from prepare() to cleanup() */
     size_t pitch;
+    unsigned long long value; /* e.g. a CUmemGenericAllocationHandle, a CUdeviceptr */
 };
 
 /* What the engine hands the call under test. */
@@ -142,6 +168,17 @@ struct cts_family {
      * 0, or non-zero with the error's name (the repetition is then BROKEN). */
     int (*prepare)(const struct cts_case *c, struct cts_scratch *s, const char **error);
     int (*cleanup)(const struct cts_case *c, struct cts_scratch *s, const char **error);
+    /* Optional: right before the call and right after it returns, untimed,
+     * while the gate holds its work (and around the idle calls too): e.g.
+     * record an event behind the gate, begin the capture that the call ends,
+     * end the capture that the call began.  Neither may wait for the device. */
+    int (*before)(const struct cts_case *c, struct cts_scratch *s, void *stream, const char **error);
+    int (*after)(const struct cts_case *c, struct cts_scratch *s, void *stream, const char **error);
+    /* Optional: where buffers() names CTS_MEM_OWN for a side (0 source, 1
+     * destination), the engine sets and reads its sample bytes through these,
+     * with the device idle.  The call gets NULL for that side. */
+    int (*poke)(const struct cts_case *c, int side, size_t off, unsigned char v, const char **error);
+    int (*peek)(const struct cts_case *c, int side, size_t off, unsigned char *v, const char **error);
 };
 
 extern const struct cts_family cts_family_memcpy;
@@ -149,6 +186,8 @@ extern const struct cts_family cts_family_memset;
 extern const struct cts_family cts_family_alloc;
 extern const struct cts_family cts_family_stream;
 extern const struct cts_family cts_family_managed;
+extern const struct cts_family cts_family_copy;
+extern const struct cts_family cts_family_trigger;
 extern const struct cts_family *const cts_families[];
 extern const size_t cts_family_count;
 
@@ -169,6 +208,9 @@ int cts_mem_host_accessible(enum cts_mem m);
 
 /* What stream 0 and the synchronous APIs mean in this build. */
 int cts_build_per_thread(void);
+/* Whether op is the legacy default stream in this build (the handle 0 and
+ * the implied stream are, unless the build is per-thread). */
+int cts_op_is_legacy(enum cts_op op);
 /* Whether busy placement b would hold the op stream itself (so that it
  * duplicates CTS_BUSY_SAME and is not generated). */
 int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b);
@@ -186,7 +228,7 @@ const struct cts_case *cts_all_cases(size_t *count);
 /* Cases of `family` (NULL: any) whose ids match the fnmatch(3) glob (NULL:
  * any).  Returns the number selected; *out is malloc'ed (caller frees). */
 size_t cts_select(const char *glob, const char *family, const struct cts_case ***out);
-/* The CTest group of a case: "<api>.<dir>" ("memcpy_async.h2d"). */
+/* The CTest group of a case: "<api>[.<variant>][.<dir>]" ("memcpy_async.h2d"). */
 void cts_case_group(const struct cts_case *c, char *buf, size_t len);
 
 /* ---- observations and verdicts ----------------------------------------- */

@@ -18,6 +18,14 @@ static const struct {
     E(cuMemsetD8Async),   E(cuMemsetD16Async),  E(cuMemsetD32Async),   E(cuMemsetD2D8),
     E(cuMemsetD2D16),     E(cuMemsetD2D32),     E(cuMemsetD2D8Async),  E(cuMemsetD2D16Async),
     E(cuMemsetD2D32Async),
+    E(cuMemcpyHtoD),      E(cuMemcpyDtoH),      E(cuMemcpyDtoD),       E(cuMemcpyHtoDAsync),
+    E(cuMemcpyDtoHAsync), E(cuMemcpyDtoDAsync), E(cuMemcpy),           E(cuMemcpyAsync),
+    E(cuMemcpy2D),        E(cuMemcpy2DAsync),   E(cuMemcpy3D),         E(cuMemcpy3DAsync),
+    E(cuMemCreate),       E(cuMemRelease),      E(cuMemAddressReserve), E(cuMemAddressFree),
+    E(cuMemMap),          E(cuMemUnmap),        E(cuMemSetAccess),
+    E(cuMemGetAllocationGranularity),
+    E(cuCtxGetDevice),    E(cuDeviceGetAttribute), E(cuModuleLoadData), E(cuModuleUnload),
+    E(cuModuleGetFunction), E(cuLaunchKernel),
 #undef E
 };
 

@@ -1,4 +1,5 @@
 #include "family.h"
+#include "driver.h"
 
 #include <stdio.h>
 
@@ -24,4 +25,34 @@ int cts_need_attribute(enum cudaDeviceAttr a, const char *name, char *why, size_
         return -1;
     }
     return 0;
+}
+
+int cts_driver_result(CUresult r, const char **error)
+{
+    *error = cts_driver_error_name(r);
+    return r != CUDA_SUCCESS;
+}
+
+int cts_need_driver(const char *name, char *why, size_t len)
+{
+    if (!cts_driver_missing(name))
+        return 0;
+    snprintf(why, len, "%s was not found through cudaGetDriverEntryPointByVersion", name);
+    return -1;
+}
+
+int cts_need_driver_version(int version, const char *what, char *why, size_t len)
+{
+    int v = 0;
+    cudaError_t err = cudaDriverGetVersion(&v);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "cannot read the driver version: %s", cudaGetErrorName(err));
+        return -1;
+    }
+    if (v >= version)
+        return 0;
+    snprintf(why, len, "%s needs a driver for CUDA %d.%d or newer; this one is for %d.%d", what,
+             version / 1000, version % 1000 / 10, v / 1000, v % 1000 / 10);
+    return -1;
 }

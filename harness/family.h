@@ -2,6 +2,7 @@
 #ifndef CTS_FAMILY_H
 #define CTS_FAMILY_H
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
@@ -10,5 +11,14 @@ int cts_result(cudaError_t err, const char **error);
 /* For needs(): 0 if the current device's attribute `a` (called `name`) is
  * non-zero; else -1 with why ("<name> is 0 on this device", or why it could not be read). */
 int cts_need_attribute(enum cudaDeviceAttr a, const char *name, char *why, size_t len);
+
+/* Likewise for a driver API CUresult. */
+int cts_driver_result(CUresult r, const char **error);
+/* For needs(): 0 if the driver API function `name` (a driver.h entry) was
+ * found; else -1 with why. */
+int cts_need_driver(const char *name, char *why, size_t len);
+/* For needs(): 0 if cudaDriverGetVersion reports at least `version`
+ * (e.g. 12080 for 12.8); else -1 with why, naming `what` needs it. */
+int cts_need_driver_version(int version, const char *what, char *why, size_t len);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const status_names[CTS_STATUS_COUNT] = {
-    "PASS", "FAIL", "NOTSUPP", "BROKEN", "INCONCLUSIVE", "TIMEOUT", "CRASH",
+    "PASS", "VARIES", "FAIL", "NOTSUPP", "BROKEN", "INCONCLUSIVE", "TIMEOUT", "CRASH",
 };
 
 const char *cts_status_name(enum cts_status s)
@@ -44,7 +44,20 @@ TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async", "mem
       "launch_host_func", "stream_add_callback", "graph_launch", "stream_create", "stream_destroy",
       "event_create", "event_destroy", "mem_prefetch_to_device_async", "mem_prefetch_to_host_async",
       "mem_advise_read_mostly", "mem_advise_preferred_location", "mem_advise_accessed_by",
-      "stream_attach_mem_async")
+      "stream_attach_mem_async",
+      "memcpy2d", "memcpy2d_async", "memcpy3d", "memcpy3d_async", "memcpy_to_symbol",
+      "memcpy_to_symbol_async", "memcpy_from_symbol", "memcpy_from_symbol_async",
+      "memcpy2d_to_array", "memcpy2d_to_array_async", "memcpy2d_from_array",
+      "memcpy2d_from_array_async", "memcpy_batch_async", "cu_memcpy_htod", "cu_memcpy_dtoh",
+      "cu_memcpy_dtod", "cu_memcpy_htod_async", "cu_memcpy_dtoh_async", "cu_memcpy_dtod_async",
+      "cu_memcpy", "cu_memcpy_async", "cu_memcpy2d", "cu_memcpy2d_async", "cu_memcpy3d",
+      "cu_memcpy3d_async",
+      "cu_mem_create", "cu_mem_release", "cu_mem_map", "cu_mem_unmap", "cu_mem_set_access",
+      "stream_synchronize", "event_synchronize", "device_synchronize",
+      "stream_begin_capture", "stream_end_capture",
+      "device_set_cache_config", "func_set_cache_config", "device_set_limit",
+      "func_get_attributes", "cu_module_load_data", "cu_module_unload", "cu_module_get_function",
+      "cu_launch_kernel")
 TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset",
       "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemset3D", "cudaMemset3DAsync",
       "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async",
@@ -57,14 +70,28 @@ TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAs
       "cudaEventQuery", "cudaStreamQuery", "cudaLaunchHostFunc", "cudaStreamAddCallback",
       "cudaGraphLaunch", "cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate",
       "cudaEventDestroy", "cudaMemPrefetchAsync", "cudaMemPrefetchAsync", "cudaMemAdvise",
-      "cudaMemAdvise", "cudaMemAdvise", "cudaStreamAttachMemAsync")
+      "cudaMemAdvise", "cudaMemAdvise", "cudaStreamAttachMemAsync",
+      "cudaMemcpy2D", "cudaMemcpy2DAsync", "cudaMemcpy3D", "cudaMemcpy3DAsync",
+      "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbol",
+      "cudaMemcpyFromSymbolAsync", "cudaMemcpy2DToArray", "cudaMemcpy2DToArrayAsync",
+      "cudaMemcpy2DFromArray", "cudaMemcpy2DFromArrayAsync", "cudaMemcpyBatchAsync",
+      "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync",
+      "cuMemcpyDtoDAsync", "cuMemcpy", "cuMemcpyAsync", "cuMemcpy2D", "cuMemcpy2DAsync",
+      "cuMemcpy3D", "cuMemcpy3DAsync",
+      "cuMemCreate", "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess",
+      "cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize",
+      "cudaStreamBeginCapture", "cudaStreamEndCapture",
+      "cudaDeviceSetCacheConfig", "cudaFuncSetCacheConfig", "cudaDeviceSetLimit",
+      "cudaFuncGetAttributes", "cuModuleLoadData", "cuModuleUnload", "cuModuleGetFunction",
+      "cuLaunchKernel")
 
 int cts_api_takes_stream(enum cts_api a)
 {
     switch (a) {
     case CTS_API_LAUNCH: case CTS_API_EVENT_RECORD: case CTS_API_STREAM_WAIT_EVENT:
     case CTS_API_STREAM_QUERY: case CTS_API_LAUNCH_HOST_FUNC: case CTS_API_STREAM_ADD_CALLBACK:
-    case CTS_API_GRAPH_LAUNCH:
+    case CTS_API_GRAPH_LAUNCH: case CTS_API_STREAM_SYNCHRONIZE: case CTS_API_STREAM_BEGIN_CAPTURE:
+    case CTS_API_STREAM_END_CAPTURE: case CTS_API_CU_LAUNCH_KERNEL:
         return 1;
     default: {
         const char *f = cts_api_function(a); /* the ...Async functions */
@@ -106,7 +133,7 @@ static const struct {
 const char *cts_size_token(int i) { return i >= 0 && i < CTS_SIZE_COUNT ? sizes[i].token : "?"; }
 size_t cts_size_bytes(int i) { return i >= 0 && i < CTS_SIZE_COUNT ? sizes[i].bytes : 0; }
 
-int cts_mem_host_accessible(enum cts_mem m) { return m != CTS_MEM_DEVICE && m != CTS_MEM_NONE; }
+int cts_mem_host_accessible(enum cts_mem m) { return m >= 0 && m != CTS_MEM_DEVICE; }
 
 const char *cts_copy_kind_name(const struct cts_case *c)
 {
@@ -146,18 +173,22 @@ static char op_default_stream(enum cts_op op)
     }
 }
 
+int cts_op_is_legacy(enum cts_op op) { return op_default_stream(op) == 'L'; }
+
 int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b)
 {
     char d = op_default_stream(op);
     return (b == CTS_BUSY_LEGACY && d == 'L') || (b == CTS_BUSY_PERTHREAD && d == 'P');
 }
 
-/* api[.dir][.memory][.size][.kind].op.busy: segments that do not apply are left out. */
+/* api[.variant][.dir][.memory][.size][.kind].op.busy: segments that do not
+ * apply are left out. */
 int cts_case_make_id(struct cts_case *c)
 {
-    int dir = c->dir != CTS_DIR_NONE, mem = c->mem != CTS_MEM_NONE, size = c->size_idx >= 0,
-        kind = c->kind != CTS_KIND_NONE;
-    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
+    int dir = c->dir != CTS_DIR_NONE, mem = c->mem >= 0, size = c->size_idx >= 0,
+        kind = c->kind != CTS_KIND_NONE, var = c->variant != NULL;
+    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
+                     var ? "." : "", var ? c->variant : "",
                      dir ? "." : "", dir ? cts_dir_token(c->dir) : "", mem ? "." : "",
                      mem ? cts_mem_token(c->mem) : "", size ? "." : "",
                      size ? cts_size_token(c->size_idx) : "", kind ? "." : "",
@@ -187,7 +218,8 @@ size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, 
 
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s", cts_api_token(c->api), c->dir == CTS_DIR_NONE ? "" : ".",
+    snprintf(buf, len, "%s%s%s%s%s", cts_api_token(c->api), c->variant ? "." : "",
+             c->variant ? c->variant : "", c->dir == CTS_DIR_NONE ? "" : ".",
              c->dir == CTS_DIR_NONE ? "" : cts_dir_token(c->dir));
 }
 

@@ -31,6 +31,14 @@ cudaError_t cts_launch_gate(cudaStream_t s, const volatile unsigned int *flag_de
                             unsigned int seq);
 cudaError_t cts_launch_marker(cudaStream_t s, struct cts_marker_record *rec_dev, unsigned int seq);
 cudaError_t cts_launch_sleep(cudaStream_t s, unsigned long long ns);
+/* The sleep kernel itself, for the calls that take a kernel function
+ * (cudaFuncSetCacheConfig, cudaFuncGetAttributes). */
+const void *cts_sleep_kernel_fn(void);
+
+/* A device symbol of CTS_SYMBOL_BYTES bytes (kernels/symbol.cu): what
+ * cudaMemcpyToSymbol and cudaMemcpyFromSymbol take as `symbol`. */
+#define CTS_SYMBOL_BYTES ((1u << 20) + 4096u)
+const void *cts_symbol(void);
 
 #ifdef __cplusplus
 }

@@ -28,9 +28,10 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "family", json_string(c->family->name));
     json_object_set_new(j, "group", json_string(group));
     json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
+    json_object_set_new(j, "variant", name_or_null(c->variant));
     json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
     json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
-    int mem = c->mem != CTS_MEM_NONE, sized = c->size_idx >= 0;
+    int mem = c->mem >= 0, sized = c->size_idx >= 0;
     json_object_set_new(j, "memory", mem ? json_string(cts_mem_token(c->mem)) : json_null());
     json_object_set_new(j, "allocator", mem ? json_string(cts_mem_allocator(c->mem)) : json_null());
     json_object_set_new(j, "size", sized ? json_integer((json_int_t)c->size) : json_null());

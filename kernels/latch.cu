@@ -79,3 +79,8 @@ extern "C" cudaError_t cts_launch_sleep(cudaStream_t s, unsigned long long ns)
     cts_sleep_kernel<<<1, 1, 0, s>>>(ns);
     return cudaGetLastError();
 }
+
+extern "C" const void *cts_sleep_kernel_fn(void)
+{
+    return (const void *)cts_sleep_kernel;
+}
