@@ -29,7 +29,8 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
 }
 
 /* Harness trouble outranks a product failure: a broken measurement proves nothing. */
-static const enum cts_status precedence[] = {CTS_BROKEN, CTS_TIMEOUT, CTS_FAIL, CTS_NOTSUPP};
+static const enum cts_status precedence[] = {CTS_BROKEN, CTS_TIMEOUT, CTS_FAIL, CTS_NOTSUPP,
+                                             CTS_INCONCLUSIVE};
 
 static const char *field_value(const struct cts_verdict *v, int field)
 {
@@ -49,10 +50,24 @@ static const char *const field_names[6] = {
     "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst",
 };
 
+/* Clears field f of v (the fields as field_value numbers them). */
+static void clear_field(struct cts_verdict *v, int f)
+{
+    switch (f) {
+    case 0: v->host = CTS_HOST_NA; break;
+    case 1: v->op_after = CTS_ORDER_NA; break;
+    case 2: v->third_blocking = CTS_ORDER_NA; break;
+    case 3: v->third_nonblocking = CTS_ORDER_NA; break;
+    case 4: v->src = CTS_SRC_NA; break;
+    case 5: v->dst = CTS_DST_NA; break;
+    }
+}
+
 void cts_classify(struct cts_result *res)
 {
     memset(&res->verdict, 0, sizeof res->verdict);
     res->reason[0] = '\0';
+    res->symbol[0] = '\0';
     if (res->nreps <= 0) {
         res->status = CTS_BROKEN;
         snprintf(res->reason, sizeof res->reason, "no repetition ran");
@@ -71,6 +86,11 @@ void cts_classify(struct cts_result *res)
     for (int i = 0; i < res->nreps; i++)
         v[i] = cts_rep_verdict(&res->reps[i], &res->control);
 
+    /* Every repetition was proven: what they agree on is the verdict, and
+     * each field they differ on is named with every repetition's value. */
+    res->status = CTS_PASS;
+    res->verdict = v[0];
+    size_t n = 0;
     for (int f = 0; f < 6; f++) {
         int agree = 1;
         for (int i = 1; i < res->nreps; i++)
@@ -78,15 +98,30 @@ void cts_classify(struct cts_result *res)
                 agree = 0;
         if (agree)
             continue;
-        res->status = CTS_INCONCLUSIVE;
-        int n = snprintf(res->reason, sizeof res->reason, "repetitions disagree on %s:",
-                         field_names[f]);
-        for (int i = 0; i < res->nreps && n > 0 && (size_t)n < sizeof res->reason; i++)
+        clear_field(&res->verdict, f);
+        res->status = CTS_VARIES;
+        n += snprintf(res->reason + n, sizeof res->reason - n, "%s%s:",
+                      n ? "; " : "repetitions differ on ", field_names[f]);
+        for (int i = 0; i < res->nreps && n < sizeof res->reason; i++)
             n += snprintf(res->reason + n, sizeof res->reason - n, " %s", field_value(&v[i], f));
+        if (n >= sizeof res->reason)
+            n = sizeof res->reason - 1;
+    }
+    if (res->status == CTS_PASS) {
+        cts_verdict_symbol(&res->verdict, res->symbol, sizeof res->symbol);
         return;
     }
-    res->status = CTS_PASS;
-    res->verdict = v[0];
+    for (int i = 0; i < res->nreps; i++) { /* each symbol seen, in order of first appearance */
+        char sym[16], pad[20];
+        cts_verdict_symbol(&v[i], sym, sizeof sym);
+        snprintf(pad, sizeof pad, "/%s/", sym);
+        char have[40];
+        snprintf(have, sizeof have, "/%s/", res->symbol);
+        if (strstr(have, pad))
+            continue;
+        size_t k = strlen(res->symbol);
+        snprintf(res->symbol + k, sizeof res->symbol - k, "%s%s", k ? "/" : "", sym);
+    }
 }
 
 void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)

@@ -225,9 +225,11 @@ size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, 
 
 /* The case table: every family's cases, in declaration order. */
 const struct cts_case *cts_all_cases(size_t *count);
-/* Cases of `family` (NULL: any) whose ids match the fnmatch(3) glob (NULL:
- * any).  Returns the number selected; *out is malloc'ed (caller frees). */
-size_t cts_select(const char *glob, const char *family, const struct cts_case ***out);
+/* Cases of `family` and CTest `group` (NULL: any) whose ids match the
+ * fnmatch(3) glob (NULL: any).  Returns the number selected; *out is
+ * malloc'ed (caller frees). */
+size_t cts_select(const char *glob, const char *family, const char *group,
+                  const struct cts_case ***out);
 /* The CTest group of a case: "<api>[.<variant>][.<dir>]" ("memcpy_async.h2d"). */
 void cts_case_group(const struct cts_case *c, char *buf, size_t len);
 
@@ -282,7 +284,8 @@ struct cts_control {
 struct cts_result {
     enum cts_status status;
     char reason[CTS_REASON_MAX];
-    struct cts_verdict verdict;
+    struct cts_verdict verdict; /* VARIES: only the fields every repetition agrees on */
+    char symbol[32]; /* PASS: the verdict's cell symbol; VARIES: each one seen, "A/W" */
     int nreps;
     struct cts_rep reps[CTS_MAX_REPEAT];
     /* The same call on an idle GPU. */
@@ -304,7 +307,10 @@ struct cts_result {
  * they are race-free (the call returned while the gate was closed and work
  * after it on its own stream was held, so its own device work was too). */
 struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl);
-/* Combines repetitions into res->status, res->reason and res->verdict. */
+/* Combines repetitions into res->status, res->reason, res->verdict and
+ * res->symbol: PASS when they agree, VARIES when every one was proven and
+ * they differ (never a majority vote), else the status of the one that
+ * decides (BROKEN, TIMEOUT, FAIL, NOTSUPP, INCONCLUSIVE, in that order). */
 void cts_classify(struct cts_result *res);
 /* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for
  * third streams the call itself held (README "How to read a cell"). */

@@ -109,10 +109,20 @@ static int sample_offsets(size_t n, size_t off[3])
 }
 
 /* Harness access to a sample byte while the device is idle.  Managed
- * memory is written through the GPU so its pages stay where they were put. */
-static cudaError_t poke(struct cts_engine *e, enum cts_mem m, void *base, size_t off,
-                        unsigned char v)
+ * memory is written through the GPU so its pages stay where they were put;
+ * a family's own memory (CTS_MEM_OWN) through the family's poke and peek.
+ * `side` is 0 for the source, 1 for the destination. */
+static cudaError_t poke(struct cts_engine *e, const struct cts_case *c, int side, enum cts_mem m,
+                        void *base, size_t off, unsigned char v, const char **ename)
 {
+    *ename = NULL;
+    if (m == CTS_MEM_OWN) {
+        if (!c->family->poke) {
+            *ename = "the family names its own memory but has no poke()";
+            return cudaErrorInvalidValue;
+        }
+        return c->family->poke(c, side, off, v, ename) ? cudaErrorUnknown : cudaSuccess;
+    }
     if (cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED) {
         ((volatile unsigned char *)base)[off] = v;
         return cudaSuccess;
@@ -121,9 +131,17 @@ static cudaError_t poke(struct cts_engine *e, enum cts_mem m, void *base, size_t
     return cudaMemcpy((char *)base + off, e->poke_host, 1, cudaMemcpyDefault);
 }
 
-static cudaError_t peek(struct cts_engine *e, enum cts_mem m, const void *base, size_t off,
-                        unsigned char *v)
+static cudaError_t peek(struct cts_engine *e, const struct cts_case *c, enum cts_mem m,
+                        const void *base, size_t off, unsigned char *v, const char **ename)
 {
+    *ename = NULL;
+    if (m == CTS_MEM_OWN) {
+        if (!c->family->peek) {
+            *ename = "the family names its own memory but has no peek()";
+            return cudaErrorInvalidValue;
+        }
+        return c->family->peek(c, 1, off, v, ename) ? cudaErrorUnknown : cudaSuccess;
+    }
     if (cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED) {
         *v = ((const volatile unsigned char *)base)[off];
         return cudaSuccess;
@@ -149,9 +167,9 @@ static int touchable_while_busy(enum cts_mem m)
  * repetition to the next.  (Left where the host last touched it, a held
  * managed copy finished 80 us to over 1 ms after its gate opened: H200,
  * 580.159.04.) */
-static cudaError_t prepare_samples(struct cts_engine *e, enum cts_mem sm, void *src, enum cts_mem dm,
-                                   void *dst, const size_t *off, int nsamp, unsigned char v,
-                                   unsigned char u)
+static cudaError_t prepare_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem sm,
+                                   void *src, enum cts_mem dm, void *dst, const size_t *off,
+                                   int nsamp, unsigned char v, unsigned char u, const char **ename)
 {
     cudaError_t err = cudaSuccess;
     if (e->prefetch_managed && (sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED)) {
@@ -164,9 +182,9 @@ static cudaError_t prepare_samples(struct cts_engine *e, enum cts_mem sm, void *
     }
     for (int i = 0; i < nsamp && err == cudaSuccess; i++) {
         if (sm != CTS_MEM_NONE)
-            err = poke(e, sm, src, off[i], v);
+            err = poke(e, c, 0, sm, src, off[i], v, ename);
         if (err == cudaSuccess && dm != CTS_MEM_NONE)
-            err = poke(e, dm, dst, off[i], u);
+            err = poke(e, c, 1, dm, dst, off[i], u, ename);
     }
     return err;
 }
@@ -333,6 +351,72 @@ fail:
     return -1;
 }
 
+/* Launches must return before their kernel ends, or nothing can be held:
+ * under CUDA_LAUNCH_BLOCKING=1 the gate's own launch would wait for the gate.
+ * A gate that ends itself after PROBE_BUDGET_NS tells which.  If launches are
+ * synchronous, every case is NOTSUPP with the measured reason. */
+static int launch_probe(struct cts_engine *e)
+{
+    unsigned seq = ++e->seq;
+    HCHECK(e->broken, cudaDeviceSynchronize());
+    cts_latch_close(&e->latch);
+    double t0 = cts_now_us();
+    HCHECK(e->broken, cts_launch_gate(e->nonblocking[1], e->flag_dev, PROBE_BUDGET_NS, e->gate_dev, seq));
+    double t1 = cts_now_us();
+    int ended = e->gate_host->ended == seq;
+    cts_latch_open(&e->latch);
+    HCHECK(e->broken, cudaDeviceSynchronize());
+    e->selfcheck.launches_async = !ended;
+    if (ended) {
+        const char *lb = getenv("CUDA_LAUNCH_BLOCKING");
+        setf(e->unmeasurable,
+             "kernel launches are synchronous here (CUDA_LAUNCH_BLOCKING=%s): the gate's launch "
+             "returned only after the gate had ended at its own deadline (%.1f ms), so no work "
+             "can be held",
+             lb ? lb : "unset", (t1 - t0) / 1e3);
+    }
+    return 0;
+fail:
+    cts_latch_open(&e->latch);
+    return -1;
+}
+
+/* How late a host thread waiting in a synchronize wakes up once the work it
+ * waits for ends: a gate is opened by the watchdog while the host sits in
+ * cudaStreamSynchronize.  The slowest of IDLE_SAMPLES bounds "promptly" for
+ * every waiting call (spin: a few us; blocking-sync: hundreds). */
+static int measure_wake(struct cts_engine *e)
+{
+    double worst = 0;
+    for (int i = 0; i < IDLE_SAMPLES; i++) {
+        unsigned seq = ++e->seq;
+        HCHECK(e->broken, cudaDeviceSynchronize());
+        cts_latch_close(&e->latch);
+        HCHECK(e->broken, cts_launch_gate(e->nonblocking[1], e->flag_dev, 10000000000ull, e->gate_dev, seq));
+        if (!wait_gate_started(e, seq)) {
+            cts_latch_open(&e->latch);
+            setf(e->broken, "self-check: the gate did not start");
+            return -1;
+        }
+        cts_latch_arm(&e->latch, TIMEOUT_FLOOR_US);
+        cudaError_t err = cudaStreamSynchronize(e->nonblocking[1]);
+        double t = cts_now_us();
+        int closed = cts_latch_claim(&e->latch);
+        cts_latch_open(&e->latch);
+        HCHECK(e->broken, err);
+        if (closed) {
+            setf(e->broken, "self-check: cudaStreamSynchronize returned while its gate was closed");
+            return -1;
+        }
+        worst = fmax(worst, t - e->latch.released_us);
+    }
+    e->selfcheck.wake_us = worst;
+    return 0;
+fail:
+    cts_latch_open(&e->latch);
+    return -1;
+}
+
 int cts_engine_init(struct cts_engine *e, int device)
 {
     memset(e, 0, sizeof *e);
@@ -384,7 +468,11 @@ int cts_engine_init(struct cts_engine *e, int device)
             HCHECK(e->broken, cudaDeviceSynchronize());
         }
     }
-    return selfcheck(e);
+    if (launch_probe(e))
+        return -1;
+    if (e->unmeasurable[0])
+        return 0; /* no self-check can hold anything either */
+    return selfcheck(e) || measure_wake(e) ? -1 : 0;
 fail:
     return -1;
 }
@@ -431,9 +519,11 @@ static const char *missing_need(struct cts_engine *e, const struct cts_case *c, 
                                 enum cts_mem *dst)
 {
     c->family->buffers(c, src, dst);
-    if (*src != CTS_MEM_NONE && e->notsupp[*src][0])
+    if (e->unmeasurable[0])
+        return e->unmeasurable;
+    if (*src >= 0 && e->notsupp[*src][0])
         return e->notsupp[*src];
-    if (*dst != CTS_MEM_NONE && e->notsupp[*dst][0])
+    if (*dst >= 0 && e->notsupp[*dst][0])
         return e->notsupp[*dst];
     if (c->family->needs && c->family->needs(c, e->need_why, sizeof e->need_why))
         return e->need_why;
@@ -442,7 +532,14 @@ static const char *missing_need(struct cts_engine *e, const struct cts_case *c, 
 
 static void *buffer(struct cts_engine *e, enum cts_mem m, int slot)
 {
-    return m == CTS_MEM_NONE ? NULL : e->buf[m][slot];
+    return m < 0 ? NULL : e->buf[m][slot];
+}
+
+/* A family hook that may be absent: 0 if it is, or if it succeeded. */
+static int hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *, const char **),
+                const struct cts_case *c, struct cts_scratch *s, cudaStream_t st, const char **ename)
+{
+    return fn ? fn(c, s, (void *)st, ename) : 0;
 }
 
 void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle)
@@ -468,7 +565,12 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
         struct cts_scratch scratch = {0};
         const char *ename = "?";
         HCHECK(idle->reason, cudaDeviceSynchronize());
-        HCHECK(idle->reason, prepare_samples(e, sm, src, dm, dst, off, nsamp, 0x11, 0x22));
+        if (prepare_samples(e, c, sm, src, dm, dst, off, nsamp, 0x11, 0x22, &ename) != cudaSuccess) {
+            (void)cudaGetLastError();
+            idle->status = CTS_BROKEN;
+            setf(idle->reason, "harness: setting the sample bytes failed: %s", ename ? ename : "?");
+            return;
+        }
         if (c->family->prepare && c->family->prepare(c, &scratch, &ename)) {
             (void)cudaGetLastError();
             idle->status = CTS_BROKEN;
@@ -478,13 +580,27 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
         }
         HCHECK(idle->reason, cudaDeviceSynchronize());
         struct cts_call args = {dst, src, 0x11, s, &scratch};
+        if (hook(c->family->before, c, &scratch, s, &ename)) {
+            (void)cudaGetLastError();
+            idle->status = CTS_BROKEN;
+            setf(idle->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
+            (void)cudaDeviceSynchronize();
+            if (c->family->cleanup)
+                (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
+            return;
+        }
         double t0 = cts_now_us();
         int err = c->family->issue(c, &args, &ename);
         double t1 = cts_now_us();
-        if (err) {
+        const char *aname = "?";
+        int aerr = err ? 0 : hook(c->family->after, c, &scratch, s, &aname);
+        if (err || aerr) {
             (void)cudaGetLastError();
-            idle->status = CTS_FAIL;
-            setf(idle->reason, "%s returned %s on an idle GPU", cts_api_function(c->api), ename);
+            idle->status = err ? CTS_FAIL : CTS_BROKEN;
+            if (err)
+                setf(idle->reason, "%s returned %s on an idle GPU", cts_api_function(c->api), ename);
+            else
+                setf(idle->reason, "harness: after %s: %s", cts_api_function(c->api), aname);
             (void)cudaDeviceSynchronize();
             if (c->family->cleanup)
                 (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
@@ -546,7 +662,15 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const s
     HCHECK(r->reason, cudaDeviceSynchronize());
     unsigned seq = ++e->seq;
     unsigned char v = (unsigned char)(0x10 + seq % 0x60), u = v ^ 0x80, w = v ^ 0xC0;
-    HCHECK(r->reason, prepare_samples(e, sm, src, dm, dst, off, nsamp, v, u));
+    {
+        const char *pname = NULL;
+        if (prepare_samples(e, c, sm, src, dm, dst, off, nsamp, v, u, &pname) != cudaSuccess) {
+            (void)cudaGetLastError();
+            r->status = CTS_BROKEN;
+            setf(r->reason, "harness: setting the sample bytes failed: %s", pname ? pname : "?");
+            return 0;
+        }
+    }
 
     double budget_us = res->timeout_us + res->window_us + 1e6;
     cts_latch_close(&e->latch);
@@ -560,10 +684,18 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const s
         return 0;
     }
 
+    const char *ename = "?";
+    if (hook(c->family->before, c, scratch, ops, &ename)) {
+        (void)cudaGetLastError();
+        cts_latch_open(&e->latch);
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_BROKEN;
+        setf(r->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
+        return 0;
+    }
     cts_latch_arm(&e->latch, res->timeout_us);
     latch_armed = 1;
     struct cts_call args = {dst, src, v, ops, scratch};
-    const char *ename = "?";
     double t0 = cts_now_us();
     int err = c->family->issue(c, &args, &ename);
     double t1 = cts_now_us();
@@ -575,6 +707,14 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const s
         (void)cudaDeviceSynchronize();
         r->status = CTS_FAIL;
         setf(r->reason, "%s returned %s", cts_api_function(c->api), ename);
+        return 0;
+    }
+    if (hook(c->family->after, c, scratch, ops, &ename)) {
+        (void)cudaGetLastError();
+        cts_latch_open(&e->latch);
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_BROKEN;
+        setf(r->reason, "harness: after %s: %s", cts_api_function(c->api), ename);
         return 0;
     }
 
@@ -611,10 +751,11 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const s
         /* "Waits" is shown both ways too: the call did not return before the
          * watchdog opened the gate, and it returned promptly once it did.  A
          * call still busy long after that was slow, not waiting. */
-        double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
+        double prompt_us =
+            PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US + e->selfcheck.wake_us;
         if (r->release_to_return_us > prompt_us) {
             (void)cudaDeviceSynchronize();
-            r->status = CTS_BROKEN;
+            r->status = CTS_INCONCLUSIVE;
             setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
                             "us); the %.0f us timeout was too short to tell",
                  r->release_to_return_us, prompt_us, res->timeout_us);
@@ -667,7 +808,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const s
                            PROMPT_SLACK_US;
         for (int i = 0; i < 3; i++)
             if (ord[i] == CTS_ORDER_HELD && (gpu[i] < 0 || gpu[i] > prompt_us)) {
-                r->status = CTS_BROKEN;
+                r->status = CTS_INCONCLUSIVE;
                 setf(r->reason, "a held marker ran %.1f us after the gate opened (prompt: 0 to %.0f "
                                 "us); the %.0f us window was too short to tell",
                      gpu[i], prompt_us, res->window_us);
@@ -679,7 +820,14 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const s
     int got_v = 0, got_w = 0;
     for (int i = 0; i < nsamp && dm != CTS_MEM_NONE; i++) {
         unsigned char b = 0;
-        HCHECK(r->reason, peek(e, dm, dst, off[i], &b));
+        const char *pname = NULL;
+        if (peek(e, c, dm, dst, off[i], &b, &pname) != cudaSuccess) {
+            (void)cudaGetLastError();
+            r->status = CTS_BROKEN;
+            setf(r->reason, "harness: reading the destination's samples failed: %s",
+                 pname ? pname : "?");
+            return 0;
+        }
         if (b == v)
             got_v++;
         else if (b == w && src_live && closed)
@@ -728,7 +876,9 @@ static void measure_drain(struct cts_engine *e, const struct cts_case *c, struct
                                  e->gate_dev, seq) == cudaSuccess &&
                  wait_gate_started(e, seq);
         struct cts_call args = {dst, src, 0x11, s, &scratch};
+        ok = ok && hook(c->family->before, c, &scratch, s, &ename) == 0;
         ok = ok && c->family->issue(c, &args, &ename) == 0;
+        ok = ok && hook(c->family->after, c, &scratch, s, &ename) == 0;
         ok = ok && cts_launch_marker(s, &e->mk_dev[0], seq) == cudaSuccess &&
              wait_marker(e, 0, seq, DRAIN_LIMIT_US);
         cudaError_t err = cudaDeviceSynchronize();
@@ -813,7 +963,7 @@ static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy 
         HCHECK(ce->reason, cts_launch_marker(s[2], &e->mk_dev[2], seq));
         HCHECK(ce->reason, cts_launch_marker(s[0], &e->mk_dev[0], seq));
         double tm = cts_now_us();
-        while (cts_now_us() - tm < WINDOW_FLOOR_US &&
+        while (cts_now_us() - tm < CONTROL_WINDOW_US &&
                !(e->mk_host[0].done == seq && e->mk_host[1].done == seq && e->mk_host[2].done == seq))
             ;
         for (int i = 0; i < 3; i++) {
@@ -855,6 +1005,11 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     if (e->broken[0]) {
         res->status = CTS_BROKEN;
         setf(res->reason, "%s", e->broken);
+        return;
+    }
+    if (e->unmeasurable[0]) {
+        res->status = CTS_NOTSUPP;
+        setf(res->reason, "%s", e->unmeasurable);
         return;
     }
     if (idle->status != CTS_PASS) {

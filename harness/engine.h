@@ -14,15 +14,19 @@
 /* How a case is timed (recorded in every matrix under run.harness). */
 #define IDLE_WARMUP 2
 #define IDLE_SAMPLES 5
-#define TIMEOUT_FLOOR_US 500.0   /* the watchdog never opens the gate sooner */
-#define TIMEOUT_FACTOR 10.0      /* ... nor before 10x the call's slowest idle time */
-#define WINDOW_FLOOR_US 300.0    /* markers get at least this long to run */
-#define WINDOW_FACTOR 4.0        /* ... and 4x the call's slowest idle completion */
+#define TIMEOUT_FLOOR_US 200.0   /* the watchdog never opens the gate sooner */
+#define TIMEOUT_FACTOR 3.0       /* ... nor before 3x the call's slowest idle time */
+#define WINDOW_FLOOR_US 100.0    /* markers get at least this long to run */
+#define WINDOW_FACTOR 2.0        /* ... and 2x the call's slowest idle completion */
+#define CONTROL_WINDOW_US 500.0  /* the no-call control waits this long (once per stream pair) */
+#define PROBE_BUDGET_NS 50000000ull /* the launch probe's gate ends itself after 50 ms */
 #define START_LIMIT_US 5e6       /* a gate that has not started by then is BROKEN */
 #define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
 #define PROMPT_FACTOR 2.0        /* once the gate opens, held work runs and a waiting call */
 #define PROMPT_SLACK_US 100.0    /* returns within 2x its idle time plus this, or the wait */
 #define WAIT_RETRIES 3           /* was too short: it is doubled, at most this many times */
+/* Floors this short are safe because "waits" and "held" are proven both ways:
+ * a wait that proves too short is measured again, longer, never misreported. */
 #define WAIT_MAX_US 1000000.0
 
 struct cts_selfcheck {
@@ -31,6 +35,9 @@ struct cts_selfcheck {
     int streams_independent; /* markers on independent harness streams ran */
     char detail[CTS_REASON_MAX];
     double marker_idle_us;   /* launch to done on an idle GPU, median */
+    double wake_us;          /* slowest return of a synchronize after its gate opened: how
+                              * late a waiting host thread wakes up under this schedule */
+    int launches_async;      /* a launch returned while its kernel ran (the launch probe) */
 };
 
 struct cts_control_entry {
@@ -57,6 +64,7 @@ struct cts_engine {
     struct cts_selfcheck selfcheck;
     struct cts_control_entry control[CTS_OP_COUNT][CTS_BUSY_COUNT];
     char broken[CTS_REASON_MAX]; /* set if the engine cannot measure anything */
+    char unmeasurable[CTS_REASON_MAX]; /* set if nothing can be held here: every case NOTSUPP */
     char need_why[CTS_REASON_MAX];
 };
 

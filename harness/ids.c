@@ -244,7 +244,8 @@ const struct cts_case *cts_all_cases(size_t *count)
     return table;
 }
 
-size_t cts_select(const char *glob, const char *family, const struct cts_case ***out)
+size_t cts_select(const char *glob, const char *family, const char *group,
+                  const struct cts_case ***out)
 {
     size_t n;
     const struct cts_case *all = cts_all_cases(&n);
@@ -254,10 +255,15 @@ size_t cts_select(const char *glob, const char *family, const struct cts_case **
         fprintf(stderr, "sync-cts: out of memory selecting cases\n");
         exit(2);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        char g[CTS_ID_MAX];
+        if (group)
+            cts_case_group(&all[i], g, sizeof g);
         if ((!glob || fnmatch(glob, all[i].id, 0) == 0) &&
-            (!family || strcmp(family, all[i].family->name) == 0))
+            (!family || strcmp(family, all[i].family->name) == 0) &&
+            (!group || strcmp(group, g) == 0))
             sel[k++] = &all[i];
+    }
     *out = sel;
     return k;
 }

@@ -1,7 +1,7 @@
 /* sync-cts: list, run and describe the cases of cuda-sync-cts.
  *
  * Exit codes (README "Exit codes"):
- *   0  every selected case has a verdict (PASS) or is NOTSUPP with a reason
+ *   0  every selected case has a verdict (PASS, VARIES) or is NOTSUPP with a reason
  *   1  some case FAILed: the call under test returned an error or copied wrong data
  *   2  bad input: unknown option, bad value, a filter selecting nothing, an unwritable path
  *   3  some case has no verdict (BROKEN, TIMEOUT, INCONCLUSIVE), or the harness could not start
@@ -27,16 +27,17 @@
 enum { EXIT_VERDICTS = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_VERDICT = 3, EXIT_SKIP = 77 };
 
 static const char usage_text[] =
-    "usage: sync-cts list [GLOB] [--family NAME] [--groups]\n"
-    "       sync-cts run [GLOB] [--family NAME] [--repeat N] [--out FILE.json] [--log FILE]\n"
-    "                    [--device N]\n"
+    "usage: sync-cts list [GLOB] [--family NAME] [--group NAME] [--groups]\n"
+    "       sync-cts run [GLOB] [--family NAME] [--group NAME] [--repeat N] [--out FILE.json[.gz]]\n"
+    "                    [--log FILE] [--device N] [--schedule auto|spin|yield|blocking-sync]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
     "       sync-cts render MATRIX.json [--out FILE.md]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
-    "run writes FILE.json (default matrix.json), its Markdown rendering FILE.md, and a\n"
-    "per-case log FILE.log.  Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
+    "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
+    "per-case log FILE.log.  --group selects one CTest group exactly (list --groups).\n"
+    "Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
 
 static int die(int code, const char *fmt, ...)
 {
@@ -79,8 +80,8 @@ static int bad_option(int c, char **argv)
 }
 
 /* The cases the optional GLOB selects; a GLOB that selects nothing is bad input. */
-static int select_cases(int argc, char **argv, const char *family, const char **glob,
-                        const struct cts_case ***sel, size_t *n)
+static int select_cases(int argc, char **argv, const char *family, const char *group,
+                        const char **glob, const struct cts_case ***sel, size_t *n)
 {
     int rc = take_glob(argc, argv, glob);
     if (rc)
@@ -97,9 +98,12 @@ static int select_cases(int argc, char **argv, const char *family, const char **
             return die(EXIT_USAGE, "no family '%s' (families: %s)", family, names);
         }
     }
-    *n = cts_select(*glob, family, sel);
+    *n = cts_select(*glob, family, group, sel);
     if (*n == 0) {
         free(*sel);
+        if (group)
+            return die(EXIT_USAGE, "no case of group '%s'%s%s matches '%s' (groups: sync-cts list --groups)",
+                       group, family ? " in family " : "", family ? family : "", *glob ? *glob : "*");
         if (family)
             return die(EXIT_USAGE, "no case of family '%s' matches '%s'", family, *glob ? *glob : "*");
         return die(EXIT_USAGE, "no case matches '%s'", *glob);
@@ -112,23 +116,26 @@ static int select_cases(int argc, char **argv, const char *family, const char **
 static int cmd_list(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"groups", no_argument, NULL, 'g'}, {"family", required_argument, NULL, 'f'}, {0}};
+        {"groups", no_argument, NULL, 'g'}, {"family", required_argument, NULL, 'f'},
+        {"group", required_argument, NULL, 'G'}, {0}};
     int groups = 0, c, rc;
-    const char *glob, *family = NULL;
+    const char *glob, *family = NULL, *group_name = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'g')
             groups = 1;
         else if (c == 'f')
             family = optarg;
+        else if (c == 'G')
+            group_name = optarg;
         else
             return bad_option(c, argv);
     }
     const struct cts_case **sel;
     size_t n;
-    if ((rc = select_cases(argc, argv, family, &glob, &sel, &n)))
+    if ((rc = select_cases(argc, argv, family, group_name, &glob, &sel, &n)))
         return rc;
-    char last[64] = "", group[64];
+    char last[CTS_ID_MAX] = "", group[CTS_ID_MAX];
     for (size_t i = 0; i < n; i++) {
         if (!groups) {
             printf("%s\n", sel[i]->id);
@@ -193,10 +200,18 @@ static int cmd_env(int argc, char **argv)
 
 /* ---- run ----------------------------------------------------------------------- */
 
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), k = strlen(tail);
+    return n > k && strcmp(s + n - k, tail) == 0;
+}
+
 static void derive_path(char *buf, size_t len, const char *out, const char *ext)
 {
     size_t n = strlen(out);
-    if (n > 5 && strcmp(out + n - 5, ".json") == 0)
+    if (ends_with(out, ".json.gz"))
+        n -= 8;
+    else if (ends_with(out, ".json"))
         n -= 5;
     snprintf(buf, len, "%.*s%s", (int)n, out, ext);
 }
@@ -228,9 +243,17 @@ static int cmd_run(int argc, char **argv)
     static const struct option opts[] = {
         {"repeat", required_argument, NULL, 'r'}, {"out", required_argument, NULL, 'o'},
         {"log", required_argument, NULL, 'l'},    {"device", required_argument, NULL, 'd'},
-        {"family", required_argument, NULL, 'f'}, {0}};
-    int repeat = 3, dev = 0, c, rc;
-    const char *out = "matrix.json", *logpath = NULL, *glob, *family = NULL;
+        {"family", required_argument, NULL, 'f'}, {"schedule", required_argument, NULL, 's'},
+        {"group", required_argument, NULL, 'G'}, {0}};
+    static const struct {
+        const char *name;
+        unsigned flag;
+    } schedules[] = {{"auto", cudaDeviceScheduleAuto},
+                     {"spin", cudaDeviceScheduleSpin},
+                     {"yield", cudaDeviceScheduleYield},
+                     {"blocking-sync", cudaDeviceScheduleBlockingSync}};
+    int repeat = 3, dev = 0, c, rc, sched = 0;
+    const char *out = "matrix.json", *logpath = NULL, *glob, *family = NULL, *group_name = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
@@ -245,14 +268,22 @@ static int cmd_run(int argc, char **argv)
             break;
         case 'o': out = optarg; break;
         case 'f': family = optarg; break;
+        case 'G': group_name = optarg; break;
         case 'l': logpath = optarg; break;
+        case 's':
+            for (sched = 0; sched < 4 && strcmp(optarg, schedules[sched].name); sched++)
+                ;
+            if (sched == 4)
+                return die(EXIT_USAGE, "--schedule wants auto, spin, yield or blocking-sync, not '%s'",
+                           optarg);
+            break;
         default:
             return bad_option(c, argv);
         }
     }
     const struct cts_case **sel;
     size_t n;
-    if ((rc = select_cases(argc, argv, family, &glob, &sel, &n)))
+    if ((rc = select_cases(argc, argv, family, group_name, &glob, &sel, &n)))
         return rc;
 
     /* Every output is opened before anything runs; none appears unless the run completes. */
@@ -300,6 +331,19 @@ static int cmd_run(int argc, char **argv)
     double t_start = cts_now_us();
     char date[32];
     iso_date(date, sizeof date);
+    if (sched) { /* before anything creates the context, so that it is created with it */
+        cudaError_t serr = cudaSetDevice(dev);
+        if (serr == cudaSuccess)
+            serr = cudaSetDeviceFlags(schedules[sched].flag);
+        if (serr != cudaSuccess) {
+            cts_outfile_abort(&jf);
+            cts_outfile_abort(&mf);
+            cts_log_close(&log);
+            free(sel);
+            return die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s", schedules[sched].name,
+                       cudaGetErrorName(serr));
+        }
+    }
     json_t *env = cts_env_collect(dev, err, sizeof err);
     struct cts_engine *e = calloc(1, sizeof *e);
     if (!env || !e) {
@@ -312,6 +356,8 @@ static int cmd_run(int argc, char **argv)
     }
     if (cts_engine_init(e, dev))
         fprintf(stderr, "sync-cts: harness set-up failed, every case is BROKEN: %s\n", e->broken);
+    else if (e->unmeasurable[0])
+        fprintf(stderr, "sync-cts: every case is NOTSUPP: %s\n", e->unmeasurable);
     cts_log_event(&log, "run",
                   NULL, json_pack("{s:I,s:s,s:i,s:s}", "cases", (json_int_t)n, "selection",
                                   glob ? glob : "*", "repeat", repeat, "revision", CTS_REVISION));
@@ -320,7 +366,7 @@ static int cmd_run(int argc, char **argv)
     size_t count[CTS_STATUS_COUNT] = {0};
     struct cts_idle idle = {0};
     struct cts_result *res = calloc(1, sizeof *res);
-    char idle_key[CTS_ID_MAX] = "", group[64], last_group[64] = "";
+    char idle_key[CTS_ID_MAX] = "", group[CTS_ID_MAX], last_group[CTS_ID_MAX] = "";
     double t_group = cts_now_us();
     size_t group_cases = 0, group_pass = 0;
     for (size_t i = 0; i <= n; i++) {
@@ -329,7 +375,8 @@ static int cmd_run(int argc, char **argv)
         if (i == n || strcmp(group, last_group)) {
             if (last_group[0]) {
                 double gs = (cts_now_us() - t_group) / 1e6;
-                printf("%-22s %5zu cases, %5zu PASS, %6.1f s\n", last_group, group_cases, group_pass, gs);
+                printf("%-34s %5zu cases, %5zu with a verdict, %6.1f s\n", last_group, group_cases,
+                       group_pass, gs);
                 json_object_set_new(groups, last_group,
                                     json_pack("{s:I,s:f}", "cases", (json_int_t)group_cases, "wall_s",
                                               round(gs * 100) / 100));
@@ -352,16 +399,14 @@ static int cmd_run(int argc, char **argv)
         }
         cts_log_event(&log, "begin", cs->id, NULL);
         cts_engine_run_case(e, cs, &idle, repeat, res);
-        char sym[16];
-        cts_verdict_symbol(&res->verdict, sym, sizeof sym);
         cts_log_event(&log, "result", cs->id,
                       json_pack("{s:s,s:s,s:s}", "status", cts_status_name(res->status), "reason",
-                                res->reason, "symbol", res->status == CTS_PASS ? sym : ""));
+                                res->reason, "symbol", res->symbol));
         cts_log_event(&log, "end", cs->id, NULL);
         json_object_set_new(cases, cs->id, cts_case_json(cs, res));
         count[res->status]++;
         group_cases++;
-        group_pass += res->status == CTS_PASS;
+        group_pass += res->status == CTS_PASS || res->status == CTS_VARIES;
     }
     cts_engine_fini(e);
 
@@ -369,17 +414,20 @@ static int cmd_run(int argc, char **argv)
     json_t *counts = json_object();
     for (int s = 0; s < CTS_STATUS_COUNT; s++)
         json_object_set_new(counts, cts_status_name(s), json_integer((json_int_t)count[s]));
-    json_t *selfcheck = json_pack("{s:b,s:b,s:b,s:s,s:f}", "ran", e->selfcheck.ran, "gate_holds",
-                                  e->selfcheck.gate_holds, "streams_independent",
-                                  e->selfcheck.streams_independent, "detail",
-                                  e->broken[0] ? e->broken : e->selfcheck.detail, "marker_idle_us",
-                                  e->selfcheck.marker_idle_us);
+    json_t *selfcheck = json_pack(
+        "{s:b,s:b,s:b,s:b,s:s,s:f,s:f}", "ran", e->selfcheck.ran, "launches_async",
+        e->selfcheck.launches_async, "gate_holds", e->selfcheck.gate_holds, "streams_independent",
+        e->selfcheck.streams_independent, "detail",
+        e->broken[0] ? e->broken : e->unmeasurable[0] ? e->unmeasurable : e->selfcheck.detail,
+        "marker_idle_us", round(e->selfcheck.marker_idle_us * 10) / 10, "wake_us",
+        round(e->selfcheck.wake_us * 10) / 10);
     json_t *harness = json_pack(
-        "{s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:b}", "idle_warmup_calls", IDLE_WARMUP,
+        "{s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:b}", "idle_warmup_calls", IDLE_WARMUP,
         "idle_samples", IDLE_SAMPLES, "timeout_floor_us", TIMEOUT_FLOOR_US, "timeout_factor",
         TIMEOUT_FACTOR, "window_floor_us", WINDOW_FLOOR_US, "window_factor", WINDOW_FACTOR,
-        "prompt_factor", PROMPT_FACTOR, "prompt_slack_us", PROMPT_SLACK_US, "wait_retries",
-        WAIT_RETRIES, "managed_prefetched_to_device", e->prefetch_managed);
+        "control_window_us", CONTROL_WINDOW_US, "prompt_factor", PROMPT_FACTOR, "prompt_slack_us",
+        PROMPT_SLACK_US, "wait_retries", WAIT_RETRIES, "managed_prefetched_to_device",
+        e->prefetch_managed);
     json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:s?,s:I,s:o,s:o,s:o,s:o,s:f}", "date", date, "wall_s",
                             round(wall_s * 10) / 10, "repeat", repeat, "selection",
                             glob ? glob : "*", "family", family, "cases", (json_int_t)n, "counts", counts, "selfcheck",
@@ -389,7 +437,8 @@ static int cmd_run(int argc, char **argv)
     cts_log_event(&log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));
     cts_log_close(&log);
 
-    int werr = cts_matrix_dump(matrix, jf.f) || cts_render_markdown(matrix, mf.f);
+    int werr = (ends_with(out, ".gz") ? cts_matrix_dump_gz(matrix, jf.f) : cts_matrix_dump(matrix, jf.f)) ||
+               cts_render_markdown(matrix, mf.f);
     if (werr || cts_outfile_commit(&jf, err, sizeof err) || cts_outfile_commit(&mf, err, sizeof err)) {
         cts_outfile_abort(&jf);
         cts_outfile_abort(&mf);
@@ -411,7 +460,7 @@ static int cmd_run(int argc, char **argv)
     json_object_foreach(cases, id, cj)
     {
         const char *st = json_string_value(json_object_get(cj, "status"));
-        if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP") && shown++ < 20)
+        if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP") && strcmp(st, "VARIES") && shown++ < 20)
             printf("  %s %s: %s\n", st, id, json_string_value(json_object_get(cj, "reason")));
     }
     json_decref(matrix);

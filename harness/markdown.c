@@ -59,6 +59,8 @@ static int cmp_case(const void *pa, const void *pb)
     int d = api_rank(str(a, "api")) - api_rank(str(b, "api"));
     if (d)
         return d;
+    if ((d = strcmp(str(a, "variant"), str(b, "variant"))))
+        return d;
     if ((d = rank(dir_order, str(a, "direction")) - rank(dir_order, str(b, "direction"))))
         return d;
     if ((d = rank(mem_order, str(a, "memory")) - rank(mem_order, str(b, "memory"))))
@@ -178,14 +180,24 @@ int cts_render_markdown(const json_t *m, FILE *f)
         fprintf(f, "%s %zu %s", s ? "," : "", count[s], cts_status_name(s));
     fprintf(f, ".\n\n");
 
-    size_t bad = n - count[CTS_PASS] - count[CTS_NOTSUPP];
+    size_t bad = n - count[CTS_PASS] - count[CTS_VARIES] - count[CTS_NOTSUPP];
     if (bad) {
         fprintf(f, "## Cases without a verdict or that failed\n\n| case | status | reason |\n|---|---|---|\n");
         for (size_t i = 0; i < n; i++) {
             const char *st = str(all[i], "status");
-            if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP"))
+            if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP"))
                 fprintf(f, "| `%s` | %s | %s |\n", ids[i], st, str(all[i], "reason"));
         }
+        fprintf(f, "\n");
+    }
+    if (count[CTS_VARIES]) {
+        fprintf(f, "## Cases whose repetitions differed (VARIES)\n\nEvery repetition was proven; "
+                   "the product behaved differently from one to the next.\n\n"
+                   "| case | symbols | how |\n|---|---|---|\n");
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(str(all[i], "status"), "VARIES"))
+                fprintf(f, "| `%s` | `%s` | %s |\n", ids[i], str(all[i], "symbol"),
+                        str(all[i], "reason"));
         fprintf(f, "\n");
     }
     if (count[CTS_NOTSUPP]) {
@@ -216,6 +228,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
                "at the call / read them after the call returned / partly each |\n"
                "| `!` | (held copies with a host destination) the destination was complete when the "
                "call returned |\n"
+               "| `A/W` | (VARIES) the repetitions differed: each symbol seen, in order |\n"
                "| `—` | not a separate case: that busy placement is the op stream itself (see `same`) |\n"
                "| n/s | not supported here (reason above) |\n\n"
                "`idle µs` is the median time inside the same call on an idle GPU.\n\n");
@@ -226,9 +239,9 @@ int cts_render_markdown(const json_t *m, FILE *f)
         size_t j = i;
         while (j < n && !strcmp(str(all[j], "group"), group))
             j++;
-        const char *dir = str(all[i], "direction");
-        fprintf(f, "## %s — %s%s%s\n\n", group, str(all[i], "function"), *dir ? ", " : "",
-                dir_words(dir));
+        const char *dir = str(all[i], "direction"), *var = str(all[i], "variant");
+        fprintf(f, "## %s — %s%s%s%s%s\n\n", group, str(all[i], "function"), *var ? " " : "",
+                var, *dir ? ", " : "", dir_words(dir));
         fprintf(f, "| memory | size | kind | op stream | idle µs |");
         for (int c = 0; c < NCOLS; c++)
             fprintf(f, " busy %s |", busy_cols[c]);
@@ -250,7 +263,8 @@ int cts_render_markdown(const json_t *m, FILE *f)
                 if (col < NCOLS) {
                     const char *st = str(all[e], "status");
                     snprintf(symbuf[col], sizeof symbuf[col], "%s",
-                             !strcmp(st, "PASS") ? str(all[e], "symbol") : short_status(st));
+                             !strcmp(st, "PASS") || !strcmp(st, "VARIES") ? str(all[e], "symbol")
+                                                                          : short_status(st));
                     cells[col] = symbuf[col];
                 }
                 e++;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* Microseconds, rounded to 0.1; NAN (nothing measured) is null. */
 static json_t *us(double x)
@@ -20,9 +21,8 @@ static json_t *name_or_null(const char *s) { return s ? json_string(s) : json_nu
 
 json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
 {
-    char group[64], sym[16];
+    char group[CTS_ID_MAX];
     cts_case_group(c, group, sizeof group);
-    cts_verdict_symbol(&r->verdict, sym, sizeof sym);
 
     json_t *j = json_object();
     json_object_set_new(j, "family", json_string(c->family->name));
@@ -47,10 +47,11 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "busy", json_string(cts_busy_token(c->busy) + 5));
     json_object_set_new(j, "status", json_string(cts_status_name(r->status)));
     json_object_set_new(j, "reason", r->reason[0] ? json_string(r->reason) : json_null());
-    json_object_set_new(j, "symbol", r->status == CTS_PASS ? json_string(sym) : json_null());
+    json_object_set_new(j, "symbol", r->symbol[0] ? json_string(r->symbol) : json_null());
 
+    /* VARIES keeps the fields its repetitions agree on. */
     json_t *v = json_object();
-    int pass = r->status == CTS_PASS;
+    int pass = r->status == CTS_PASS || r->status == CTS_VARIES;
     json_object_set_new(v, "host", name_or_null(pass ? cts_host_name(r->verdict.host) : NULL));
     json_object_set_new(v, "op_after", name_or_null(pass ? cts_order_name(r->verdict.op_after) : NULL));
     json_object_set_new(v, "third_blocking",
@@ -182,15 +183,123 @@ int cts_matrix_dump(const json_t *m, FILE *f)
     return rc ? -1 : 0;
 }
 
+/* gzip through zlib: the header zlib writes carries no name and no time, so
+ * the same matrix always compresses to the same bytes. */
+int cts_matrix_dump_gz(const json_t *m, FILE *f)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return -1;
+    int rc = cts_matrix_dump(m, mem);
+    rc |= fclose(mem) != 0;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (rc || deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(text);
+        return -1;
+    }
+    z.next_in = (unsigned char *)text;
+    z.avail_in = (uInt)len;
+    unsigned char out[1 << 16];
+    int zr;
+    do {
+        z.next_out = out;
+        z.avail_out = sizeof out;
+        zr = deflate(&z, Z_FINISH);
+        size_t have = sizeof out - z.avail_out;
+        if (zr == Z_STREAM_ERROR || fwrite(out, 1, have, f) != have)
+            rc = -1;
+    } while (!rc && zr != Z_STREAM_END);
+    deflateEnd(&z);
+    free(text);
+    return rc ? -1 : 0;
+}
+
+/* The whole file, inflated if it is gzip.  NULL and a reason on failure. */
+static char *read_matrix_text(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    char *raw = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            char *bigger = realloc(raw, cap = cap ? 2 * cap : 1 << 20);
+            if (!bigger)
+                break;
+            raw = bigger;
+        }
+        size_t got = fread(raw + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(f) || n == cap;
+    fclose(f);
+    if (bad) {
+        free(raw);
+        snprintf(err, errlen, "cannot read '%s'", path);
+        return NULL;
+    }
+    if (n < 2 || (unsigned char)raw[0] != 0x1f || (unsigned char)raw[1] != 0x8b) {
+        *len = n;
+        return raw;
+    }
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) {
+        free(raw);
+        snprintf(err, errlen, "cannot read '%s': zlib would not start", path);
+        return NULL;
+    }
+    char *text = NULL;
+    size_t tn = 0, tcap = 0;
+    int zr = Z_OK;
+    z.next_in = (unsigned char *)raw;
+    z.avail_in = (uInt)n;
+    while (zr == Z_OK) {
+        if (tn == tcap) {
+            char *bigger = realloc(text, tcap = tcap ? 2 * tcap : 4 * n + 4096);
+            if (!bigger)
+                break;
+            text = bigger;
+        }
+        z.next_out = (unsigned char *)text + tn;
+        z.avail_out = (uInt)(tcap - tn);
+        zr = inflate(&z, Z_NO_FLUSH);
+        tn = tcap - z.avail_out;
+        if (zr == Z_BUF_ERROR && z.avail_in == 0)
+            break; /* the input ended before the stream did */
+        if (zr == Z_BUF_ERROR)
+            zr = Z_OK; /* only the output was full */
+    }
+    inflateEnd(&z);
+    free(raw);
+    if (zr != Z_STREAM_END) {
+        free(text);
+        snprintf(err, errlen, "'%s' is a truncated or damaged gzip file", path);
+        return NULL;
+    }
+    *len = tn;
+    return text;
+}
+
 json_t *cts_matrix_load(const char *path, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *m = json_load_file(path, 0, &je);
+    size_t len = 0;
+    char *text = read_matrix_text(path, &len, err, errlen);
+    if (!text)
+        return NULL;
+    json_t *m = json_loadb(text, len, 0, &je);
+    free(text);
     if (!m) {
-        if (je.line < 0 || strstr(je.text, "unable to open"))
-            snprintf(err, errlen, "cannot read '%s': %s", path, je.text);
-        else
-            snprintf(err, errlen, "'%s' is not JSON (line %d: %s)", path, je.line, je.text);
+        snprintf(err, errlen, "'%s' is not JSON (line %d: %s)", path, je.line, je.text);
         return NULL;
     }
     const char *schema = NULL;

@@ -16,9 +16,12 @@ json_t *cts_env_collect(int device, char *err, size_t errlen);
 /* matrix.c */
 json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r);
 json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases);
-/* Loads and validates a matrix; on failure returns NULL and a one-line reason. */
+/* Loads and validates a matrix, plain or gzip-compressed; on failure returns
+ * NULL and a one-line reason. */
 json_t *cts_matrix_load(const char *path, char *err, size_t errlen);
 int cts_matrix_dump(const json_t *m, FILE *f);
+/* The same, gzip-compressed (committed matrices are FILE.json.gz). */
+int cts_matrix_dump_gz(const json_t *m, FILE *f);
 /* Markdown rendering, readable on its own. */
 int cts_render_markdown(const json_t *m, FILE *f);
 

@@ -45,18 +45,42 @@ int main(void)
     cts_verdict_symbol(&res.verdict, sym, sizeof sym);
     CHECK_STR(sym, "Q+b");
 
-    /* One repetition out of three disagrees: INCONCLUSIVE, never a majority. */
+    CHECK_STR(res.symbol, "Q+b");
+
+    /* One proven repetition out of three differs: VARIES, never a majority.
+     * The verdict keeps only what all three agree on; the symbol shows each
+     * one seen. */
     res.reps[1].third_blocking = CTS_ORDER_RUNS;
     cts_classify(&res);
-    CHECK_INT(res.status, CTS_INCONCLUSIVE);
-    CHECK_STR(res.reason, "repetitions disagree on third_blocking: held runs held");
-    CHECK_INT(res.verdict.host, CTS_HOST_NA);
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK_STR(res.reason, "repetitions differ on third_blocking: held runs held");
+    CHECK_INT(res.verdict.host, CTS_HOST_RETURNS);
+    CHECK_INT(res.verdict.op_after, CTS_ORDER_HELD);
+    CHECK_INT(res.verdict.third_blocking, CTS_ORDER_NA);
+    CHECK_STR(res.symbol, "Q+b/Q");
 
-    /* Host disagreement is named as such. */
+    /* Every field that differs is named; a waiting repetition has no order. */
     res.reps[1] = waits_rep();
     cts_classify(&res);
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK_STR(res.reason, "repetitions differ on host: returns waits returns; op_after: held n/a "
+                          "held; third_blocking: held n/a held; third_nonblocking: runs n/a runs");
+    CHECK_INT(res.verdict.host, CTS_HOST_NA);
+    CHECK_STR(res.symbol, "Q+b/W");
+
+    /* A repetition left undecided after its retries makes the case
+     * INCONCLUSIVE, whatever the others proved; harness trouble outranks it. */
+    res.reps[1] = returns_rep(CTS_ORDER_HELD, CTS_ORDER_HELD, CTS_ORDER_RUNS);
+    res.reps[1].status = CTS_INCONCLUSIVE;
+    snprintf(res.reps[1].reason, sizeof res.reps[1].reason, "a held marker ran 900.0 us after the gate opened");
+    cts_classify(&res);
     CHECK_INT(res.status, CTS_INCONCLUSIVE);
-    CHECK_STR(res.reason, "repetitions disagree on host: returns waits returns");
+    CHECK_STR(res.reason, "repetition 2: a held marker ran 900.0 us after the gate opened");
+    CHECK_STR(res.symbol, "");
+    res.reps[2].status = CTS_BROKEN;
+    snprintf(res.reps[2].reason, sizeof res.reps[2].reason, "the gate did not start");
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_BROKEN);
 
     /* A waiting call shows no order and no data observation. */
     for (int i = 0; i < 3; i++)
@@ -97,8 +121,9 @@ int main(void)
     CHECK_STR(sym, "Qc");
     res.reps[2].src = CTS_SRC_PARTIAL;
     cts_classify(&res);
-    CHECK_INT(res.status, CTS_INCONCLUSIVE);
-    CHECK_STR(res.reason, "repetitions disagree on src: at_call at_call partial");
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK_STR(res.reason, "repetitions differ on src: at_call at_call partial");
+    CHECK_STR(res.symbol, "Qc/Qp");
 
     /* A broken repetition outranks a failed one, which outranks agreement. */
     for (int i = 0; i < 3; i++)

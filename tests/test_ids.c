@@ -4,21 +4,18 @@
 
 #include <stdlib.h>
 
-static int count_glob(const char *glob)
+static int count_in(const char *glob, const char *family, const char *group)
 {
     const struct cts_case **sel;
-    size_t n = cts_select(glob, NULL, &sel);
+    size_t n = cts_select(glob, family, group, &sel);
     free(sel);
     return (int)n;
 }
 
-static int count_family(const char *family)
-{
-    const struct cts_case **sel;
-    size_t n = cts_select(NULL, family, &sel);
-    free(sel);
-    return (int)n;
-}
+static int count_glob(const char *glob) { return count_in(glob, NULL, NULL); }
+/* Within the 1-D memcpy family ("memcpy*" also names copy-family APIs). */
+static int count_memcpy(const char *glob) { return count_in(glob, "memcpy", NULL); }
+static int count_family(const char *family) { return count_in(NULL, family, NULL); }
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -34,11 +31,11 @@ int main(void)
      * x 7 sizes x 2 copy kinds x 26 (stream, busy) pairs: cudaMemcpy has the
      * implied stream with 4 placements; cudaMemcpyAsync has 0, cudaStreamLegacy
      * and cudaStreamPerThread with 4 each and two created streams with 5. */
-    CHECK_INT(count_glob("memcpy*"), 23 * 7 * 2 * 26);
-    CHECK_INT(count_glob("memcpy.*"), 23 * 7 * 2 * 4);
-    CHECK_INT(count_glob("memcpy_async.*"), 23 * 7 * 2 * 22);
-    CHECK_INT(count_glob("*.d2d.*"), 2 * 7 * 2 * 26);
-    CHECK_INT(count_glob("memcpy*.busy_same"), 23 * 7 * 2 * 6);
+    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26);
+    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4);
+    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22);
+    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26);
+    CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6);
     CHECK_INT(count_glob("*.op_null.busy_legacy"), 0);      /* 0 is the legacy stream here */
     CHECK_INT(count_glob("*.op_legacy.busy_legacy"), 0);
     CHECK_INT(count_glob("*.op_perthread.busy_perthread"), 0);
@@ -47,7 +44,7 @@ int main(void)
     CHECK_INT(count_glob("memcpy.*.op_nonblocking.*"), 0);
     CHECK_INT(count_glob("*.d2d.pageable.*"), 0);
     CHECK_INT(count_glob("*.h2d.device.*"), 0);
-    CHECK_INT(count_glob("memcpy*.64KiB+1.*"), 23 * 2 * 26);
+    CHECK_INT(count_memcpy("memcpy*.64KiB+1.*"), 23 * 2 * 26);
     CHECK_INT(count_glob("nothing*"), 0);
 
     /* memset: 4 memory kinds; 10 byte-wide APIs (5 with a stream: 22 stream
@@ -82,8 +79,15 @@ int main(void)
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
     CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
     CHECK_INT(count_glob("memset*.pageable.*"), 0);
-    CHECK_INT(count_glob("memset_async.pinned.4KiB.op_nonblocking.busy_legacy"), 1);
-    CHECK_INT(count_glob("cu_memset_d32.managed.16MiB.op_implied.busy_same"), 1);
+    CHECK_INT(count_in("memset_async.pinned.4KiB.op_nonblocking.busy_legacy", NULL, NULL), 1);
+    CHECK_INT(count_in("cu_memset_d32.managed.16MiB.op_implied.busy_same", NULL, NULL), 1);
+
+    /* A variant is its own segment and its own group: --group selects one
+     * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
+    CHECK_INT(count_in("launch.*", NULL, "launch"), 22);
+    CHECK(count_in("launch.*", NULL, NULL) > 22);
+    CHECK_INT(count_in(NULL, NULL, "launch.after_cache_config"), 22);
+    CHECK_INT(count_in("launch.after_cache_config.op_null.busy_same", "trigger", NULL), 1);
 
     /* Ids are unique, dotted in as many segments as apply (seven for a
      * memcpy, five for a memset, three for cudaFree(NULL)), and rebuilt
@@ -92,8 +96,9 @@ int main(void)
         int dots = 0;
         for (const char *p = all[i].id; *p; p++)
             dots += *p == '.';
-        CHECK_INT(dots, 2 + (all[i].dir != CTS_DIR_NONE) + (all[i].mem != CTS_MEM_NONE) +
-                            (all[i].size_idx >= 0) + (all[i].kind != CTS_KIND_NONE));
+        CHECK_INT(dots, 2 + (all[i].variant != NULL) + (all[i].dir != CTS_DIR_NONE) +
+                            (all[i].mem >= 0) + (all[i].size_idx >= 0) +
+                            (all[i].kind != CTS_KIND_NONE));
         struct cts_case copy = all[i];
         copy.id[0] = '\0';
         CHECK_INT(cts_case_make_id(&copy), 0);

@@ -51,9 +51,10 @@ int main(void)
 
     const struct cts_case *a = find("memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_same");
     const struct cts_case *b = find("memcpy.d2h.pinned.1B.default.op_implied.busy_nonblocking");
-    CHECK(a && b);
+    const struct cts_case *c = find("memcpy_async.d2h.managed.1MiB.explicit.op_nonblocking.busy_nonblocking");
+    CHECK(a && b && c);
 
-    struct cts_result ra = {0}, rb = {0};
+    struct cts_result ra = {0}, rb = {0}, rc = {0};
     ra.nreps = 2;
     ra.idle_call_us = 5.04;
     ra.timeout_us = 2000;
@@ -74,12 +75,23 @@ int main(void)
     CHECK_INT(ra.status, CTS_PASS);
     rb.nreps = 1;
     rb.reps[0].status = CTS_INCONCLUSIVE;
-    rb.status = CTS_INCONCLUSIVE;
-    snprintf(rb.reason, sizeof rb.reason, "repetitions disagree on host: returns waits");
+    snprintf(rb.reps[0].reason, sizeof rb.reps[0].reason, "the call returned 900.0 us after the gate opened");
+    cts_classify(&rb);
+    CHECK_INT(rb.status, CTS_INCONCLUSIVE);
+    /* Intermittent: the second of two proven repetitions waited. */
+    rc.nreps = 2;
+    for (int i = 0; i < 2; i++) {
+        rc.reps[i].status = CTS_PASS;
+        rc.reps[i].host = i ? CTS_HOST_WAITS : CTS_HOST_RETURNS;
+        rc.reps[i].op_after = rc.reps[i].third_blocking = rc.reps[i].third_nonblocking = CTS_ORDER_RUNS;
+    }
+    cts_classify(&rc);
+    CHECK_INT(rc.status, CTS_VARIES);
 
     json_t *cases = json_object();
     json_object_set_new(cases, a->id, cts_case_json(a, &ra));
     json_object_set_new(cases, b->id, cts_case_json(b, &rb));
+    json_object_set_new(cases, c->id, cts_case_json(c, &rc));
     json_t *env = json_pack("{s:{s:s},s:{s:s,s:{s:s},s:{s:s},s:{s:s}},s:{s:s,s:s,s:{}}}", "gpu", "name",
                             "Test GPU", "versions", "driver", "580.159.04", "driver_api", "text", "13.0",
                             "runtime", "text", "13.0", "toolkit", "text", "13.0", "settings",
@@ -112,6 +124,14 @@ int main(void)
     const json_t *cb = json_object_get(json_object_get(back, "cases"), b->id);
     CHECK_STR(json_string_value(json_object_get(cb, "status")), "INCONCLUSIVE");
     CHECK(json_is_null(json_object_get(json_object_get(cb, "verdict"), "host")));
+    CHECK(json_is_null(json_object_get(cb, "symbol")));
+    const json_t *cc = json_object_get(json_object_get(back, "cases"), c->id);
+    CHECK_STR(json_string_value(json_object_get(cc, "status")), "VARIES");
+    CHECK_STR(json_string_value(json_object_get(cc, "symbol")), "A/W");
+    CHECK_STR(json_string_value(json_object_get(cc, "reason")),
+              "repetitions differ on host: returns waits; op_after: runs n/a; third_blocking: runs "
+              "n/a; third_nonblocking: runs n/a");
+    CHECK(json_is_null(json_object_get(json_object_get(cc, "verdict"), "host")));
 
     /* Sorted keys: the file is stable under git diff. */
     char *text = slurp(path);
@@ -132,13 +152,50 @@ int main(void)
     fclose(f);
     text = slurp(md);
     CHECK_CONTAINS(text, "# cuda-sync-cts matrix: Test GPU, driver 580.159.04, CUDA 13.0");
-    CHECK_CONTAINS(text, "2 cases: 1 PASS, 0 FAIL, 0 NOTSUPP, 0 BROKEN, 1 INCONCLUSIVE");
+    CHECK_CONTAINS(text, "3 cases: 1 PASS, 1 VARIES, 0 FAIL, 0 NOTSUPP, 0 BROKEN, 1 INCONCLUSIVE");
     CHECK_CONTAINS(text, "| `memcpy.d2h.pinned.1B.default.op_implied.busy_nonblocking` | INCONCLUSIVE |");
+    CHECK_CONTAINS(text, "## Cases whose repetitions differed (VARIES)");
+    CHECK_CONTAINS(text, "| `memcpy_async.d2h.managed.1MiB.explicit.op_nonblocking.busy_nonblocking` | `A/W` |");
+    CHECK_CONTAINS(text, "| managed | 1MiB | explicit | nonblocking | 0.0 | — | — | — | A/W | — |");
     CHECK_CONTAINS(text, "## memcpy_async.h2d — cudaMemcpyAsync, host to device");
     CHECK_CONTAINS(text, "| pageable | 4KiB | explicit | nonblocking | 5.0 | Qc | — | — | — | — |");
     CHECK_CONTAINS(text, "| pinned | 1B | default | implied | 0.0 | — | — | — | **INC** | — |");
     free(text);
     json_decref(back);
+
+    /* gzip: the same matrix, the same bytes every time, read back whole;
+     * a truncated file is refused, not half-read. */
+    {
+        char gz[256];
+        snprintf(gz, sizeof gz, "%s/m.json.gz", dir);
+        char *bytes[2] = {NULL, NULL};
+        long len[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            f = fopen(gz, "wb");
+            CHECK_INT(cts_matrix_dump_gz(m, f), 0);
+            fclose(f);
+            f = fopen(gz, "rb");
+            fseek(f, 0, SEEK_END);
+            len[k] = ftell(f);
+            rewind(f);
+            bytes[k] = malloc(len[k]);
+            CHECK(fread(bytes[k], 1, len[k], f) == (size_t)len[k]);
+            fclose(f);
+        }
+        CHECK(len[0] == len[1] && memcmp(bytes[0], bytes[1], len[0]) == 0);
+        CHECK((unsigned char)bytes[0][0] == 0x1f && (unsigned char)bytes[0][1] == 0x8b);
+        json_t *zback = cts_matrix_load(gz, err, sizeof err);
+        CHECK(zback != NULL && json_equal(zback, m));
+        json_decref(zback);
+        f = fopen(gz, "wb");
+        fwrite(bytes[0], 1, len[0] / 2, f);
+        fclose(f);
+        CHECK(cts_matrix_load(gz, err, sizeof err) == NULL);
+        CHECK_CONTAINS(err, "is a truncated or damaged gzip file");
+        free(bytes[0]);
+        free(bytes[1]);
+        unlink(gz);
+    }
 
     /* What is not a matrix is refused with a reason naming the file. */
     CHECK(cts_matrix_load("/nonexistent/m.json", err, sizeof err) == NULL);
