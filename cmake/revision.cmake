@@ -1,11 +1,13 @@
-# Writes OUT with the suite's git revision; rewrites it only when it changes.
-execute_process(COMMAND git describe --always --dirty --abbrev=12
-                WORKING_DIRECTORY ${SRC} OUTPUT_VARIABLE rev ERROR_QUIET
-                OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 OR rev STREQUAL "")
-  if(GIVEN)
-    set(rev "${GIVEN}")
-  else()
+# Writes OUT with the suite's revision; rewrites it only when it changes.
+# A revision passed in (-DSYNC_CTS_REVISION=..., as GIVEN) wins: a copied
+# tree may carry a .git that is not the one it was copied from.
+if(GIVEN)
+  set(rev "${GIVEN}")
+else()
+  execute_process(COMMAND git describe --always --dirty --abbrev=12
+                  WORKING_DIRECTORY ${SRC} OUTPUT_VARIABLE rev ERROR_QUIET
+                  OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR rev STREQUAL "")
     set(rev "unknown")
   endif()
 endif()
