@@ -1,25 +1,438 @@
-/* The copy family: its cases are being written (issue 3). */
+/* The copy family: every copy API the 1-D memcpy family does not cover,
+ * through the same observations.
+ *
+ *   runtime 2D/3D   cudaMemcpy2D, cudaMemcpy3D and their Async forms
+ *   symbol          cudaMemcpyToSymbol, cudaMemcpyFromSymbol and their Async forms, on the
+ *                   family's own symbol (kernels/symbol.cu, 1 MiB + 4 KiB)
+ *   array           cudaMemcpy2DToArray, cudaMemcpy2DFromArray and their Async forms, on the
+ *                   family's own 1024 x 1024 cudaArray of unsigned char
+ *   batch           cudaMemcpyBatchAsync with one copy, source access order "stream",
+ *                   "during_call" or "any" (the id's variant)
+ *   driver API      cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD, cuMemcpy (UVA), cuMemcpy2D,
+ *                   cuMemcpy3D and their Async forms
+ *
+ * Grid, and why:
+ * - Directions: h2d, d2h, d2d; h2h only where the API takes it (runtime 2D/3D with
+ *   cudaMemcpyHostToHost, cuMemcpy, cuMemcpy2D, cuMemcpy3D and their Async forms).  A driver
+ *   copy whose name implies its direction still carries the dir segment, so that every group
+ *   is api.dir.  For a symbol or an array, h2d and d2h mean host <-> symbol/array, and d2d
+ *   means device (or managed) memory <-> symbol/array.
+ * - Memory kinds: the host side is pageable, pinned or managed (the 1-D family covers the
+ *   other host kinds); a d2d copy is on device or managed memory, both sides (one side for a
+ *   symbol or an array, whose other side is the family's own).
+ * - Copy kinds: the explicit kind of the direction everywhere, and cudaMemcpyDefault too
+ *   where a side is managed, for the runtime APIs that take a kind.  cudaMemcpyBatchAsync and
+ *   the driver API take none.
+ * - Sizes: 1 MiB, and 4 KiB as well for host-to-device copies from pinned memory.  In the
+ *   committed 1-D memcpy matrix (H200, 580.159.04) every 4 KiB verdict equals its 1 MiB one
+ *   except there: an async pinned host-to-device copy held behind another stream takes its
+ *   source at the call at 4 KiB (Qc) and after the return at 1 MiB (Qr).  Both sizes
+ *   everywhere would make 6,204 cases; this keeps the family near 3,400.
+ * - Shapes: a 2D copy is 4 rows of size/4 bytes, a 3D copy 4 rows x 2 slices of size/8
+ *   bytes, pitch = width, so that it covers `size` contiguous bytes where the engine samples
+ *   them.  An array copy is 1024 bytes wide and size/1024 rows high, at (0, 0).
+ *
+ * The symbol and the array are the family's own memory (CTS_MEM_OWN): the engine sets and
+ * reads their sample bytes through poke()/peek(), 1-byte copies through a pinned byte with
+ * the device idle.  The array is allocated once, by the first prepare() or poke() that needs
+ * it, and kept for the process.  No other prepare, and no cleanup/before/after.
+ *
+ * NOTSUPP: cudaMemcpyBatchAsync below driver 12.8, and on the legacy stream (its reference:
+ * the stream "must not be legacy NULL stream"); it runs on stream 0 of the per-thread build.
+ * A driver API copy where the driver lacks the function. */
 #include "../harness/cts.h"
+#include "../harness/driver.h"
+#include "../harness/family.h"
+#include "../harness/kernels.h"
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ARRAY_WIDTH 1024u
+#define ARRAY_HEIGHT 1024u
+
+#define H2D (1u << CTS_DIR_H2D)
+#define D2H (1u << CTS_DIR_D2H)
+#define D2D (1u << CTS_DIR_D2D)
+#define H2H (1u << CTS_DIR_H2H)
+
+/* What a call copies to or from besides the engine's buffers. */
+enum own { OWN_NONE, OWN_SYMBOL_DST, OWN_SYMBOL_SRC, OWN_ARRAY_DST, OWN_ARRAY_SRC };
+
+static const struct {
+    enum cts_api api;
+    unsigned dirs; /* the directions it is declared in */
+    int kind;      /* takes a cudaMemcpyKind */
+    int dims;      /* 1, 2 (4 rows), 3 (4 rows x 2 slices), or 0: an array copy */
+    enum own own;
+} apis[] = {
+    {CTS_API_MEMCPY2D, H2D | D2H | D2D | H2H, 1, 2, OWN_NONE},
+    {CTS_API_MEMCPY2D_ASYNC, H2D | D2H | D2D | H2H, 1, 2, OWN_NONE},
+    {CTS_API_MEMCPY3D, H2D | D2H | D2D | H2H, 1, 3, OWN_NONE},
+    {CTS_API_MEMCPY3D_ASYNC, H2D | D2H | D2D | H2H, 1, 3, OWN_NONE},
+    {CTS_API_MEMCPY_TO_SYMBOL, H2D | D2D, 1, 1, OWN_SYMBOL_DST},
+    {CTS_API_MEMCPY_TO_SYMBOL_ASYNC, H2D | D2D, 1, 1, OWN_SYMBOL_DST},
+    {CTS_API_MEMCPY_FROM_SYMBOL, D2H | D2D, 1, 1, OWN_SYMBOL_SRC},
+    {CTS_API_MEMCPY_FROM_SYMBOL_ASYNC, D2H | D2D, 1, 1, OWN_SYMBOL_SRC},
+    {CTS_API_MEMCPY2D_TO_ARRAY, H2D | D2D, 1, 0, OWN_ARRAY_DST},
+    {CTS_API_MEMCPY2D_TO_ARRAY_ASYNC, H2D | D2D, 1, 0, OWN_ARRAY_DST},
+    {CTS_API_MEMCPY2D_FROM_ARRAY, D2H | D2D, 1, 0, OWN_ARRAY_SRC},
+    {CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC, D2H | D2D, 1, 0, OWN_ARRAY_SRC},
+    {CTS_API_MEMCPY_BATCH_ASYNC, H2D | D2H | D2D, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY_HTOD, H2D, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY_DTOH, D2H, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY_DTOD, D2D, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY_HTOD_ASYNC, H2D, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY_DTOH_ASYNC, D2H, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY_DTOD_ASYNC, D2D, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY, H2D | D2H | D2D | H2H, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY_ASYNC, H2D | D2H | D2D | H2H, 0, 1, OWN_NONE},
+    {CTS_API_CU_MEMCPY2D, H2D | D2H | D2D | H2H, 0, 2, OWN_NONE},
+    {CTS_API_CU_MEMCPY2D_ASYNC, H2D | D2H | D2D | H2H, 0, 2, OWN_NONE},
+    {CTS_API_CU_MEMCPY3D, H2D | D2H | D2D | H2H, 0, 3, OWN_NONE},
+    {CTS_API_CU_MEMCPY3D_ASYNC, H2D | D2H | D2D | H2H, 0, 3, OWN_NONE},
+};
+#define NAPIS (sizeof apis / sizeof *apis)
+
+/* cudaMemcpyBatchAsync's variants: the source access order of its one copy. */
+static const char *const batch_variants[] = {"stream", "during_call", "any"};
+static const enum cudaMemcpySrcAccessOrder batch_orders[] = {
+    cudaMemcpySrcAccessOrderStream, cudaMemcpySrcAccessOrderDuringApiCall,
+    cudaMemcpySrcAccessOrderAny,
+};
+
+static const enum cts_mem host_kinds[] = {CTS_MEM_PAGEABLE, CTS_MEM_PINNED, CTS_MEM_MANAGED};
+static const enum cts_mem device_kinds[] = {CTS_MEM_DEVICE, CTS_MEM_MANAGED};
+
+#define SIZE_4KIB 1
+#define SIZE_1MIB 5
+
+static size_t spec_of(enum cts_api a)
+{
+    for (size_t i = 0; i < NAPIS; i++)
+        if (apis[i].api == a)
+            return i;
+    return 0; /* not reached: every case's api is in the table */
+}
+
+static void shape(struct cts_case *c, int dims)
+{
+    size_t rows = c->size % 4 == 0 ? 4 : 1, slices = c->size % 8 == 0 ? 2 : 1;
+    switch (dims) {
+    case 0:
+        c->width = ARRAY_WIDTH;
+        c->height = c->size / ARRAY_WIDTH;
+        break;
+    case 2:
+        c->height = rows;
+        c->width = c->size / rows;
+        break;
+    case 3:
+        c->height = rows;
+        c->depth = slices;
+        c->width = c->size / rows / slices;
+        break;
+    default:
+        break;
+    }
+}
 
 static size_t generate(struct cts_case *out, size_t cap)
 {
-    (void)out;
-    (void)cap;
-    return 0;
+    size_t n = 0;
+    for (size_t a = 0; a < NAPIS; a++) {
+        int batch = apis[a].api == CTS_API_MEMCPY_BATCH_ASYNC;
+        size_t nvar = batch ? sizeof batch_variants / sizeof *batch_variants : 1;
+        for (size_t v = 0; v < nvar; v++)
+            for (int dir = 0; dir < CTS_DIR_COUNT; dir++) {
+                if (!(apis[a].dirs & (1u << dir)))
+                    continue;
+                const enum cts_mem *mems = dir == CTS_DIR_D2D ? device_kinds : host_kinds;
+                size_t nmem = dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
+                                                 : sizeof host_kinds / sizeof *host_kinds;
+                for (size_t m = 0; m < nmem; m++) {
+                    /* 4 KiB only where the 1-D family saw it differ from 1 MiB */
+                    int both = dir == CTS_DIR_H2D && mems[m] == CTS_MEM_PINNED;
+                    static const int sizes[] = {SIZE_4KIB, SIZE_1MIB};
+                    for (size_t s = both ? 0 : 1; s < 2; s++) {
+                        int nkind = !apis[a].kind ? 1 : mems[m] == CTS_MEM_MANAGED ? 2 : 1;
+                        for (int k = 0; k < nkind; k++) {
+                            struct cts_case c = {
+                                .family = &cts_family_copy, .api = apis[a].api,
+                                .variant = batch ? batch_variants[v] : NULL, .dir = dir,
+                                .mem = mems[m], .size_idx = sizes[s],
+                                .size = cts_size_bytes(sizes[s]),
+                                .kind = apis[a].kind ? (enum cts_kind)k : CTS_KIND_NONE};
+                            shape(&c, apis[a].dims);
+                            n = cts_emit(&c, out, cap, n);
+                        }
+                    }
+                }
+            }
+    }
+    return out ? (n < cap ? n : cap) : n;
 }
 
+/* As the memcpy family names them: the memory kind under test is the host
+ * side of an h2d/d2h copy (the other side cudaMalloc memory), or both sides
+ * of a d2d/h2h one; a symbol or an array side is the family's own. */
 static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
 {
-    (void)c;
-    *src = *dst = CTS_MEM_NONE;
+    switch (apis[spec_of(c->api)].own) {
+    case OWN_SYMBOL_DST:
+    case OWN_ARRAY_DST:
+        *src = c->mem;
+        *dst = CTS_MEM_OWN;
+        break;
+    case OWN_SYMBOL_SRC:
+    case OWN_ARRAY_SRC:
+        *src = CTS_MEM_OWN;
+        *dst = c->mem;
+        break;
+    default:
+        *src = c->dir == CTS_DIR_D2H ? CTS_MEM_DEVICE : c->mem;
+        *dst = c->dir == CTS_DIR_H2D ? CTS_MEM_DEVICE : c->mem;
+        break;
+    }
+}
+
+static int needs(const struct cts_case *c, char *why, size_t len)
+{
+    const char *f = cts_api_function(c->api);
+    if (c->api == CTS_API_MEMCPY_BATCH_ASYNC) {
+        if (cts_need_driver_version(12080, f, why, len))
+            return -1;
+        if (cts_op_is_legacy(c->op)) {
+            snprintf(why, len, "the stream of cudaMemcpyBatchAsync \"must not be legacy NULL "
+                               "stream\" (cudaMemcpyBatchAsync reference)");
+            return -1;
+        }
+        return 0;
+    }
+    int driver_api = strncmp(f, "cu", 2) == 0 && strncmp(f, "cuda", 4) != 0;
+    return driver_api ? cts_need_driver(f, why, len) : 0;
+}
+
+/* ---- the family's own memory --------------------------------------------------- */
+
+static cudaArray_t array;          /* ARRAY_WIDTH x ARRAY_HEIGHT unsigned char, kept */
+static unsigned char *pinned_byte; /* poke()/peek() copy through it */
+
+static cudaError_t get_array(void)
+{
+    if (array)
+        return cudaSuccess;
+    struct cudaChannelFormatDesc d =
+        cudaCreateChannelDesc(8, 0, 0, 0, cudaChannelFormatKindUnsigned);
+    return cudaMallocArray(&array, &d, ARRAY_WIDTH, ARRAY_HEIGHT, cudaArrayDefault);
+}
+
+static cudaError_t get_pinned_byte(void)
+{
+    return pinned_byte ? cudaSuccess : cudaMallocHost((void **)&pinned_byte, 64);
+}
+
+static int is_array(const struct cts_case *c)
+{
+    enum own o = apis[spec_of(c->api)].own;
+    return o == OWN_ARRAY_DST || o == OWN_ARRAY_SRC;
+}
+
+static int prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    (void)s;
+    return is_array(c) ? cts_result(get_array(), error) : 0;
+}
+
+static int poke(const struct cts_case *c, int side, size_t off, unsigned char v, const char **error)
+{
+    (void)side;
+    cudaError_t err = get_pinned_byte();
+    if (err == cudaSuccess && is_array(c))
+        err = get_array();
+    if (err != cudaSuccess)
+        return cts_result(err, error);
+    pinned_byte[0] = v;
+    if (is_array(c))
+        err = cudaMemcpy2DToArray(array, off % ARRAY_WIDTH, off / ARRAY_WIDTH, pinned_byte, 1, 1, 1,
+                                  cudaMemcpyHostToDevice);
+    else
+        err = cudaMemcpyToSymbol(cts_symbol(), pinned_byte, 1, off, cudaMemcpyHostToDevice);
+    return cts_result(err, error);
+}
+
+static int peek(const struct cts_case *c, int side, size_t off, unsigned char *v, const char **error)
+{
+    (void)side;
+    cudaError_t err = get_pinned_byte();
+    if (err == cudaSuccess && is_array(c))
+        err = get_array();
+    if (err != cudaSuccess)
+        return cts_result(err, error);
+    if (is_array(c))
+        err = cudaMemcpy2DFromArray(pinned_byte, 1, array, off % ARRAY_WIDTH, off / ARRAY_WIDTH,
+                                    1, 1, cudaMemcpyDeviceToHost);
+    else
+        err = cudaMemcpyFromSymbol(pinned_byte, cts_symbol(), 1, off, cudaMemcpyDeviceToHost);
+    *v = pinned_byte[0];
+    return cts_result(err, error);
+}
+
+/* ---- the call under test -------------------------------------------------------- */
+
+static CUmemorytype driver_memtype(enum cts_mem m)
+{
+    return m == CTS_MEM_DEVICE ? CU_MEMORYTYPE_DEVICE
+           : m == CTS_MEM_MANAGED ? CU_MEMORYTYPE_UNIFIED
+                                  : CU_MEMORYTYPE_HOST;
+}
+
+static CUdeviceptr dptr(const void *p) { return (CUdeviceptr)(uintptr_t)p; }
+
+/* The driver's 2D/3D copy descriptor for c: src and dst are typed by the
+ * memory kind behind them (host, device, or unified for managed memory). */
+static CUDA_MEMCPY3D driver_3d(const struct cts_case *c, const struct cts_call *call)
+{
+    enum cts_mem sm, dm;
+    buffers(c, &sm, &dm);
+    CUDA_MEMCPY3D p;
+    memset(&p, 0, sizeof p);
+    p.srcMemoryType = driver_memtype(sm);
+    if (p.srcMemoryType == CU_MEMORYTYPE_HOST)
+        p.srcHost = call->src;
+    else
+        p.srcDevice = dptr(call->src);
+    p.dstMemoryType = driver_memtype(dm);
+    if (p.dstMemoryType == CU_MEMORYTYPE_HOST)
+        p.dstHost = call->dst;
+    else
+        p.dstDevice = dptr(call->dst);
+    p.srcPitch = p.dstPitch = p.WidthInBytes = c->width;
+    p.srcHeight = p.dstHeight = p.Height = c->height;
+    p.Depth = c->depth ? c->depth : 1;
+    return p;
+}
+
+static CUDA_MEMCPY2D driver_2d(const struct cts_case *c, const struct cts_call *call)
+{
+    CUDA_MEMCPY3D q = driver_3d(c, call);
+    CUDA_MEMCPY2D p;
+    memset(&p, 0, sizeof p);
+    p.srcMemoryType = q.srcMemoryType;
+    p.srcHost = q.srcHost;
+    p.srcDevice = q.srcDevice;
+    p.srcPitch = q.srcPitch;
+    p.dstMemoryType = q.dstMemoryType;
+    p.dstHost = q.dstHost;
+    p.dstDevice = q.dstDevice;
+    p.dstPitch = q.dstPitch;
+    p.WidthInBytes = q.WidthInBytes;
+    p.Height = q.Height;
+    return p;
+}
+
+static struct cudaPitchedPtr pitched(const void *p, const struct cts_case *c)
+{
+    struct cudaPitchedPtr r = {(void *)(uintptr_t)p, c->width, c->width, c->height};
+    return r;
 }
 
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
-    (void)c;
-    (void)call;
-    *error = "(no cases yet)";
-    return 1;
+    static const enum cudaMemcpyKind explicit_kinds[CTS_DIR_COUNT] = {
+        cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+        cudaMemcpyDeviceToDevice, cudaMemcpyHostToHost,
+    };
+    enum cudaMemcpyKind k = c->kind == CTS_KIND_DEFAULT ? cudaMemcpyDefault : explicit_kinds[c->dir];
+    cudaStream_t s = (cudaStream_t)call->stream;
+    CUstream cs = (CUstream)call->stream;
+    void *dst = call->dst;
+    const void *src = call->src;
+    size_t n = c->size, w = c->width, h = c->height;
+    struct cudaMemcpy3DParms p3;
+    CUDA_MEMCPY2D d2;
+    CUDA_MEMCPY3D d3;
+
+    switch (c->api) {
+    case CTS_API_MEMCPY2D: return cts_result(cudaMemcpy2D(dst, w, src, w, w, h, k), error);
+    case CTS_API_MEMCPY2D_ASYNC:
+        return cts_result(cudaMemcpy2DAsync(dst, w, src, w, w, h, k, s), error);
+    case CTS_API_MEMCPY3D:
+    case CTS_API_MEMCPY3D_ASYNC:
+        memset(&p3, 0, sizeof p3);
+        p3.srcPtr = pitched(src, c);
+        p3.dstPtr = pitched(dst, c);
+        p3.extent.width = w;
+        p3.extent.height = h;
+        p3.extent.depth = c->depth;
+        p3.kind = k;
+        return cts_result(c->api == CTS_API_MEMCPY3D ? cudaMemcpy3D(&p3) : cudaMemcpy3DAsync(&p3, s),
+                          error);
+    case CTS_API_MEMCPY_TO_SYMBOL:
+        return cts_result(cudaMemcpyToSymbol(cts_symbol(), src, n, 0, k), error);
+    case CTS_API_MEMCPY_TO_SYMBOL_ASYNC:
+        return cts_result(cudaMemcpyToSymbolAsync(cts_symbol(), src, n, 0, k, s), error);
+    case CTS_API_MEMCPY_FROM_SYMBOL:
+        return cts_result(cudaMemcpyFromSymbol(dst, cts_symbol(), n, 0, k), error);
+    case CTS_API_MEMCPY_FROM_SYMBOL_ASYNC:
+        return cts_result(cudaMemcpyFromSymbolAsync(dst, cts_symbol(), n, 0, k, s), error);
+    case CTS_API_MEMCPY2D_TO_ARRAY:
+        return cts_result(cudaMemcpy2DToArray(array, 0, 0, src, w, w, h, k), error);
+    case CTS_API_MEMCPY2D_TO_ARRAY_ASYNC:
+        return cts_result(cudaMemcpy2DToArrayAsync(array, 0, 0, src, w, w, h, k, s), error);
+    case CTS_API_MEMCPY2D_FROM_ARRAY:
+        return cts_result(cudaMemcpy2DFromArray(dst, w, array, 0, 0, w, h, k), error);
+    case CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC:
+        return cts_result(cudaMemcpy2DFromArrayAsync(dst, w, array, 0, 0, w, h, k, s), error);
+    case CTS_API_MEMCPY_BATCH_ASYNC: {
+        void *dsts[1] = {dst};
+        const void *srcs[1] = {src};
+        size_t sizes[1] = {n}, idx[1] = {0};
+        struct cudaMemcpyAttributes attr;
+        memset(&attr, 0, sizeof attr); /* no location hints, no flags */
+        attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+        for (size_t v = 0; v < sizeof batch_variants / sizeof *batch_variants; v++)
+            if (c->variant && strcmp(c->variant, batch_variants[v]) == 0)
+                attr.srcAccessOrder = batch_orders[v];
+        return cts_result(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idx, 1, s), error);
+    }
+    case CTS_API_CU_MEMCPY_HTOD:
+        return cts_driver_result(cts_drv.cuMemcpyHtoD(dptr(dst), src, n), error);
+    case CTS_API_CU_MEMCPY_DTOH:
+        return cts_driver_result(cts_drv.cuMemcpyDtoH(dst, dptr(src), n), error);
+    case CTS_API_CU_MEMCPY_DTOD:
+        return cts_driver_result(cts_drv.cuMemcpyDtoD(dptr(dst), dptr(src), n), error);
+    case CTS_API_CU_MEMCPY_HTOD_ASYNC:
+        return cts_driver_result(cts_drv.cuMemcpyHtoDAsync(dptr(dst), src, n, cs), error);
+    case CTS_API_CU_MEMCPY_DTOH_ASYNC:
+        return cts_driver_result(cts_drv.cuMemcpyDtoHAsync(dst, dptr(src), n, cs), error);
+    case CTS_API_CU_MEMCPY_DTOD_ASYNC:
+        return cts_driver_result(cts_drv.cuMemcpyDtoDAsync(dptr(dst), dptr(src), n, cs), error);
+    case CTS_API_CU_MEMCPY:
+        return cts_driver_result(cts_drv.cuMemcpy(dptr(dst), dptr(src), n), error);
+    case CTS_API_CU_MEMCPY_ASYNC:
+        return cts_driver_result(cts_drv.cuMemcpyAsync(dptr(dst), dptr(src), n, cs), error);
+    case CTS_API_CU_MEMCPY2D:
+        d2 = driver_2d(c, call);
+        return cts_driver_result(cts_drv.cuMemcpy2D(&d2), error);
+    case CTS_API_CU_MEMCPY2D_ASYNC:
+        d2 = driver_2d(c, call);
+        return cts_driver_result(cts_drv.cuMemcpy2DAsync(&d2, cs), error);
+    case CTS_API_CU_MEMCPY3D:
+        d3 = driver_3d(c, call);
+        return cts_driver_result(cts_drv.cuMemcpy3D(&d3), error);
+    case CTS_API_CU_MEMCPY3D_ASYNC:
+        d3 = driver_3d(c, call);
+        return cts_driver_result(cts_drv.cuMemcpy3DAsync(&d3, cs), error);
+    default:
+        *error = "(not a copy API)";
+        return 1;
+    }
 }
 
-const struct cts_family cts_family_copy = {"copy", generate, buffers, NULL, issue};
+const struct cts_family cts_family_copy = {
+    .name = "copy", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .prepare = prepare, .poke = poke, .peek = peek,
+};
