@@ -7,9 +7,30 @@
  * small (4 KiB) and large (16 MiB).  2D and 3D allocations and arrays are
  * 1024 bytes wide and size/1024 rows high.
  *
- * Not here yet (issue 3): a pool's release threshold seen through stream,
- * event and device synchronize, and the virtual memory API (cuMemCreate ...). */
+ * The virtual memory API (cuMemCreate, cuMemMap, cuMemSetAccess, cuMemUnmap,
+ * cuMemRelease, through the driver table) is called at the same two sizes,
+ * each rounded up to the device's minimum allocation granularity (so 4KiB
+ * in an id is in fact one granule, typically 2 MiB), pinned device memory of
+ * the current device, memory segment `device`.  prepare() makes what the call
+ * needs, in the order an application would: reserve an address range of that
+ * size (map, set_access, unmap), create the allocation (map, set_access,
+ * unmap, release), map it (set_access, unmap) and give the device read-write
+ * access (unmap); cleanup() unmaps, releases and frees the range, whatever
+ * of that is left.
+ *
+ * A pool's release threshold, seen through cudaStreamSynchronize (the op
+ * stream), cudaEventSynchronize (an event before() records on the op stream;
+ * the op stream is implied, so stream 0) and cudaDeviceSynchronize, variants
+ * pool_release_0 and pool_release_max, memory segment `device`, no size:
+ * prepare() sets the device's default pool's cudaMemPoolAttrReleaseThreshold
+ * to 0 or UINT64_MAX and allocates 64 MiB from it with cudaMallocAsync on the
+ * family's private non-blocking stream, synchronized there; before() frees it
+ * with cudaFreeAsync on that stream (no synchronize), so the call is the first
+ * synchronize after the free: with threshold 0 the pool gives the 64 MiB back
+ * to the OS inside the call, and the call's idle time shows what that costs.
+ * cleanup() restores the threshold found at first use. */
 #include "../harness/cts.h"
+#include "../harness/driver.h"
 #include "../harness/family.h"
 
 #include <cuda_runtime_api.h>
@@ -49,6 +70,30 @@ static const struct {
 };
 static const int sizes[] = {1 /* 4KiB */, 6 /* 16MiB */};
 
+/* Virtual memory management, in the order of an allocation's life. */
+static const enum cts_api vmm_apis[] = {
+    CTS_API_CU_MEM_CREATE, CTS_API_CU_MEM_MAP, CTS_API_CU_MEM_SET_ACCESS, CTS_API_CU_MEM_UNMAP,
+    CTS_API_CU_MEM_RELEASE,
+};
+/* Synchronize calls that let a pool release freed memory. */
+static const enum cts_api sync_apis[] = {
+    CTS_API_STREAM_SYNCHRONIZE, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE,
+};
+static const char *const pool_variants[] = {"pool_release_0", "pool_release_max"};
+#define POOL_BYTES ((size_t)64 << 20)
+
+static int is_vmm(enum cts_api a)
+{
+    return a == CTS_API_CU_MEM_CREATE || a == CTS_API_CU_MEM_MAP || a == CTS_API_CU_MEM_SET_ACCESS ||
+           a == CTS_API_CU_MEM_UNMAP || a == CTS_API_CU_MEM_RELEASE;
+}
+
+static int is_sync(enum cts_api a)
+{
+    return a == CTS_API_STREAM_SYNCHRONIZE || a == CTS_API_EVENT_SYNCHRONIZE ||
+           a == CTS_API_DEVICE_SYNCHRONIZE;
+}
+
 static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
@@ -66,6 +111,20 @@ static size_t generate(struct cts_case *out, size_t cap)
             }
             n = cts_emit(&c, out, cap, n);
         }
+    for (size_t k = 0; k < sizeof vmm_apis / sizeof *vmm_apis; k++)
+        for (size_t s = 0; s < 2; s++) {
+            struct cts_case c = {.family = &cts_family_alloc, .api = vmm_apis[k],
+                                 .dir = CTS_DIR_NONE, .mem = CTS_MEM_DEVICE, .size_idx = sizes[s],
+                                 .size = cts_size_bytes(sizes[s]), .kind = CTS_KIND_NONE};
+            n = cts_emit(&c, out, cap, n);
+        }
+    for (size_t k = 0; k < sizeof sync_apis / sizeof *sync_apis; k++)
+        for (size_t v = 0; v < sizeof pool_variants / sizeof *pool_variants; v++) {
+            struct cts_case c = {.family = &cts_family_alloc, .api = sync_apis[k],
+                                 .variant = pool_variants[v], .dir = CTS_DIR_NONE,
+                                 .mem = CTS_MEM_DEVICE, .size_idx = -1, .kind = CTS_KIND_NONE};
+            n = cts_emit(&c, out, cap, n);
+        }
     return out ? (n < cap ? n : cap) : n;
 }
 
@@ -75,11 +134,61 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
     *src = *dst = CTS_MEM_NONE; /* the family's memory is its own, made per call */
 }
 
+/* The driver functions a virtual memory case calls (prepare, issue, cleanup), NULL-ended. */
+static void vmm_functions(enum cts_api a, const char *fn[12])
+{
+    size_t n = 0;
+    fn[n++] = "cuCtxGetDevice";
+    fn[n++] = "cuDeviceGetAttribute";
+    fn[n++] = "cuMemGetAllocationGranularity";
+    fn[n++] = "cuMemCreate";
+    fn[n++] = "cuMemRelease";
+    if (a == CTS_API_CU_MEM_MAP || a == CTS_API_CU_MEM_SET_ACCESS || a == CTS_API_CU_MEM_UNMAP) {
+        fn[n++] = "cuMemAddressReserve";
+        fn[n++] = "cuMemAddressFree";
+        fn[n++] = "cuMemMap";
+        fn[n++] = "cuMemUnmap";
+    }
+    if (a == CTS_API_CU_MEM_SET_ACCESS || a == CTS_API_CU_MEM_UNMAP)
+        fn[n++] = "cuMemSetAccess";
+    fn[n] = NULL;
+}
+
+static int need_vmm(const struct cts_case *c, char *why, size_t len)
+{
+    static const char attr[] = "CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED";
+    const char *fn[12];
+    vmm_functions(c->api, fn);
+    for (size_t i = 0; fn[i]; i++)
+        if (cts_need_driver(fn[i], why, len))
+            return -1;
+    CUdevice dev = 0;
+    int v = 0;
+    CUresult r = cts_drv.cuCtxGetDevice(&dev);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, len, "cannot read %s: cuCtxGetDevice returned %s", attr, cts_driver_error_name(r));
+        return -1;
+    }
+    r = cts_drv.cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, len, "cannot read %s: %s", attr, cts_driver_error_name(r));
+        return -1;
+    }
+    if (!v) {
+        snprintf(why, len, "%s is 0 on this device", attr);
+        return -1;
+    }
+    return 0;
+}
+
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
+    if (is_vmm(c->api))
+        return need_vmm(c, why, len);
     switch (c->api) {
     case CTS_API_FREE_POOL_PTR: case CTS_API_MALLOC_ASYNC: case CTS_API_FREE_ASYNC:
     case CTS_API_MALLOC_FROM_POOL_ASYNC: case CTS_API_MEMPOOL_TRIM_TO:
+    case CTS_API_STREAM_SYNCHRONIZE: case CTS_API_EVENT_SYNCHRONIZE: case CTS_API_DEVICE_SYNCHRONIZE:
         return cts_need_attribute(cudaDevAttrMemoryPoolsSupported, "cudaDevAttrMemoryPoolsSupported", why, len);
     case CTS_API_HOST_REGISTER: case CTS_API_HOST_UNREGISTER:
         return cts_need_attribute(cudaDevAttrHostRegisterSupported, "cudaDevAttrHostRegisterSupported", why, len);
@@ -149,10 +258,208 @@ static int host_pages(struct cts_scratch *s, size_t size, const char **error)
     return 0;
 }
 
+/* ---- virtual memory management ----
+ * scratch: value = the CUmemGenericAllocationHandle, ptr = the reserved
+ * address (NULL: none), pitch = the size (the case's, rounded up to the
+ * granularity), extra = which of VMM_CREATED / VMM_MAPPED holds now. */
+enum { VMM_CREATED = 1, VMM_MAPPED = 2 };
+static CUdevice vmm_dev; /* the current device, read by prepare() */
+
+static unsigned vmm_state(const struct cts_scratch *s) { return (unsigned)(uintptr_t)s->extra; }
+static void vmm_set(struct cts_scratch *s, unsigned st) { s->extra = (void *)(uintptr_t)st; }
+static CUdeviceptr vmm_va(const struct cts_scratch *s) { return (CUdeviceptr)(uintptr_t)s->ptr; }
+
+static CUmemAllocationProp vmm_prop(void)
+{
+    CUmemAllocationProp p;
+    memset(&p, 0, sizeof p);
+    p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    p.location.id = vmm_dev;
+    return p;
+}
+
+static CUmemAccessDesc vmm_access(void)
+{
+    CUmemAccessDesc d;
+    memset(&d, 0, sizeof d);
+    d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    d.location.id = vmm_dev;
+    d.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return d;
+}
+
+static int vmm_prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    size_t gran = 0;
+    CUresult r = cts_drv.cuCtxGetDevice(&vmm_dev);
+    if (r != CUDA_SUCCESS)
+        return cts_driver_result(r, error);
+    CUmemAllocationProp prop = vmm_prop();
+    r = cts_drv.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    if (r != CUDA_SUCCESS)
+        return cts_driver_result(r, error);
+    if (!gran)
+        gran = 1;
+    s->pitch = (c->size + gran - 1) / gran * gran;
+    int va = c->api == CTS_API_CU_MEM_MAP || c->api == CTS_API_CU_MEM_SET_ACCESS ||
+             c->api == CTS_API_CU_MEM_UNMAP;
+    if (va) {
+        CUdeviceptr p = 0;
+        if ((r = cts_drv.cuMemAddressReserve(&p, s->pitch, 0, 0, 0)) != CUDA_SUCCESS)
+            return cts_driver_result(r, error);
+        s->ptr = (void *)(uintptr_t)p;
+    }
+    if (c->api != CTS_API_CU_MEM_CREATE) {
+        CUmemGenericAllocationHandle h = 0;
+        if ((r = cts_drv.cuMemCreate(&h, s->pitch, &prop, 0)) != CUDA_SUCCESS)
+            return cts_driver_result(r, error);
+        s->value = h;
+        vmm_set(s, VMM_CREATED);
+    }
+    if (c->api == CTS_API_CU_MEM_SET_ACCESS || c->api == CTS_API_CU_MEM_UNMAP) {
+        if ((r = cts_drv.cuMemMap(vmm_va(s), s->pitch, 0, s->value, 0)) != CUDA_SUCCESS)
+            return cts_driver_result(r, error);
+        vmm_set(s, VMM_CREATED | VMM_MAPPED);
+    }
+    if (c->api == CTS_API_CU_MEM_UNMAP) {
+        CUmemAccessDesc d = vmm_access();
+        if ((r = cts_drv.cuMemSetAccess(vmm_va(s), s->pitch, &d, 1)) != CUDA_SUCCESS)
+            return cts_driver_result(r, error);
+    }
+    return 0;
+}
+
+static int vmm_issue(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    CUresult r;
+    switch (c->api) {
+    case CTS_API_CU_MEM_CREATE: {
+        CUmemAllocationProp prop = vmm_prop();
+        CUmemGenericAllocationHandle h = 0;
+        if ((r = cts_drv.cuMemCreate(&h, s->pitch, &prop, 0)) == CUDA_SUCCESS) {
+            s->value = h;
+            vmm_set(s, VMM_CREATED);
+        }
+        break;
+    }
+    case CTS_API_CU_MEM_MAP:
+        if ((r = cts_drv.cuMemMap(vmm_va(s), s->pitch, 0, s->value, 0)) == CUDA_SUCCESS)
+            vmm_set(s, vmm_state(s) | VMM_MAPPED);
+        break;
+    case CTS_API_CU_MEM_SET_ACCESS: {
+        CUmemAccessDesc d = vmm_access();
+        r = cts_drv.cuMemSetAccess(vmm_va(s), s->pitch, &d, 1);
+        break;
+    }
+    case CTS_API_CU_MEM_UNMAP:
+        if ((r = cts_drv.cuMemUnmap(vmm_va(s), s->pitch)) == CUDA_SUCCESS)
+            vmm_set(s, vmm_state(s) & ~(unsigned)VMM_MAPPED);
+        break;
+    default: /* CTS_API_CU_MEM_RELEASE */
+        if ((r = cts_drv.cuMemRelease(s->value)) == CUDA_SUCCESS)
+            vmm_set(s, vmm_state(s) & ~(unsigned)VMM_CREATED);
+        break;
+    }
+    return cts_driver_result(r, error);
+}
+
+/* Unmaps, releases and frees the range, as far as each is left; the first error wins. */
+static int vmm_cleanup(struct cts_scratch *s, const char **error)
+{
+    CUresult r = CUDA_SUCCESS, q;
+    if (vmm_state(s) & VMM_MAPPED)
+        r = cts_drv.cuMemUnmap(vmm_va(s), s->pitch);
+    if (vmm_state(s) & VMM_CREATED)
+        if ((q = cts_drv.cuMemRelease(s->value)) != CUDA_SUCCESS && r == CUDA_SUCCESS)
+            r = q;
+    if (s->ptr)
+        if ((q = cts_drv.cuMemAddressFree(vmm_va(s), s->pitch)) != CUDA_SUCCESS && r == CUDA_SUCCESS)
+            r = q;
+    s->ptr = NULL;
+    s->value = 0;
+    vmm_set(s, 0);
+    return cts_driver_result(r, error);
+}
+
+/* ---- a pool's release threshold ----
+ * scratch: ptr = the 64 MiB from the default pool (NULL once before() freed
+ * it), handle = the event cudaEventSynchronize waits for. */
+static cudaMemPool_t default_pool;
+static uint64_t found_threshold; /* the default pool's threshold at first use */
+static int have_found_threshold;
+static cudaStream_t pool_stream; /* the family's private non-blocking stream */
+
+static int pool_prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    cudaError_t err = cudaSuccess;
+    if (!default_pool) {
+        int dev = 0;
+        if ((err = cudaGetDevice(&dev)) == cudaSuccess)
+            err = cudaDeviceGetDefaultMemPool(&default_pool, dev);
+        if (err != cudaSuccess)
+            return cts_result(err, error);
+    }
+    if (!have_found_threshold) {
+        if ((err = cudaMemPoolGetAttribute(default_pool, cudaMemPoolAttrReleaseThreshold,
+                                           &found_threshold)) != cudaSuccess)
+            return cts_result(err, error);
+        have_found_threshold = 1;
+    }
+    if (!pool_stream && (err = cudaStreamCreateWithFlags(&pool_stream, cudaStreamNonBlocking)) !=
+                            cudaSuccess)
+        return cts_result(err, error);
+    uint64_t threshold = strcmp(c->variant, "pool_release_max") == 0 ? UINT64_MAX : 0;
+    if ((err = cudaMemPoolSetAttribute(default_pool, cudaMemPoolAttrReleaseThreshold, &threshold)) !=
+            cudaSuccess ||
+        (err = cudaMallocAsync(&s->ptr, POOL_BYTES, pool_stream)) != cudaSuccess ||
+        (err = cudaStreamSynchronize(pool_stream)) != cudaSuccess)
+        return cts_result(err, error);
+    if (c->api == CTS_API_EVENT_SYNCHRONIZE)
+        err = cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, cudaEventDisableTiming);
+    return cts_result(err, error);
+}
+
+/* Right before the call: free the 64 MiB (stream-ordered, not synchronized),
+ * and for cudaEventSynchronize record its event on the op stream. */
+static int before(const struct cts_case *c, struct cts_scratch *s, void *stream, const char **error)
+{
+    cudaError_t err;
+    if (!is_sync(c->api))
+        return 0;
+    if ((err = cudaFreeAsync(s->ptr, pool_stream)) != cudaSuccess)
+        return cts_result(err, error);
+    s->ptr = NULL;
+    if (c->api == CTS_API_EVENT_SYNCHRONIZE)
+        return cts_result(cudaEventRecord((cudaEvent_t)s->handle, (cudaStream_t)stream), error);
+    return 0;
+}
+
+static int pool_cleanup(struct cts_scratch *s, const char **error)
+{
+    cudaError_t err = cudaSuccess, e2;
+    if (s->ptr)
+        err = cudaFree(s->ptr);
+    if (s->handle && (e2 = cudaEventDestroy((cudaEvent_t)s->handle)) != cudaSuccess &&
+        err == cudaSuccess)
+        err = e2;
+    if (have_found_threshold &&
+        (e2 = cudaMemPoolSetAttribute(default_pool, cudaMemPoolAttrReleaseThreshold,
+                                      &found_threshold)) != cudaSuccess &&
+        err == cudaSuccess)
+        err = e2;
+    s->ptr = s->handle = NULL;
+    return cts_result(err, error);
+}
+
 static int prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
     cudaMemPool_t pool;
     cudaError_t err;
+    if (is_vmm(c->api))
+        return vmm_prepare(c, s, error);
+    if (is_sync(c->api))
+        return pool_prepare(c, s, error);
     switch (c->api) {
     case CTS_API_FREE:
         return cts_result(cudaMalloc(&s->ptr, c->size), error);
@@ -195,6 +502,8 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     struct cts_scratch *s = call->scratch;
     cudaStream_t st = (cudaStream_t)call->stream;
     cudaError_t err;
+    if (is_vmm(c->api))
+        return vmm_issue(c, s, error);
     switch (c->api) {
     case CTS_API_MALLOC:
         return cts_result(cudaMalloc(&s->ptr, c->size), error);
@@ -252,6 +561,12 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         return cts_result(cudaMallocFromPoolAsync(&s->ptr, c->size, private_pool, st), error);
     case CTS_API_MEMPOOL_TRIM_TO:
         return cts_result(cudaMemPoolTrimTo((cudaMemPool_t)s->handle, 0), error);
+    case CTS_API_STREAM_SYNCHRONIZE:
+        return cts_result(cudaStreamSynchronize(st), error);
+    case CTS_API_EVENT_SYNCHRONIZE:
+        return cts_result(cudaEventSynchronize((cudaEvent_t)s->handle), error);
+    case CTS_API_DEVICE_SYNCHRONIZE:
+        return cts_result(cudaDeviceSynchronize(), error);
     default:
         *error = "(not an allocation API)";
         return 1;
@@ -262,6 +577,10 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
 static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
     cudaError_t err = cudaSuccess;
+    if (is_vmm(c->api))
+        return vmm_cleanup(s, error);
+    if (is_sync(c->api))
+        return pool_cleanup(s, error);
     switch (c->api) {
     case CTS_API_MALLOC: case CTS_API_FREE: case CTS_API_FREE_POOL_PTR: case CTS_API_MALLOC_PITCH:
     case CTS_API_MALLOC_3D: case CTS_API_MALLOC_MANAGED: case CTS_API_MALLOC_ASYNC:
@@ -292,4 +611,7 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     return cts_result(err, error);
 }
 
-const struct cts_family cts_family_alloc = {"alloc", generate, buffers, needs, issue, prepare, cleanup};
+const struct cts_family cts_family_alloc = {
+    .name = "alloc", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .prepare = prepare, .cleanup = cleanup, .before = before,
+};

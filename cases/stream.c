@@ -1,26 +1,62 @@
 /* The stream family: kernel launches, events, callbacks, graph launches, and
  * stream and event creation and destruction, while other work is held.
  *
- * Events a call waits on or queries are recorded before the gate, on an idle
+ * Events the plain calls wait on or query are recorded before the gate, on an idle
  * device, so they are complete: what is measured is the call itself.  The
  * graph launched is one captured kernel, built once.  Host functions and
  * callbacks only count that they ran (they make no CUDA call).
  *
- * Not here yet (issue 3): stream capture begin/end (the markers the harness
- * queues after the call would be captured, not run), events recorded behind
- * the gate, and whether callbacks in independent streams serialize each other. */
+ * Stream capture: cudaStreamBeginCapture (relaxed mode) on the op stream,
+ * with after() ending the capture so that the markers the engine queues after
+ * the call run instead of being captured; cudaStreamEndCapture, with before()
+ * beginning a relaxed capture on the op stream and capturing one sleep-kernel
+ * launch.  cleanup() destroys the captured graph (and ends a capture a failed
+ * call left open).  Capture of the legacy stream is not allowed, so those
+ * cases are NOTSUPP where the op stream is the legacy stream.
+ *
+ * Synchronize calls, plain: cudaStreamSynchronize of the op stream;
+ * cudaEventSynchronize of an event before() records on the op stream (the op
+ * stream is implied: stream 0); cudaDeviceSynchronize.  (The alloc family
+ * has the same calls with a pool's release threshold, variants pool_release_*.)
+ *
+ * Events recorded right before the call, behind the gate (variant pending):
+ * event_query.pending queries, and event_synchronize waits for, an event
+ * before() records on the op stream (implied: stream 0);
+ * stream_wait_event.pending makes the op stream wait for an event before()
+ * records on cudaStreamLegacy, so the op stream waits for whatever the legacy
+ * stream waits for (a gate on it, on a blocking stream or on a per-thread
+ * default stream) and for nothing when the gate is on a non-blocking stream.
+ *
+ * Not here yet: whether callbacks in independent streams serialize each
+ * other (it needs a host function as the gate). */
 #include "../harness/cts.h"
 #include "../harness/family.h"
 #include "../harness/kernels.h"
 
 #include <cuda_runtime_api.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 
 static const enum cts_api apis[] = {
     CTS_API_LAUNCH,           CTS_API_EVENT_RECORD,    CTS_API_STREAM_WAIT_EVENT,
     CTS_API_EVENT_QUERY,      CTS_API_STREAM_QUERY,    CTS_API_LAUNCH_HOST_FUNC,
     CTS_API_STREAM_ADD_CALLBACK, CTS_API_GRAPH_LAUNCH, CTS_API_STREAM_CREATE,
     CTS_API_STREAM_DESTROY,   CTS_API_EVENT_CREATE,    CTS_API_EVENT_DESTROY,
+};
+
+/* Added later, after the first ones so that those keep their places. */
+static const struct {
+    enum cts_api api;
+    const char *variant;
+} more[] = {
+    {CTS_API_STREAM_BEGIN_CAPTURE, NULL},
+    {CTS_API_STREAM_END_CAPTURE, NULL},
+    {CTS_API_STREAM_SYNCHRONIZE, NULL},
+    {CTS_API_EVENT_SYNCHRONIZE, NULL},
+    {CTS_API_DEVICE_SYNCHRONIZE, NULL},
+    {CTS_API_EVENT_QUERY, "pending"},
+    {CTS_API_STREAM_WAIT_EVENT, "pending"},
 };
 
 static size_t generate(struct cts_case *out, size_t cap)
@@ -31,7 +67,30 @@ static size_t generate(struct cts_case *out, size_t cap)
                              .mem = CTS_MEM_NONE, .size_idx = -1, .kind = CTS_KIND_NONE};
         n = cts_emit(&c, out, cap, n);
     }
+    for (size_t a = 0; a < sizeof more / sizeof *more; a++) {
+        struct cts_case c = {.family = &cts_family_stream, .api = more[a].api,
+                             .variant = more[a].variant, .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE,
+                             .size_idx = -1, .kind = CTS_KIND_NONE};
+        n = cts_emit(&c, out, cap, n);
+    }
     return out ? (n < cap ? n : cap) : n;
+}
+
+/* An event recorded by before(), behind whatever the gate holds. */
+static int pending(const struct cts_case *c)
+{
+    return c->api == CTS_API_EVENT_SYNCHRONIZE || (c->variant && strcmp(c->variant, "pending") == 0);
+}
+
+static int needs(const struct cts_case *c, char *why, size_t len)
+{
+    if ((c->api == CTS_API_STREAM_BEGIN_CAPTURE || c->api == CTS_API_STREAM_END_CAPTURE) &&
+        cts_op_is_legacy(c->op)) {
+        snprintf(why, len, "the op stream is the legacy stream, and capture may not be initiated on "
+                           "cudaStreamLegacy (cudaStreamBeginCapture)");
+        return -1;
+    }
+    return 0;
 }
 
 static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
@@ -102,6 +161,8 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
 {
     cudaGraphExec_t exec = NULL;
     cudaError_t err;
+    if (pending(c))
+        return cts_result(cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, cudaEventDisableTiming), error);
     switch (c->api) {
     case CTS_API_EVENT_RECORD:
         return cts_result(cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, cudaEventDisableTiming), error);
@@ -121,6 +182,49 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     }
 }
 
+/* Capture cases: scratch value = 1 while a capture this case began may be
+ * open, extra = the stream it is on, handle = the captured graph. */
+static cudaError_t end_capture(struct cts_scratch *s)
+{
+    cudaGraph_t g = NULL;
+    cudaError_t err = cudaStreamEndCapture((cudaStream_t)s->extra, &g);
+    if (err == cudaSuccess || err == cudaErrorStreamCaptureInvalidated)
+        s->value = 0; /* the capture is over either way */
+    if (g)
+        s->handle = g;
+    return err;
+}
+
+/* Right before the call, while the gate may hold work: record the event the
+ * call queries or waits for, or begin the capture the call ends. */
+static int before(const struct cts_case *c, struct cts_scratch *s, void *stream, const char **error)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    cudaError_t err;
+    if (c->api == CTS_API_STREAM_END_CAPTURE) {
+        if ((err = cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed)) != cudaSuccess)
+            return cts_result(err, error);
+        s->value = 1;
+        s->extra = stream;
+        return cts_result(cts_launch_sleep(st, 0), error);
+    }
+    if (!pending(c))
+        return 0;
+    if (c->api == CTS_API_STREAM_WAIT_EVENT) /* the op stream will wait for the legacy stream */
+        st = cudaStreamLegacy;
+    return cts_result(cudaEventRecord((cudaEvent_t)s->handle, st), error);
+}
+
+/* Right after the call: end the capture it began, so that the engine's
+ * markers after it are run, not captured. */
+static int after(const struct cts_case *c, struct cts_scratch *s, void *stream, const char **error)
+{
+    (void)stream;
+    if (c->api != CTS_API_STREAM_BEGIN_CAPTURE || !s->value)
+        return 0;
+    return cts_result(end_capture(s), error);
+}
+
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     struct cts_scratch *s = call->scratch;
@@ -134,7 +238,13 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     case CTS_API_STREAM_WAIT_EVENT:
         return cts_result(cudaStreamWaitEvent(st, (cudaEvent_t)s->handle, 0), error);
     case CTS_API_EVENT_QUERY:
-        return cts_result(cudaEventQuery((cudaEvent_t)s->handle), error);
+        /* Not ready is an answer for a pending event (it is recorded behind the gate). */
+        err = cudaEventQuery((cudaEvent_t)s->handle);
+        if (err == cudaErrorNotReady && c->variant) {
+            (void)cudaGetLastError();
+            err = cudaSuccess;
+        }
+        return cts_result(err, error);
     case CTS_API_STREAM_QUERY:
         /* Not ready is an answer, not a failure: the stream may hold the gate. */
         err = cudaStreamQuery(st);
@@ -163,6 +273,21 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         if (err == cudaSuccess)
             s->handle = NULL;
         return cts_result(err, error);
+    case CTS_API_STREAM_BEGIN_CAPTURE:
+        err = cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed);
+        if (err == cudaSuccess) {
+            s->value = 1;
+            s->extra = call->stream;
+        }
+        return cts_result(err, error);
+    case CTS_API_STREAM_END_CAPTURE:
+        return cts_result(end_capture(s), error);
+    case CTS_API_STREAM_SYNCHRONIZE:
+        return cts_result(cudaStreamSynchronize(st), error);
+    case CTS_API_EVENT_SYNCHRONIZE:
+        return cts_result(cudaEventSynchronize((cudaEvent_t)s->handle), error);
+    case CTS_API_DEVICE_SYNCHRONIZE:
+        return cts_result(cudaDeviceSynchronize(), error);
     default:
         *error = "(not a stream API)";
         return 1;
@@ -174,9 +299,24 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     cudaError_t err = cudaSuccess;
     switch (c->api) {
     case CTS_API_EVENT_RECORD: case CTS_API_STREAM_WAIT_EVENT: case CTS_API_EVENT_QUERY:
-    case CTS_API_EVENT_CREATE: case CTS_API_EVENT_DESTROY:
+    case CTS_API_EVENT_CREATE: case CTS_API_EVENT_DESTROY: case CTS_API_EVENT_SYNCHRONIZE:
         if (s->handle)
             err = cudaEventDestroy((cudaEvent_t)s->handle);
+        break;
+    case CTS_API_STREAM_BEGIN_CAPTURE: case CTS_API_STREAM_END_CAPTURE:
+        if (s->value) { /* a capture left open (the call or after() failed): end it */
+            enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+            err = cudaStreamIsCapturing((cudaStream_t)s->extra, &st);
+            if (err == cudaSuccess && st != cudaStreamCaptureStatusNone)
+                err = end_capture(s);
+            s->value = 0;
+        }
+        if (s->handle) {
+            cudaError_t d = cudaGraphDestroy((cudaGraph_t)s->handle);
+            if (err == cudaSuccess)
+                err = d;
+        }
+        s->extra = NULL;
         break;
     case CTS_API_STREAM_CREATE: case CTS_API_STREAM_DESTROY:
         if (s->handle)
@@ -189,4 +329,7 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     return cts_result(err, error);
 }
 
-const struct cts_family cts_family_stream = {"stream", generate, buffers, NULL, issue, prepare, cleanup};
+const struct cts_family cts_family_stream = {
+    .name = "stream", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .prepare = prepare, .cleanup = cleanup, .before = before, .after = after,
+};
