@@ -34,7 +34,10 @@ expect 2 "--device wants a device index, not '-1'" -- run --device -1
 expect 2 "no case matches 'nothing.*'" -- list 'nothing.*'
 expect 2 "no case matches 'memcpy.h2d.*.op_nonblocking.*'" -- run 'memcpy.h2d.*.op_nonblocking.*' --out "$tmp/m.json"
 expect 2 "unexpected argument 'extra'" -- list 'memcpy.*' extra
-expect 2 "no family 'nope' (families: memcpy, memset, alloc, stream, managed)" -- list --family nope
+expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger)" -- list --family nope
+expect 2 "no case of group 'nope' matches '*'" -- list --group nope
+expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" -- run --schedule fast
+expect 2 "cannot write '/nonexistent/dir/m.json.gz'" -- run --out /nonexistent/dir/m.json.gz
 expect 2 "no case of family 'alloc' matches 'memcpy*'" -- run --family alloc 'memcpy*' --out "$tmp/m.json"
 expect 2 "cannot write '/nonexistent/dir/m.json'" -- run --out /nonexistent/dir/m.json
 expect 2 "cannot write '$tmp/ok.log.d/x.log'" -- run --out "$tmp/ok.json" --log "$tmp/ok.log.d/x.log"
@@ -74,16 +77,18 @@ fi
 
 # list: one id a line, from the one declaration; --groups, one CTest group a line.
 "$cts" list >"$tmp/ids" || fail "list exited $?"
-[ "$(wc -l <"$tmp/ids")" -eq 14274 ] || fail "list printed $(wc -l <"$tmp/ids") ids, expected 14274"
-[ "$(sort -u "$tmp/ids" | wc -l)" -eq 14274 ] || fail "list printed duplicate ids"
-[ "$("$cts" list 'memcpy*' | wc -l)" -eq 8372 ] || fail "list 'memcpy*' is not 8372 ids"
+[ "$(wc -l <"$tmp/ids")" -eq 17930 ] || fail "list printed $(wc -l <"$tmp/ids") ids, expected 17930"
+[ "$(sort -u "$tmp/ids" | wc -l)" -eq 17930 ] || fail "list printed duplicate ids"
+[ "$("$cts" list --family memcpy 'memcpy*' | wc -l)" -eq 8372 ] || fail "list --family memcpy is not 8372 ids"
+[ "$("$cts" list --group launch | wc -l)" -eq 22 ] || fail "list --group launch is not exactly its 22 ids"
 grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$tmp/ids" ||
     fail "list lacks a known id"
 [ "$("$cts" list 'memcpy.d2d.*' | wc -l)" -eq 112 ] || fail "list 'memcpy.d2d.*' is not 112 ids"
-[ "$("$cts" list --family alloc | wc -l)" -eq 268 ] || fail "list --family alloc is not 268 ids"
+[ "$("$cts" list --family alloc | wc -l)" -eq 368 ] || fail "list --family alloc is not 368 ids"
 [ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3120 ] || fail "list --family memset 'cu_*' is not 3120 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 62 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 162 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
 grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
 grep -qx 'cu_memset_d2d8_async memset' "$tmp/groups" || fail "list --groups lacks 'cu_memset_d2d8_async memset'"

@@ -52,10 +52,22 @@ int main(void)
      * (half with a stream) only at the 4 sizes they divide. */
     CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22));
     /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
-     * stream (22 pairs), the rest 4. */
-    CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 4 + 3 * 2 * 22);
-    /* stream: 5 calls without a stream argument, 7 with one; no sizes. */
-    CHECK_INT(count_family("stream"), 5 * 4 + 7 * 22);
+     * stream (22 pairs), the rest 4; 5 VMM calls at 2 sizes (4 each); the
+     * pool-release synchronizes in 2 variants (the stream's 22, event and
+     * device 4 each). */
+    CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 4 + 3 * 2 * 22 + 5 * 2 * 4 + 2 * (22 + 4 + 4));
+    /* stream: 5 calls without a stream argument, 7 with one; then capture
+     * begin/end, stream synchronize and stream_wait_event.pending (22 each),
+     * event/device synchronize and event_query.pending (4 each). */
+    CHECK_INT(count_family("stream"), 5 * 4 + 7 * 22 + 4 * 22 + 3 * 4);
+    /* trigger: 9 calls without a stream, 2 with one. */
+    CHECK_INT(count_family("trigger"), 9 * 4 + 2 * 22);
+    /* copy: the grid in cases/copy.c's header comment. */
+    CHECK_INT(count_family("copy"), 3376);
+    /* declared on every stream; NOTSUPP on the legacy one is decided at run time */
+    CHECK_INT(count_in("memcpy_batch_async.during_call.h2d.pinned.1MiB.op_null.*", "copy", NULL), 4);
+    CHECK_INT(count_in("memcpy_to_symbol.h2d.pinned.4KiB.explicit.op_implied.busy_same", "copy", NULL), 1);
+    CHECK_INT(count_in("cu_memcpy_htod.h2d.pageable.1MiB.op_implied.busy_blocking", "copy", NULL), 1);
     CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26);
     /* managed: 2 prefetches and the attach take a stream; 3 advices do not; 2 sizes. */
     CHECK_INT(count_family("managed"), (3 * 22 + 3 * 4) * 2);
@@ -63,8 +75,10 @@ int main(void)
     CHECK(cts_api_takes_stream(CTS_API_STREAM_ATTACH_MEM_ASYNC));
     CHECK(!cts_api_takes_stream(CTS_API_MEM_ADVISE_ACCESSED_BY));
     CHECK_INT(count_family("nope"), 0);
-    CHECK_INT(n, (size_t)(23 * 7 * 2 * 26 + 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) +
-                          (16 * 2 + 2) * 4 + 3 * 2 * 22 + 5 * 4 + 7 * 22 + (3 * 22 + 3 * 4) * 2));
+    CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
+                          count_family("alloc") + count_family("stream") + count_family("managed") +
+                          count_family("trigger")));
+    CHECK_INT(n, 17930);
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
