@@ -2,14 +2,17 @@
 """Benchmark the suite: run `sync-cts run` N times in a row (not a timed test).
 
 Prints, for each run, the wall time, cases per second and status counts; then
-the slowest groups (from the matrices' run.groups), how many INCONCLUSIVE
-cases each run had and which, and whether the verdicts of cases that passed in
-every run are identical across runs.  Needs a GPU.  Exit 0 if the runs were
-made (whatever they found), 2 on bad input or if a run could not complete.
+the slowest groups (from the matrices' run.groups); how many INCONCLUSIVE
+(undecided) and VARIES (intermittent) cases each run had and which; whether
+the verdicts of cases that passed in every run are identical across runs; and
+how many cases had the same outcome (status and symbol) in every run.  Needs a
+GPU.  Exit 0 if the runs were made (whatever they found), 2 on bad input or if
+a run could not complete.
 
     tools/bench.py [--runs 5] [--glob GLOB] [--sync-cts build/sync-cts] [--out DIR]
 """
 import argparse
+import gzip
 import json
 import os
 import subprocess
@@ -48,7 +51,9 @@ def main():
         if p.returncode not in (0, 1, 3):
             print(p.stdout, file=sys.stderr)
             die(f"run {i} exited {p.returncode}")
-        m = json.load(open(path))
+        with open(path, "rb") as f:
+            raw = f.read()
+        m = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
         matrices.append(m)
         r = m["run"]
         counts = ", ".join(f"{v} {k}" for k, v in sorted(r["counts"].items()) if v)
@@ -65,14 +70,15 @@ def main():
         mean = sum(ts) / len(ts)
         print(f"  {g:24} {mean:6.2f} s  {n:5} cases  {1000 * mean / n:6.2f} ms/case")
 
-    inconclusive = [sorted(k for k, c in m["cases"].items() if c["status"] == "INCONCLUSIVE")
-                    for m in matrices]
-    print("\nINCONCLUSIVE per run:", ", ".join(str(len(x)) for x in inconclusive))
-    for i, ids in enumerate(inconclusive, 1):
-        for k in ids[:5]:
-            print(f"  run {i}: {k}: {matrices[i - 1]['cases'][k]['reason']}")
-        if len(ids) > 5:
-            print(f"  run {i}: ... and {len(ids) - 5} more")
+    for status in ("INCONCLUSIVE", "VARIES"):
+        per_run = [sorted(k for k, c in m["cases"].items() if c["status"] == status)
+                   for m in matrices]
+        print(f"\n{status} per run:", ", ".join(str(len(x)) for x in per_run))
+        for i, ids in enumerate(per_run, 1):
+            for k in ids[:5]:
+                print(f"  run {i}: {k}: {matrices[i - 1]['cases'][k]['reason']}")
+            if len(ids) > 5:
+                print(f"  run {i}: ... and {len(ids) - 5} more")
 
     ids = matrices[0]["cases"].keys()
     always = [k for k in ids if all(m["cases"][k]["status"] == "PASS" for m in matrices)]
@@ -82,6 +88,9 @@ def main():
           f"{len(differ)} of them differ between runs")
     for k in differ[:10]:
         print(f"  {k}: " + " | ".join(m["cases"][k]["symbol"] for m in matrices))
+    outcome = lambda m, k: (m["cases"][k]["status"], m["cases"][k]["symbol"])
+    same = [k for k in ids if all(outcome(m, k) == outcome(matrices[0], k) for m in matrices[1:])]
+    print(f"outcomes: {len(same)} of {len(ids)} cases had the same status and symbol in every run")
     print(f"matrices in {out}")
 
 
