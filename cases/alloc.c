@@ -110,6 +110,7 @@ static size_t generate(struct cts_case *out, size_t cap)
                 c.height = c.size / WIDTH;
             }
             n = cts_emit(&c, out, cap, n);
+            n = cts_emit_threads(&c, out, cap, n);
         }
     for (size_t k = 0; k < sizeof vmm_apis / sizeof *vmm_apis; k++)
         for (size_t s = 0; s < 2; s++) {
@@ -117,6 +118,7 @@ static size_t generate(struct cts_case *out, size_t cap)
                                  .dir = CTS_DIR_NONE, .mem = CTS_MEM_DEVICE, .size_idx = sizes[s],
                                  .size = cts_size_bytes(sizes[s]), .kind = CTS_KIND_NONE};
             n = cts_emit(&c, out, cap, n);
+            n = cts_emit_threads(&c, out, cap, n);
         }
     for (size_t k = 0; k < sizeof sync_apis / sizeof *sync_apis; k++)
         for (size_t v = 0; v < sizeof pool_variants / sizeof *pool_variants; v++) {
@@ -124,6 +126,7 @@ static size_t generate(struct cts_case *out, size_t cap)
                                  .variant = pool_variants[v], .dir = CTS_DIR_NONE,
                                  .mem = CTS_MEM_DEVICE, .size_idx = -1, .kind = CTS_KIND_NONE};
             n = cts_emit(&c, out, cap, n);
+            n = cts_emit_threads(&c, out, cap, n);
         }
     return out ? (n < cap ? n : cap) : n;
 }

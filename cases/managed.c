@@ -32,6 +32,8 @@ static size_t generate(struct cts_case *out, size_t cap)
                                  .mem = CTS_MEM_MANAGED, .size_idx = sizes[s],
                                  .size = cts_size_bytes(sizes[s]), .kind = CTS_KIND_NONE};
             n = cts_emit(&c, out, cap, n);
+            if (sizes[s] == 1) /* 4 KiB: busy work from a second host thread too */
+                n = cts_emit_threads(&c, out, cap, n);
         }
     return out ? (n < cap ? n : cap) : n;
 }

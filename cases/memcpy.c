@@ -33,6 +33,8 @@ static size_t generate(struct cts_case *out, size_t cap)
                                              .mem = mems[m], .size_idx = s, .size = cts_size_bytes(s),
                                              .kind = k};
                         n = cts_emit(&c, out, cap, n);
+                        if (s == 1) /* 4 KiB: busy work from a second host thread too */
+                            n = cts_emit_threads(&c, out, cap, n);
                     }
         }
     return out ? (n < cap ? n : cap) : n;

@@ -82,6 +82,9 @@ static size_t generate(struct cts_case *out, size_t cap)
                                      .size = cts_size_bytes(s), .kind = CTS_KIND_NONE};
                 shape(&c);
                 n = cts_emit(&c, out, cap, n);
+                /* 4 KiB runtime memsets: busy work from a second host thread too */
+                if (s == 1 && apis[a] <= CTS_API_MEMSET3D_ASYNC)
+                    n = cts_emit_threads(&c, out, cap, n);
             }
     return out ? (n < cap ? n : cap) : n;
 }

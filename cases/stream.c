@@ -66,12 +66,14 @@ static size_t generate(struct cts_case *out, size_t cap)
         struct cts_case c = {.family = &cts_family_stream, .api = apis[a], .dir = CTS_DIR_NONE,
                              .mem = CTS_MEM_NONE, .size_idx = -1, .kind = CTS_KIND_NONE};
         n = cts_emit(&c, out, cap, n);
+        n = cts_emit_threads(&c, out, cap, n);
     }
     for (size_t a = 0; a < sizeof more / sizeof *more; a++) {
         struct cts_case c = {.family = &cts_family_stream, .api = more[a].api,
                              .variant = more[a].variant, .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE,
                              .size_idx = -1, .kind = CTS_KIND_NONE};
         n = cts_emit(&c, out, cap, n);
+        n = cts_emit_threads(&c, out, cap, n);
     }
     return out ? (n < cap ? n : cap) : n;
 }

@@ -89,6 +89,7 @@ static size_t generate(struct cts_case *out, size_t cap)
                              .variant = calls[k].variant, .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE,
                              .size_idx = -1, .kind = CTS_KIND_NONE};
         n = cts_emit(&c, out, cap, n);
+        n = cts_emit_threads(&c, out, cap, n);
     }
     return out ? (n < cap ? n : cap) : n;
 }

@@ -111,6 +111,10 @@ enum cts_busy {
     CTS_BUSY_BLOCKING,    /* another blocking stream */
     CTS_BUSY_NONBLOCKING, /* another non-blocking stream */
     CTS_BUSY_PERTHREAD,   /* this thread's per-thread default stream */
+    /* Busy work issued from a second host thread (the engine's worker):
+     * only where a family asks for them (cts_emit_threads). */
+    CTS_BUSY_THREAD_LEGACY,    /* the legacy default stream, from the other thread */
+    CTS_BUSY_THREAD_PERTHREAD, /* the other thread's per-thread default stream */
     CTS_BUSY_COUNT
 };
 #define CTS_SIZE_COUNT 7
@@ -222,6 +226,11 @@ int cts_case_make_id(struct cts_case *c);
  * op streams with one; no placement that is the op stream itself) into
  * out[n..cap), and returns the new count n.  out may be NULL (counting). */
 size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
+/* Likewise with the busy work issued from a second host thread
+ * (CTS_BUSY_THREAD_*), for every op stream the API takes. */
+size_t cts_emit_threads(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
+/* Whether busy placement b is issued from the second host thread. */
+int cts_busy_from_thread(enum cts_busy b);
 
 /* The case table: every family's cases, in declaration order. */
 const struct cts_case *cts_all_cases(size_t *count);
@@ -298,6 +307,8 @@ struct cts_result {
     int window_retries;       /* times the window was doubled after proving too short */
     int timeout_retries;      /* likewise the timeout */
     int drain_measured;       /* drain_max_us was measured (only when a held marker was late) */
+    int waits_tracked;        /* repetitions whose wait was proven by tracking the release */
+    double late_call_us, late_timeout_us; /* the last late-returning attempt (engine's own) */
     double drain_max_us;      /* how long the call's work takes once held work ahead ends */
     struct cts_control control;
 };

@@ -48,6 +48,103 @@ static void setf(char *buf, const char *fmt, ...)
         }                                                                                 \
     } while (0)
 
+/* ---- the second host thread ------------------------------------------------ */
+
+static void *worker_main(void *arg)
+{
+    struct cts_worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->pending && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->quit)
+            break;
+        w->result = w->fn(w->arg);
+        w->pending = 0;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static cudaError_t set_device_job(void *arg)
+{
+    return cudaSetDevice(*(int *)arg);
+}
+
+/* Runs fn(arg) on the worker and returns its result. */
+static cudaError_t on_worker(struct cts_engine *e, cudaError_t (*fn)(void *), void *arg)
+{
+    struct cts_worker *w = &e->worker;
+    pthread_mutex_lock(&w->mu);
+    w->fn = fn;
+    w->arg = arg;
+    w->pending = 1;
+    pthread_cond_broadcast(&w->cv);
+    while (w->pending)
+        pthread_cond_wait(&w->cv, &w->mu);
+    cudaError_t r = w->result;
+    pthread_mutex_unlock(&w->mu);
+    return r;
+}
+
+static int worker_start(struct cts_engine *e)
+{
+    struct cts_worker *w = &e->worker;
+    if (pthread_mutex_init(&w->mu, NULL) || pthread_cond_init(&w->cv, NULL) ||
+        pthread_create(&w->thread, NULL, worker_main, w))
+        return -1;
+    w->running = 1;
+    w->device = e->device;
+    return 0;
+}
+
+static void worker_stop(struct cts_engine *e)
+{
+    struct cts_worker *w = &e->worker;
+    if (!w->running)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->quit = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    w->running = 0;
+}
+
+/* A launch the worker makes on its own legacy or per-thread default stream. */
+struct launch_job {
+    int perthread; /* cudaStreamPerThread (the worker's), else cudaStreamLegacy */
+    int gate;      /* the gate, else a marker */
+    const volatile unsigned int *flag;
+    unsigned long long budget_ns;
+    struct cts_gate_record *gate_rec;
+    struct cts_marker_record *marker_rec;
+    unsigned int seq;
+};
+
+static cudaError_t launch_job(void *arg)
+{
+    struct launch_job *j = arg;
+    cudaStream_t s = j->perthread ? cudaStreamPerThread : cudaStreamLegacy;
+    return j->gate ? cts_launch_gate(s, j->flag, j->budget_ns, j->gate_rec, j->seq)
+                   : cts_launch_marker(s, j->marker_rec, j->seq);
+}
+
+static cudaError_t worker_launch_gate(struct cts_engine *e, int perthread,
+                                      unsigned long long budget_ns, unsigned seq)
+{
+    struct launch_job j = {perthread, 1, e->flag_dev, budget_ns, e->gate_dev, NULL, seq};
+    return on_worker(e, launch_job, &j);
+}
+
+static cudaError_t worker_launch_marker(struct cts_engine *e, int perthread,
+                                        struct cts_marker_record *rec, unsigned seq)
+{
+    struct launch_job j = {perthread, 0, NULL, 0, NULL, rec, seq};
+    return on_worker(e, launch_job, &j);
+}
+
 /* ---- streams -------------------------------------------------------------- */
 
 static cudaStream_t op_stream(const struct cts_engine *e, enum cts_op op)
@@ -68,8 +165,18 @@ static cudaStream_t busy_stream(const struct cts_engine *e, enum cts_op op, enum
     case CTS_BUSY_BLOCKING: return e->blocking[1];
     case CTS_BUSY_NONBLOCKING: return e->nonblocking[1];
     case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;
-    default: return op_stream(e, op);
+    default: return op_stream(e, op); /* busy_same; busy_thread_*: see busy_stream_gate */
     }
+}
+
+/* The gate on the busy placement: launched by this thread, or by the
+ * worker for the placements issued from a second host thread. */
+static cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
+                                    unsigned long long budget_ns, unsigned seq)
+{
+    if (cts_busy_from_thread(busy))
+        return worker_launch_gate(e, busy == CTS_BUSY_THREAD_PERTHREAD, budget_ns, seq);
+    return cts_launch_gate(busy_stream(e, op, busy), e->flag_dev, budget_ns, e->gate_dev, seq);
 }
 
 /* ---- polling mapped records (no CUDA call) -------------------------------- */
@@ -266,12 +373,12 @@ static int selfcheck(struct cts_engine *e)
 {
     struct cts_selfcheck *sc = &e->selfcheck;
     struct {
-        cudaStream_t gate;
+        cudaStream_t gate; /* NULL: the second host thread's per-thread stream */
         const char *name;
         int n;
         cudaStream_t run[6];
         const char *run_name[6];
-    } checks[3] = {
+    } checks[4] = {
         {e->blocking[1], "blocking", 5,
          {e->blocking[0], e->blocking[2], e->nonblocking[0], e->nonblocking[2], cudaStreamPerThread},
          {"blocking[0]", "blocking[2]", "nonblocking[0]", "nonblocking[2]", "perthread"}},
@@ -282,6 +389,9 @@ static int selfcheck(struct cts_engine *e)
         {cudaStreamPerThread, "perthread", 4,
          {e->blocking[0], e->blocking[2], e->nonblocking[0], e->nonblocking[2]},
          {"blocking[0]", "blocking[2]", "nonblocking[0]", "nonblocking[2]"}},
+        {NULL, "second thread's per-thread", 5,
+         {e->blocking[0], e->blocking[2], e->nonblocking[0], e->nonblocking[2], cudaStreamPerThread},
+         {"blocking[0]", "blocking[2]", "nonblocking[0]", "nonblocking[2]", "perthread"}},
     };
     double lat[IDLE_SAMPLES];
 
@@ -308,17 +418,23 @@ static int selfcheck(struct cts_engine *e)
         }
     sc->marker_idle_us = lat[IDLE_SAMPLES / 2];
 
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         unsigned seq = ++e->seq;
         HCHECK(e->broken, cudaDeviceSynchronize());
         cts_latch_close(&e->latch);
-        HCHECK(e->broken, cts_launch_gate(checks[k].gate, e->flag_dev, 10000000000ull, e->gate_dev, seq));
+        if (checks[k].gate)
+            HCHECK(e->broken, cts_launch_gate(checks[k].gate, e->flag_dev, 10000000000ull, e->gate_dev, seq));
+        else
+            HCHECK(e->broken, worker_launch_gate(e, 1, 10000000000ull, seq));
         if (!wait_gate_started(e, seq)) {
             cts_latch_open(&e->latch);
             setf(e->broken, "self-check: the gate on the %s stream did not start", checks[k].name);
             return -1;
         }
-        HCHECK(e->broken, cts_launch_marker(checks[k].gate, &e->mk_dev[0], seq));
+        if (checks[k].gate)
+            HCHECK(e->broken, cts_launch_marker(checks[k].gate, &e->mk_dev[0], seq));
+        else
+            HCHECK(e->broken, worker_launch_marker(e, 1, &e->mk_dev[0], seq));
         for (int i = 0; i < checks[k].n; i++)
             HCHECK(e->broken, cts_launch_marker(checks[k].run[i], &e->mk_dev[1 + i], seq));
         for (int i = 0; i < checks[k].n; i++)
@@ -344,7 +460,8 @@ static int selfcheck(struct cts_engine *e)
         setf(e->broken, "self-check failed: %s", sc->detail);
         return -1;
     }
-    setf(sc->detail, "gate holds its stream; markers on 6 independent stream pairs ran");
+    setf(sc->detail, "gate holds its stream; markers on 7 independent stream pairs ran (one gate "
+                     "issued from a second host thread)");
     return 0;
 fail:
     cts_latch_open(&e->latch);
@@ -383,8 +500,9 @@ fail:
 
 /* How late a host thread waiting in a synchronize wakes up once the work it
  * waits for ends: a gate is opened by the watchdog while the host sits in
- * cudaStreamSynchronize.  The slowest of IDLE_SAMPLES bounds "promptly" for
- * every waiting call (spin: a few us; blocking-sync: hundreds). */
+ * cudaStreamSynchronize.  The slowest of IDLE_SAMPLES is recorded with the
+ * self-check (spin: a few us; blocking-sync: hundreds): evidence of the
+ * schedule.  Late waits are proven by tracking instead (run_rep_inner). */
 static int measure_wake(struct cts_engine *e)
 {
     double worst = 0;
@@ -453,6 +571,11 @@ int cts_engine_init(struct cts_engine *e, int device)
         setf(e->broken, "harness: cannot start the watchdog thread");
         return -1;
     }
+    if (worker_start(e)) {
+        setf(e->broken, "harness: cannot start the second host thread");
+        return -1;
+    }
+    HCHECK(e->broken, on_worker(e, set_device_job, &e->worker.device));
 
     /* Warm-up: load the module and touch every stream with every kernel. */
     {
@@ -467,6 +590,12 @@ int cts_engine_init(struct cts_engine *e, int device)
             HCHECK(e->broken, cts_launch_sleep(all[i], 1000));
             HCHECK(e->broken, cudaDeviceSynchronize());
         }
+        for (int pt = 0; pt < 2; pt++) { /* the second thread's legacy and per-thread streams */
+            unsigned seq = ++e->seq;
+            HCHECK(e->broken, worker_launch_gate(e, pt, 1000000000ull, seq));
+            HCHECK(e->broken, worker_launch_marker(e, pt, &e->mk_dev[0], seq));
+            HCHECK(e->broken, cudaDeviceSynchronize());
+        }
     }
     if (launch_probe(e))
         return -1;
@@ -479,6 +608,7 @@ fail:
 
 void cts_engine_fini(struct cts_engine *e)
 {
+    worker_stop(e);
     cts_latch_stop(&e->latch);
     (void)cudaDeviceSynchronize();
     for (int m = 0; m < CTS_MEM_COUNT; m++)
@@ -647,13 +777,13 @@ enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT };
 
 /* Returns REP_DONE, or which wait proved too short to tell "held" from
  * "slow" (the repetition is then measured again with that wait doubled). */
-static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const struct cts_result *res,
+static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
                          struct cts_rep *r, struct cts_scratch *scratch)
 {
     enum cts_mem sm, dm;
     c->family->buffers(c, &sm, &dm);
     void *src = buffer(e, sm, 0), *dst = buffer(e, dm, 1);
-    cudaStream_t ops = op_stream(e, c->op), busy = busy_stream(e, c->op, c->busy);
+    cudaStream_t ops = op_stream(e, c->op);
     cudaStream_t third[2] = {e->blocking[2], e->nonblocking[2]};
     size_t off[3];
     int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : sample_offsets(c->size, off);
@@ -674,8 +804,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const s
 
     double budget_us = res->timeout_us + res->window_us + 1e6;
     cts_latch_close(&e->latch);
-    HCHECK(r->reason, cts_launch_gate(busy, e->flag_dev, (unsigned long long)(budget_us * 1e3),
-                                      e->gate_dev, seq));
+    HCHECK(r->reason, busy_stream_gate(e, c->op, c->busy, (unsigned long long)(budget_us * 1e3), seq));
     if (!wait_gate_started(e, seq)) {
         r->status = CTS_BROKEN;
         setf(r->reason, "the gate did not start within %.0f s", START_LIMIT_US / 1e6);
@@ -749,15 +878,27 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, const s
         r->release_to_return_us = t1 - e->latch.released_us;
         cts_latch_open(&e->latch);
         /* "Waits" is shown both ways too: the call did not return before the
-         * watchdog opened the gate, and it returned promptly once it did.  A
-         * call still busy long after that was slow, not waiting. */
-        double prompt_us =
-            PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US + e->selfcheck.wake_us;
-        if (r->release_to_return_us > prompt_us) {
+         * watchdog opened the gate, and it returned once it did: promptly, or
+         * late but tracking the release.  A late call is measured again with
+         * the timeout doubled: one that does not wait for the gate then
+         * returns before it opens; one that waits returns after it again, its
+         * time grown with the timeout (a slow wake-up under blocking-sync, a
+         * long staging tail).  Anything else was slow, not waiting. */
+        double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
+        int tracked = r->release_to_return_us > prompt_us && res->late_timeout_us > 0 &&
+                      res->timeout_us > res->late_timeout_us &&
+                      r->call_us - res->late_call_us >=
+                          TRACK_FRACTION * (res->timeout_us - res->late_timeout_us);
+        if (tracked)
+            res->waits_tracked++;
+        if (r->release_to_return_us > prompt_us && !tracked) {
+            res->late_call_us = r->call_us;
+            res->late_timeout_us = res->timeout_us;
             (void)cudaDeviceSynchronize();
             r->status = CTS_INCONCLUSIVE;
             setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
-                            "us); the %.0f us timeout was too short to tell",
+                            "us) with a %.0f us timeout, and did not track the release when "
+                            "measured again with longer ones",
                  r->release_to_return_us, prompt_us, res->timeout_us);
             return REP_TIMEOUT_SHORT;
         }
@@ -895,7 +1036,7 @@ static void measure_drain(struct cts_engine *e, const struct cts_case *c, struct
 }
 
 /* One repetition, between the family's set-up and clean-up. */
-static int run_rep(struct cts_engine *e, const struct cts_case *c, const struct cts_result *res,
+static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
                    struct cts_rep *r)
 {
     struct cts_scratch scratch = {0};
@@ -952,8 +1093,7 @@ static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy 
         HCHECK(ce->reason, cudaDeviceSynchronize());
         unsigned seq = ++e->seq;
         cts_latch_close(&e->latch);
-        HCHECK(ce->reason, cts_launch_gate(busy_stream(e, op, busy), e->flag_dev, 10000000000ull,
-                                           e->gate_dev, seq));
+        HCHECK(ce->reason, busy_stream_gate(e, op, busy, 10000000000ull, seq));
         if (!wait_gate_started(e, seq)) {
             cts_latch_open(&e->latch);
             setf(ce->reason, "control: the gate did not start");
@@ -1029,6 +1169,7 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
     for (int i = 0; i < repeat; i++) {
+        res->late_call_us = res->late_timeout_us = 0; /* tracking is within one repetition */
         for (;;) {
             int rc = run_rep(e, c, res, &res->reps[i]);
             if (rc == REP_WINDOW_SHORT && !res->drain_measured) {

@@ -28,6 +28,8 @@
 /* Floors this short are safe because "waits" and "held" are proven both ways:
  * a wait that proves too short is measured again, longer, never misreported. */
 #define WAIT_MAX_US 1000000.0
+#define TRACK_FRACTION 0.5       /* a late wait is proven when, re-measured with a longer timeout,
+                                  * the call's time grew by at least this much of the growth */
 
 struct cts_selfcheck {
     int ran;
@@ -36,8 +38,22 @@ struct cts_selfcheck {
     char detail[CTS_REASON_MAX];
     double marker_idle_us;   /* launch to done on an idle GPU, median */
     double wake_us;          /* slowest return of a synchronize after its gate opened: how
-                              * late a waiting host thread wakes up under this schedule */
+                              * late a waiting host thread wakes up under this schedule
+                              * (recorded, not used in any bound) */
     int launches_async;      /* a launch returned while its kernel ran (the launch probe) */
+};
+
+/* A second host thread through which busy work is issued (busy_thread_*):
+ * it runs one job at a time, on request, and makes only the CUDA calls its
+ * jobs make (launches).  The watchdog is a different thread and makes none. */
+struct cts_worker {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int running, quit, pending, device;
+    cudaError_t (*fn)(void *);
+    void *arg;
+    cudaError_t result;
 };
 
 struct cts_control_entry {
@@ -60,6 +76,7 @@ struct cts_engine {
     void *buf[CTS_MEM_COUNT][2];
     char notsupp[CTS_MEM_COUNT][CTS_REASON_MAX]; /* why a memory kind is missing */
     struct cts_latch latch;
+    struct cts_worker worker;
     unsigned int seq;
     struct cts_selfcheck selfcheck;
     struct cts_control_entry control[CTS_OP_COUNT][CTS_BUSY_COUNT];

@@ -111,7 +111,8 @@ TOKEN(cts_kind_token, enum cts_kind, CTS_KIND_COUNT, "explicit", "default")
 TOKEN(cts_op_token, enum cts_op, CTS_OP_COUNT, "op_implied", "op_null", "op_legacy",
       "op_perthread", "op_blocking", "op_nonblocking")
 TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
-      "busy_blocking", "busy_nonblocking", "busy_perthread")
+      "busy_blocking", "busy_nonblocking", "busy_perthread", "busy_thread_legacy",
+      "busy_thread_perthread")
 TOKEN(cts_order_name, enum cts_order, 4, NULL, "runs", "held", "held_anyway")
 TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
 TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
@@ -196,12 +197,20 @@ int cts_case_make_id(struct cts_case *c)
     return n > 0 && (size_t)n < sizeof c->id ? 0 : -1;
 }
 
-size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n)
+int cts_busy_from_thread(enum cts_busy b)
+{
+    return b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD;
+}
+
+/* Every (op stream, busy placement) pair the API takes, busy placements in
+ * [from, to). */
+static size_t emit_range(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n,
+                         int from, int to)
 {
     for (int op = 0; op < CTS_OP_COUNT; op++) {
         if (cts_api_takes_stream(proto->api) == (op == CTS_OP_IMPLIED))
             continue;
-        for (int b = 0; b < CTS_BUSY_COUNT; b++) {
+        for (int b = from; b < to; b++) {
             if (cts_busy_is_op_stream(op, b))
                 continue;
             if (out && n < cap) {
@@ -214,6 +223,16 @@ size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, 
         }
     }
     return n;
+}
+
+size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n)
+{
+    return emit_range(proto, out, cap, n, 0, CTS_BUSY_THREAD_LEGACY);
+}
+
+size_t cts_emit_threads(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n)
+{
+    return emit_range(proto, out, cap, n, CTS_BUSY_THREAD_LEGACY, CTS_BUSY_COUNT);
 }
 
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)

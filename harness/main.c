@@ -428,6 +428,7 @@ static int cmd_run(int argc, char **argv)
         "control_window_us", CONTROL_WINDOW_US, "prompt_factor", PROMPT_FACTOR, "prompt_slack_us",
         PROMPT_SLACK_US, "wait_retries", WAIT_RETRIES, "managed_prefetched_to_device",
         e->prefetch_managed);
+    json_object_set_new(harness, "track_fraction", json_real(TRACK_FRACTION));
     json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:s?,s:I,s:o,s:o,s:o,s:o,s:f}", "date", date, "wall_s",
                             round(wall_s * 10) / 10, "repeat", repeat, "selection",
                             glob ? glob : "*", "family", family, "cases", (json_int_t)n, "counts", counts, "selfcheck",

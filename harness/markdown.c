@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const busy_cols[] = {"same", "legacy", "blocking", "nonblocking", "perthread"};
-#define NCOLS 5
+static const char *const busy_cols[] = {"same",      "legacy",        "blocking",        "nonblocking",
+                                        "perthread", "thread_legacy", "thread_perthread", NULL};
+#define NCOLS 7
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -229,7 +230,9 @@ int cts_render_markdown(const json_t *m, FILE *f)
                "| `!` | (held copies with a host destination) the destination was complete when the "
                "call returned |\n"
                "| `A/W` | (VARIES) the repetitions differed: each symbol seen, in order |\n"
-               "| `—` | not a separate case: that busy placement is the op stream itself (see `same`) |\n"
+               "| `—` | not a separate case: that busy placement is the op stream itself (see `same`), "
+               "or not declared (the `thread_*` columns: busy work issued from a second host thread, "
+               "declared for some calls only) |\n"
                "| n/s | not supported here (reason above) |\n\n"
                "`idle µs` is the median time inside the same call on an idle GPU.\n\n");
 

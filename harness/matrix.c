@@ -73,6 +73,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(ev, "timeout_retries", json_integer(r->timeout_retries));
     if (r->drain_measured)
         json_object_set_new(ev, "drain_max_us", us(r->drain_max_us));
+    if (r->waits_tracked)
+        json_object_set_new(ev, "waits_tracked", json_integer(r->waits_tracked));
     json_object_set_new(ev, "control",
                         r->nreps ? json_pack("{s:s?,s:s?,s:s?}", "op_after",
                                              cts_order_name(r->control.op_after), "third_blocking",

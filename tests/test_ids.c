@@ -31,10 +31,10 @@ int main(void)
      * x 7 sizes x 2 copy kinds x 26 (stream, busy) pairs: cudaMemcpy has the
      * implied stream with 4 placements; cudaMemcpyAsync has 0, cudaStreamLegacy
      * and cudaStreamPerThread with 4 each and two created streams with 5. */
-    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26);
-    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4);
-    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22);
-    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26);
+    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12);
+    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4 + 23 * 2 * 2);
+    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22 + 23 * 2 * 10);
+    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26 + 2 * 2 * 12);
     CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6);
     CHECK_INT(count_glob("*.op_null.busy_legacy"), 0);      /* 0 is the legacy stream here */
     CHECK_INT(count_glob("*.op_legacy.busy_legacy"), 0);
@@ -50,27 +50,27 @@ int main(void)
     /* memset: 4 memory kinds; 10 byte-wide APIs (5 with a stream: 22 stream
      * and busy pairs; 5 without: 4) at 7 sizes; 8 16/32-bit driver APIs
      * (half with a stream) only at the 4 sizes they divide. */
-    CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22));
+    CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10));
     /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
      * stream (22 pairs), the rest 4; 5 VMM calls at 2 sizes (4 each); the
      * pool-release synchronizes in 2 variants (the stream's 22, event and
      * device 4 each). */
-    CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 4 + 3 * 2 * 22 + 5 * 2 * 4 + 2 * (22 + 4 + 4));
+    CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6));
     /* stream: 5 calls without a stream argument, 7 with one; then capture
      * begin/end, stream synchronize and stream_wait_event.pending (22 each),
      * event/device synchronize and event_query.pending (4 each). */
-    CHECK_INT(count_family("stream"), 5 * 4 + 7 * 22 + 4 * 22 + 3 * 4);
+    CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6);
     /* trigger: 9 calls without a stream, 2 with one. */
-    CHECK_INT(count_family("trigger"), 9 * 4 + 2 * 22);
+    CHECK_INT(count_family("trigger"), 9 * 6 + 2 * 32);
     /* copy: the grid in cases/copy.c's header comment. */
     CHECK_INT(count_family("copy"), 3376);
     /* declared on every stream; NOTSUPP on the legacy one is decided at run time */
     CHECK_INT(count_in("memcpy_batch_async.during_call.h2d.pinned.1MiB.op_null.*", "copy", NULL), 4);
     CHECK_INT(count_in("memcpy_to_symbol.h2d.pinned.4KiB.explicit.op_implied.busy_same", "copy", NULL), 1);
     CHECK_INT(count_in("cu_memcpy_htod.h2d.pageable.1MiB.op_implied.busy_blocking", "copy", NULL), 1);
-    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26);
+    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26 + 23 * 2 * 12);
     /* managed: 2 prefetches and the attach take a stream; 3 advices do not; 2 sizes. */
-    CHECK_INT(count_family("managed"), (3 * 22 + 3 * 4) * 2);
+    CHECK_INT(count_family("managed"), (3 * 22 + 3 * 4) * 2 + 3 * 10 + 3 * 2);
     CHECK_INT(count_glob("stream_attach_mem_async.managed.4KiB.op_null.busy_same"), 1);
     CHECK(cts_api_takes_stream(CTS_API_STREAM_ATTACH_MEM_ASYNC));
     CHECK(!cts_api_takes_stream(CTS_API_MEM_ADVISE_ACCESSED_BY));
@@ -78,7 +78,7 @@ int main(void)
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("stream") + count_family("managed") +
                           count_family("trigger")));
-    CHECK_INT(n, 17930);
+    CHECK_INT(n, 19002);
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
@@ -88,7 +88,7 @@ int main(void)
     CHECK_INT(count_glob("host_alloc.wc.16MiB.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
     CHECK_INT(count_glob("free_async.device.4KiB.op_nonblocking.busy_legacy"), 1);
-    CHECK_INT(count_glob("memset.*"), 4 * 7 * 4);
+    CHECK_INT(count_glob("memset.*"), 4 * 7 * 4 + 4 * 2);
     CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22);
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
     CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
@@ -96,11 +96,20 @@ int main(void)
     CHECK_INT(count_in("memset_async.pinned.4KiB.op_nonblocking.busy_legacy", NULL, NULL), 1);
     CHECK_INT(count_in("cu_memset_d32.managed.16MiB.op_implied.busy_same", NULL, NULL), 1);
 
+    /* Busy work from a second host thread: 2 placements on every op stream
+     * (2 for an implied stream, 10 for the 5 op streams), where a family
+     * declares them; cudaMemcpy at 4 KiB does, copy-family calls do not. */
+    CHECK(cts_busy_from_thread(CTS_BUSY_THREAD_PERTHREAD) && !cts_busy_from_thread(CTS_BUSY_PERTHREAD));
+    CHECK_INT(count_in("memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_thread_*", NULL, NULL), 2);
+    CHECK_INT(count_in("memcpy.h2d.pageable.1MiB.*.busy_thread_*", NULL, NULL), 0);
+    CHECK_INT(count_in("*.busy_thread_*", "copy", NULL), 0);
+    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38);
+
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
-    CHECK_INT(count_in("launch.*", NULL, "launch"), 22);
-    CHECK(count_in("launch.*", NULL, NULL) > 22);
-    CHECK_INT(count_in(NULL, NULL, "launch.after_cache_config"), 22);
+    CHECK_INT(count_in("launch.*", NULL, "launch"), 32);
+    CHECK(count_in("launch.*", NULL, NULL) > 32);
+    CHECK_INT(count_in(NULL, NULL, "launch.after_cache_config"), 32);
     CHECK_INT(count_in("launch.after_cache_config.op_null.busy_same", "trigger", NULL), 1);
 
     /* Ids are unique, dotted in as many segments as apply (seven for a
