@@ -27,8 +27,11 @@
  * stream waits for (a gate on it, on a blocking stream or on a per-thread
  * default stream) and for nothing when the gate is on a non-blocking stream.
  *
- * Not here yet: whether callbacks in independent streams serialize each
- * other (it needs a host function as the gate). */
+ * Busy work from a second host thread (busy_thread_*) for every call, and,
+ * for a kernel launch, cudaLaunchHostFunc and cudaStreamAddCallback, a host
+ * function as the held work (busy_hostfn, on another non-blocking stream):
+ * its control says whether a host function holds kernels in other streams,
+ * and the cases whether a second host function (or a kernel) waits for it. */
 #include "../harness/cts.h"
 #include "../harness/family.h"
 #include "../harness/kernels.h"
@@ -67,6 +70,11 @@ static size_t generate(struct cts_case *out, size_t cap)
                              .mem = CTS_MEM_NONE, .size_idx = -1, .kind = CTS_KIND_NONE};
         n = cts_emit(&c, out, cap, n);
         n = cts_emit_threads(&c, out, cap, n);
+        /* Held by a host function on another stream: does a kernel, or a
+         * second host function, wait for it? */
+        if (c.api == CTS_API_LAUNCH || c.api == CTS_API_LAUNCH_HOST_FUNC ||
+            c.api == CTS_API_STREAM_ADD_CALLBACK)
+            n = cts_emit_hostfn(&c, out, cap, n);
     }
     for (size_t a = 0; a < sizeof more / sizeof *more; a++) {
         struct cts_case c = {.family = &cts_family_stream, .api = more[a].api,

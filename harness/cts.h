@@ -115,6 +115,10 @@ enum cts_busy {
      * only where a family asks for them (cts_emit_threads). */
     CTS_BUSY_THREAD_LEGACY,    /* the legacy default stream, from the other thread */
     CTS_BUSY_THREAD_PERTHREAD, /* the other thread's per-thread default stream */
+    /* The held work is a host function (cudaLaunchHostFunc spinning on the
+     * flag) on another non-blocking stream: only where a family asks for it
+     * (cts_emit_hostfn). */
+    CTS_BUSY_HOSTFN,
     CTS_BUSY_COUNT
 };
 #define CTS_SIZE_COUNT 7
@@ -229,6 +233,8 @@ size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, 
 /* Likewise with the busy work issued from a second host thread
  * (CTS_BUSY_THREAD_*), for every op stream the API takes. */
 size_t cts_emit_threads(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
+/* Likewise with a host function as the held work (CTS_BUSY_HOSTFN). */
+size_t cts_emit_hostfn(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
 /* Whether busy placement b is issued from the second host thread. */
 int cts_busy_from_thread(enum cts_busy b);
 

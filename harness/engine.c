@@ -24,6 +24,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,13 +170,45 @@ static cudaStream_t busy_stream(const struct cts_engine *e, enum cts_op op, enum
     }
 }
 
-/* The gate on the busy placement: launched by this thread, or by the
- * worker for the placements issued from a second host thread. */
+/* The host-function gate (busy_hostfn): a host function that spins on the
+ * flag, as the gate kernel does, and ends by itself at its deadline.  It
+ * makes no CUDA call.  Its record is the gate's, in host-clock time. */
+static void CUDART_CB hostfn_gate(void *arg)
+{
+    struct cts_engine *e = arg;
+    struct cts_gate_record *g = e->gate_host;
+    unsigned seq = e->hostfn_gate.seq;
+    double t0 = cts_now_us(), deadline = t0 + e->hostfn_gate.budget_us;
+    unsigned reason = CTS_GATE_OPENED;
+    g->start_ns = (unsigned long long)(t0 * 1e3);
+    atomic_thread_fence(memory_order_seq_cst);
+    g->started = seq;
+    atomic_thread_fence(memory_order_seq_cst);
+    while (*e->flag_host == 0u)
+        if (cts_now_us() >= deadline) {
+            reason = CTS_GATE_DEADLINE;
+            break;
+        }
+    g->end_ns = (unsigned long long)(cts_now_us() * 1e3);
+    g->reason = reason;
+    atomic_thread_fence(memory_order_seq_cst);
+    g->ended = seq;
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* The gate on the busy placement: launched by this thread, by the worker
+ * for the placements issued from a second host thread, or a host function. */
 static cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
                                     unsigned long long budget_ns, unsigned seq)
 {
     if (cts_busy_from_thread(busy))
         return worker_launch_gate(e, busy == CTS_BUSY_THREAD_PERTHREAD, budget_ns, seq);
+    if (busy == CTS_BUSY_HOSTFN) {
+        e->hostfn_gate.e = e;
+        e->hostfn_gate.seq = seq;
+        e->hostfn_gate.budget_us = (double)budget_ns / 1e3;
+        return cudaLaunchHostFunc(e->nonblocking[1], hostfn_gate, e);
+    }
     return cts_launch_gate(busy_stream(e, op, busy), e->flag_dev, budget_ns, e->gate_dev, seq);
 }
 
@@ -872,7 +905,27 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         enum cts_order *ord[3] = {&r->op_after, &r->third_blocking, &r->third_nonblocking};
         for (int i = 0; i < 3; i++)
             *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
+        double t_open = cts_now_us();
         cts_latch_open(&e->latch);
+        if (c->busy == CTS_BUSY_HOSTFN) {
+            /* A host function ends on the host clock, which the GPU's cannot
+             * be compared with: when each marker ran after the gate opened is
+             * what the host sees, polling (sub-microsecond). */
+            double *lat[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us,
+                              &r->third_nonblocking_gpu_us};
+            int left = 3;
+            for (int i = 0; i < 3; i++)
+                if (*ord[i] == CTS_ORDER_RUNS) {
+                    *lat[i] = NAN;
+                    left--;
+                }
+            while (left && cts_now_us() - t_open < DRAIN_LIMIT_US)
+                for (int i = 0; i < 3; i++)
+                    if (*ord[i] == CTS_ORDER_HELD && isnan(*lat[i]) && e->mk_host[i].done == seq) {
+                        *lat[i] = cts_now_us() - t_open;
+                        left--;
+                    }
+        }
     } else {
         r->host = CTS_HOST_WAITS;
         r->release_to_return_us = t1 - e->latch.released_us;
@@ -932,11 +985,13 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         setf(r->reason, "the gate reached its %%globaltimer deadline: the watchdog never opened it");
         return 0;
     }
-    if (markers) {
+    if (markers && c->busy != CTS_BUSY_HOSTFN) { /* a host-function gate's: host-observed, above */
         double gate_end = (double)e->gate_host->end_ns;
         r->op_after_gpu_us = ((double)e->mk_host[0].stamp_ns - gate_end) / 1e3;
         r->third_blocking_gpu_us = ((double)e->mk_host[1].stamp_ns - gate_end) / 1e3;
         r->third_nonblocking_gpu_us = ((double)e->mk_host[2].stamp_ns - gate_end) / 1e3;
+    }
+    if (markers) {
         /* "Held" must be proven both ways: the marker did not run while the
          * gate was closed, and it ran promptly once it opened.  One the GPU
          * clock puts before the gate's end ran while it was closed (after the

@@ -77,6 +77,11 @@ struct cts_engine {
     char notsupp[CTS_MEM_COUNT][CTS_REASON_MAX]; /* why a memory kind is missing */
     struct cts_latch latch;
     struct cts_worker worker;
+    struct {
+        struct cts_engine *e;
+        unsigned seq;
+        double budget_us;
+    } hostfn_gate; /* the one host-function gate in flight (busy_hostfn) */
     unsigned int seq;
     struct cts_selfcheck selfcheck;
     struct cts_control_entry control[CTS_OP_COUNT][CTS_BUSY_COUNT];

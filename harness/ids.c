@@ -112,7 +112,7 @@ TOKEN(cts_op_token, enum cts_op, CTS_OP_COUNT, "op_implied", "op_null", "op_lega
       "op_perthread", "op_blocking", "op_nonblocking")
 TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
       "busy_blocking", "busy_nonblocking", "busy_perthread", "busy_thread_legacy",
-      "busy_thread_perthread")
+      "busy_thread_perthread", "busy_hostfn")
 TOKEN(cts_order_name, enum cts_order, 4, NULL, "runs", "held", "held_anyway")
 TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
 TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
@@ -232,7 +232,12 @@ size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, 
 
 size_t cts_emit_threads(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n)
 {
-    return emit_range(proto, out, cap, n, CTS_BUSY_THREAD_LEGACY, CTS_BUSY_COUNT);
+    return emit_range(proto, out, cap, n, CTS_BUSY_THREAD_LEGACY, CTS_BUSY_HOSTFN);
+}
+
+size_t cts_emit_hostfn(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n)
+{
+    return emit_range(proto, out, cap, n, CTS_BUSY_HOSTFN, CTS_BUSY_COUNT);
 }
 
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)

@@ -8,8 +8,9 @@
 #include <string.h>
 
 static const char *const busy_cols[] = {"same",      "legacy",        "blocking",        "nonblocking",
-                                        "perthread", "thread_legacy", "thread_perthread", NULL};
-#define NCOLS 7
+                                        "perthread", "thread_legacy", "thread_perthread", "hostfn",
+                                        NULL};
+#define NCOLS 8
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -232,7 +233,8 @@ int cts_render_markdown(const json_t *m, FILE *f)
                "| `A/W` | (VARIES) the repetitions differed: each symbol seen, in order |\n"
                "| `—` | not a separate case: that busy placement is the op stream itself (see `same`), "
                "or not declared (the `thread_*` columns: busy work issued from a second host thread, "
-               "declared for some calls only) |\n"
+               "declared for some calls only; `hostfn`: a host function holding another "
+               "non-blocking stream, declared for stream-family calls) |\n"
                "| n/s | not supported here (reason above) |\n\n"
                "`idle µs` is the median time inside the same call on an idle GPU.\n\n");
 

@@ -59,7 +59,7 @@ int main(void)
     /* stream: 5 calls without a stream argument, 7 with one; then capture
      * begin/end, stream synchronize and stream_wait_event.pending (22 each),
      * event/device synchronize and event_query.pending (4 each). */
-    CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6);
+    CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6 + 3 * 5);
     /* trigger: 9 calls without a stream, 2 with one. */
     CHECK_INT(count_family("trigger"), 9 * 6 + 2 * 32);
     /* copy: the grid in cases/copy.c's header comment. */
@@ -78,7 +78,7 @@ int main(void)
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("stream") + count_family("managed") +
                           count_family("trigger")));
-    CHECK_INT(n, 19002);
+    CHECK_INT(n, 19017);
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
@@ -103,12 +103,16 @@ int main(void)
     CHECK_INT(count_in("memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_thread_*", NULL, NULL), 2);
     CHECK_INT(count_in("memcpy.h2d.pageable.1MiB.*.busy_thread_*", NULL, NULL), 0);
     CHECK_INT(count_in("*.busy_thread_*", "copy", NULL), 0);
+    /* A host function as the held work: a launch, cudaLaunchHostFunc and
+     * cudaStreamAddCallback on each of the 5 op streams. */
+    CHECK_INT(count_in("*.busy_hostfn", NULL, NULL), 3 * 5);
+    CHECK_INT(count_in("launch_host_func.op_blocking.busy_hostfn", "stream", NULL), 1);
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38);
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
-    CHECK_INT(count_in("launch.*", NULL, "launch"), 32);
-    CHECK(count_in("launch.*", NULL, NULL) > 32);
+    CHECK_INT(count_in("launch.*", NULL, "launch"), 37);
+    CHECK(count_in("launch.*", NULL, NULL) > 37);
     CHECK_INT(count_in(NULL, NULL, "launch.after_cache_config"), 32);
     CHECK_INT(count_in("launch.after_cache_config.op_null.busy_same", "trigger", NULL), 1);
 
