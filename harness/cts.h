@@ -310,7 +310,8 @@ struct cts_result {
     double idle_complete_max_us;
     double timeout_us;        /* when the watchdog opens the gate */
     double window_us;         /* how long markers get to run while it is closed */
-    int window_retries;       /* times the window was doubled after proving too short */
+    int window_retries;       /* times the window was doubled after proving too short (all
+                               * repetitions together; at most WAIT_RETRIES each) */
     int timeout_retries;      /* likewise the timeout */
     int drain_measured;       /* drain_max_us was measured (only when a held marker was late) */
     int waits_tracked;        /* repetitions whose wait was proven by tracking the release */

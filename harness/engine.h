@@ -24,7 +24,8 @@
 #define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
 #define PROMPT_FACTOR 2.0        /* once the gate opens, held work runs and a waiting call */
 #define PROMPT_SLACK_US 100.0    /* returns within 2x its idle time plus this, or the wait */
-#define WAIT_RETRIES 3           /* was too short: it is doubled, at most this many times */
+#define WAIT_RETRIES 3           /* was too short: it is doubled, at most this many times a
+                                  * repetition (the longer wait carries over to the next) */
 /* Floors this short are safe because "waits" and "held" are proven both ways:
  * a wait that proves too short is measured again, longer, never misreported. */
 #define WAIT_MAX_US 1000000.0
