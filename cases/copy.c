@@ -246,12 +246,20 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     return is_array(c) ? cts_result(get_array(), error) : 0;
 }
 
-static int poke(const struct cts_case *c, int side, size_t off, unsigned char v, const char **error)
+/* What poke() and peek() copy through and to: the pinned byte, and the array
+ * where the case copies to or from it. */
+static cudaError_t own_memory(const struct cts_case *c)
 {
-    (void)side;
     cudaError_t err = get_pinned_byte();
     if (err == cudaSuccess && is_array(c))
         err = get_array();
+    return err;
+}
+
+static int poke(const struct cts_case *c, int side, size_t off, unsigned char v, const char **error)
+{
+    (void)side;
+    cudaError_t err = own_memory(c);
     if (err != cudaSuccess)
         return cts_result(err, error);
     pinned_byte[0] = v;
@@ -266,9 +274,7 @@ static int poke(const struct cts_case *c, int side, size_t off, unsigned char v,
 static int peek(const struct cts_case *c, int side, size_t off, unsigned char *v, const char **error)
 {
     (void)side;
-    cudaError_t err = get_pinned_byte();
-    if (err == cudaSuccess && is_array(c))
-        err = get_array();
+    cudaError_t err = own_memory(c);
     if (err != cudaSuccess)
         return cts_result(err, error);
     if (is_array(c))

@@ -32,7 +32,7 @@ static const char usage_text[] =
     "                    [--log FILE] [--device N] [--schedule auto|spin|yield|blocking-sync]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
-    "       sync-cts render MATRIX.json [--out FILE.md]\n"
+    "       sync-cts render MATRIX.json[.gz] [--out FILE.md]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
