@@ -240,6 +240,8 @@ int cts_busy_from_thread(enum cts_busy b);
 
 /* The case table: every family's cases, in declaration order. */
 const struct cts_case *cts_all_cases(size_t *count);
+/* The case with this id, or NULL. */
+const struct cts_case *cts_case_find(const char *id);
 /* Cases of `family` and CTest `group` (NULL: any) whose ids match the
  * fnmatch(3) glob (NULL: any).  Returns the number selected; *out is
  * malloc'ed (caller frees). */

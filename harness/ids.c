@@ -291,3 +291,29 @@ size_t cts_select(const char *glob, const char *family, const char *group,
     *out = sel;
     return k;
 }
+
+static int cmp_case_id(const void *a, const void *b)
+{
+    return strcmp((*(const struct cts_case *const *)a)->id, (*(const struct cts_case *const *)b)->id);
+}
+
+const struct cts_case *cts_case_find(const char *id)
+{
+    static const struct cts_case **index;
+    static size_t n;
+    if (!index) {
+        const struct cts_case *all = cts_all_cases(&n);
+        index = malloc((n ? n : 1) * sizeof *index);
+        if (!index) {
+            fprintf(stderr, "sync-cts: out of memory indexing the case table\n");
+            exit(2);
+        }
+        for (size_t i = 0; i < n; i++)
+            index[i] = &all[i];
+        qsort(index, n, sizeof *index, cmp_case_id);
+    }
+    struct cts_case key;
+    snprintf(key.id, sizeof key.id, "%s", id);
+    const struct cts_case *kp = &key, **hit = bsearch(&kp, index, n, sizeof *index, cmp_case_id);
+    return hit ? *hit : NULL;
+}

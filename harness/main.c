@@ -11,6 +11,7 @@
 #include "cts.h"
 #include "engine.h"
 #include "report.h"
+#include "spec.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -33,6 +34,7 @@ static const char usage_text[] =
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
     "       sync-cts render MATRIX.json[.gz] [--out FILE.md]\n"
+    "       sync-cts judge MATRIX.json[.gz] [--out FILE]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
@@ -547,6 +549,73 @@ static int cmd_render(int argc, char **argv)
     return 0;
 }
 
+/* ---- judge ------------------------------------------------------------------------ */
+
+/* Judges a matrix against this build's spec table: each case's "spec" and
+ * the table itself are written anew; the observations are not touched.
+ * So a matrix measured before a clause was added (or corrected) gets it. */
+static int cmd_judge(int argc, char **argv)
+{
+    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {0}};
+    const char *out = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == 'o')
+            out = optarg;
+        else
+            return bad_option(c, argv);
+    }
+    if (optind != argc - 1)
+        return die(EXIT_USAGE, optind >= argc ? "judge wants a matrix file" : "judge takes one matrix file");
+    const char *in = argv[optind];
+    if (!out)
+        out = in;
+    char err[512];
+    json_t *m = cts_matrix_load(in, err, sizeof err);
+    if (!m)
+        return die(EXIT_USAGE, "%s", err);
+    const char *ds = json_string_value(
+        json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
+    int per_thread = ds && strcmp(ds, "per-thread") == 0;
+    size_t count[4] = {0}, unknown = 0;
+    const char *id;
+    json_t *cj;
+    json_object_foreach(json_object_get(m, "cases"), id, cj)
+    {
+        const struct cts_case *cs = cts_case_find(id);
+        if (!cs) {
+            unknown++;
+            json_object_set_new(cj, "spec", json_null());
+            continue;
+        }
+        json_t *spec = cts_spec_case_json(cs, cj, per_thread);
+        const char *cn = json_string_value(json_object_get(spec, "conformance"));
+        count[cn ? (!strcmp(cn, "CONFORMS") ? 1 : !strcmp(cn, "DEVIATES") ? 2 : 3) : 0]++;
+        json_object_set_new(cj, "spec", spec);
+    }
+    json_object_set_new(m, "spec", cts_spec_table_json());
+    struct cts_outfile f;
+    if (cts_outfile_open(&f, out, err, sizeof err)) {
+        json_decref(m);
+        return die(EXIT_USAGE, "%s", err);
+    }
+    int werr = ends_with(out, ".gz") ? cts_matrix_dump_gz(m, f.f) : cts_matrix_dump(m, f.f);
+    json_decref(m);
+    if (werr) {
+        cts_outfile_abort(&f);
+        return die(EXIT_NO_VERDICT, "cannot write '%s'", out);
+    }
+    if (cts_outfile_commit(&f, err, sizeof err))
+        return die(EXIT_USAGE, "%s", err);
+    printf("%s: %zu CONFORMS, %zu DEVIATES, %zu RECORDED, %zu without a verdict", out, count[1],
+           count[2], count[3], count[0]);
+    if (unknown)
+        printf(", %zu ids this build does not declare (left unjudged)", unknown);
+    printf("\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -575,5 +644,7 @@ int main(int argc, char **argv)
         return cmd_log(argc, argv);
     if (!strcmp(cmd, "render"))
         return cmd_render(argc, argv);
+    if (!strcmp(cmd, "judge"))
+        return cmd_judge(argc, argv);
     return die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
 }

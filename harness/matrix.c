@@ -2,6 +2,7 @@
  * environment, and one object per case keyed by its id. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "spec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -108,13 +109,16 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
             json_decref(arr[k]);
     }
     json_object_set_new(j, "evidence", ev);
+    /* What the documentation says of it, judged against what was observed. */
+    json_object_set_new(j, "spec", cts_spec_case_json(c, j, cts_build_per_thread()));
     return j;
 }
 
 json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases)
 {
-    return json_pack("{s:s,s:i,s:o,s:o,s:o}", "schema", CTS_MATRIX_SCHEMA, "schema_version",
-                     CTS_SCHEMA_VERSION, "environment", environment, "run", run, "cases", cases);
+    return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o}", "schema", CTS_MATRIX_SCHEMA, "schema_version",
+                     CTS_SCHEMA_VERSION, "environment", environment, "run", run, "cases", cases,
+                     "spec", cts_spec_table_json());
 }
 
 static int cmp_key(const void *a, const void *b)

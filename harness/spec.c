@@ -1,0 +1,631 @@
+/* The spec table and the judgement of a case against it (spec.h).
+ *
+ * Quotes are the documentation's words: the CUDA 13.0 Runtime and Driver API
+ * manuals ("API synchronization behavior", "Stream synchronization
+ * behavior"), the CUDA C++ Programming Guide, and the reference comments of
+ * the CUDA 13.0 headers.  ../shared/reference/cuda-sync-rules.md lists the
+ * sources.  Where two documents disagree, both clauses apply and the case
+ * names both: a case can conform to one and deviate from the other.
+ *
+ * How the rules read the documentation:
+ * - "Its stream" is what the no-call control says: the op stream is ordered
+ *   behind the held work when the control holds the op stream's marker.  A
+ *   clause that makes a call wait for earlier work in its stream predicts a
+ *   wait only there.
+ * - A general statement gives way to an explicit exception in a more
+ *   specific one (the Programming Guide's "memory set function calls" are
+ *   read with the Runtime API's pinned-memory exception), but two clauses
+ *   that simply disagree both apply (the 64 KB rule and the stream sync).
+ * - The Programming Guide's implicit-synchronization list is read for
+ *   blocking streams only, with the held work issued by this host thread:
+ *   the guide is silent on non-blocking streams and other threads. */
+#define _GNU_SOURCE
+#include "spec.h"
+
+#include <string.h>
+
+#define RT_SYNC "https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html"
+#define DRV_SYNC "https://docs.nvidia.com/cuda/cuda-driver-api/api-sync-behavior.html"
+#define RT_STREAM "https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html"
+#define PG "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
+#define RT_REF "https://docs.nvidia.com/cuda/cuda-runtime-api/"
+
+const char cts_spec_documentation[] =
+    "CUDA 13.0: Runtime API and Driver API (API synchronization behavior, Stream synchronization "
+    "behavior, reference pages as in the CUDA 13.0 headers), CUDA C++ Programming Guide";
+
+const struct cts_clause cts_clauses[] = {
+    {"RT-SYNC-ANY", "Runtime API, API synchronization behavior",
+     "Any CUDA API call may block or synchronize for various reasons such as contention for or "
+     "unavailability of internal resources.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMCPY-PAGEABLE-H2D", "Runtime API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from pageable host memory to device memory, a stream sync is performed before "
+     "the copy is initiated.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMCPY-PINNED-H2D", "Runtime API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from pinned host memory to device memory, the function is synchronous with "
+     "respect to the host.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMCPY-D2H", "Runtime API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from device to either pageable or pinned host memory, the function returns only "
+     "once the copy has completed.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMCPY-D2D", "Runtime API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from device memory to device memory, no host-side synchronization is performed.",
+     RT_SYNC, NULL},
+    {"RT-SYNC-MEMCPY-H2H", "Runtime API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from any host memory to any host memory, the function is fully synchronous with "
+     "respect to the host.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMCPYASYNC-PAGEABLE", "Runtime API, API synchronization behavior, Memcpy, asynchronous",
+     "For transfers between device memory and pageable host memory, the function might be "
+     "synchronous with respect to host.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMCPYASYNC-H2H", "Runtime API, API synchronization behavior, Memcpy, asynchronous",
+     "For transfers from any host memory to any host memory, the function is fully synchronous with "
+     "respect to the host.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMCPYASYNC-OTHER", "Runtime API, API synchronization behavior, Memcpy, asynchronous",
+     "For all other transfers, the function should be fully asynchronous.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMSET", "Runtime API, API synchronization behavior, Memset",
+     "The cudaMemset functions are asynchronous with respect to the host except when the target "
+     "memory is pinned host memory.", RT_SYNC, NULL},
+    {"RT-SYNC-MEMSET-ASYNC", "Runtime API, API synchronization behavior, Memset",
+     "The Async versions are always asynchronous with respect to the host.", RT_SYNC, NULL},
+    {"RT-SYNC-LAUNCH", "Runtime API, API synchronization behavior, Kernel launches",
+     "Kernel launches are asynchronous with respect to the host.", RT_SYNC, NULL},
+    {"RT-SYNC-MANAGED", "Runtime and Driver API, API synchronization behavior",
+     "(Silent on managed memory since CUDA 11.2; until then: \"All transfers involving Unified "
+     "Memory regions are fully synchronous with respect to the host.\")", RT_SYNC, NULL},
+    {"DRV-SYNC-MEMCPY-PAGEABLE-H2D", "Driver API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from pageable host memory to device memory, a stream sync is performed before "
+     "the copy is initiated.", DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMCPY-PINNED-H2D", "Driver API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from pinned host memory to device memory, the function is synchronous with "
+     "respect to the host.", DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMCPY-D2H", "Driver API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from device to either pageable or pinned host memory, the function returns only "
+     "once the copy has completed.", DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMCPY-D2D", "Driver API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from device memory to device memory, no host-side synchronization is performed.",
+     DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMCPY-H2H", "Driver API, API synchronization behavior, Memcpy, synchronous",
+     "For transfers from any host memory to any host memory, the function is fully synchronous with "
+     "respect to the host.", DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMCPYASYNC-PAGEABLE", "Driver API, API synchronization behavior, Memcpy, asynchronous",
+     "For transfers between device memory and pageable host memory, the function might be "
+     "synchronous with respect to host.", DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMCPYASYNC-H2H", "Driver API, API synchronization behavior, Memcpy, asynchronous",
+     "For transfers from any host memory to any host memory, the function is fully synchronous with "
+     "respect to the host.", DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMCPYASYNC-OTHER", "Driver API, API synchronization behavior, Memcpy, asynchronous",
+     "For all other transfers, the function should be fully asynchronous.", DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMSET", "Driver API, API synchronization behavior, Memset",
+     "The synchronous memset functions are asynchronous with respect to the host except when the "
+     "target is pinned host memory or a Unified Memory region, in which case they are fully "
+     "synchronous.", DRV_SYNC, NULL},
+    {"DRV-SYNC-MEMSET-ASYNC", "Driver API, API synchronization behavior, Memset",
+     "The Async versions are always asynchronous with respect to the host.", DRV_SYNC, NULL},
+    {"RT-STREAM-LEGACY", "Runtime API, Stream synchronization behavior, Legacy default stream",
+     "The legacy default stream is an implicit stream which synchronizes with all other streams in "
+     "the same CUcontext except for non-blocking streams. [...] the legacy stream first waits on all "
+     "blocking streams, the action is queued in the legacy stream, and then all blocking streams wait "
+     "on the legacy stream.", RT_STREAM, NULL},
+    {"RT-STREAM-PER-THREAD", "Runtime API, Stream synchronization behavior, Per-thread default stream",
+     "The per-thread default stream is not a non-blocking stream and will synchronize with the legacy "
+     "default stream if both are used in a program. [It] does not synchronize with other streams "
+     "(just like explicitly created streams).", RT_STREAM, NULL},
+    {"PG-IMPLICIT", "CUDA C++ Programming Guide, Streams, Implicit Synchronization",
+     "Two commands from different streams cannot run concurrently if any one of the following "
+     "operations is issued in-between them by the host thread: a page-locked host memory allocation, "
+     "a device memory allocation, a device memory set, a memory copy between two addresses to the same "
+     "device memory, any CUDA command to the NULL stream, a switch between the L1/shared memory "
+     "configurations.", PG "#implicit-synchronization", NULL},
+    {"PG-CONC-64KB", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
+     "The following device operations are asynchronous with respect to the host: [...] Memory copies "
+     "from host to device of a memory block of 64 KB or less", PG "#concurrent-execution-between-host-and-device",
+     NULL},
+    {"PG-CONC-D2D", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
+     "The following device operations are asynchronous with respect to the host: [...] Memory copies "
+     "within a single device's memory", PG "#concurrent-execution-between-host-and-device", NULL},
+    {"PG-CONC-ASYNC", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
+     "The following device operations are asynchronous with respect to the host: [...] Memory copies "
+     "performed by functions that are suffixed with Async", PG "#concurrent-execution-between-host-and-device",
+     NULL},
+    {"PG-CONC-ASYNC-PAGEABLE", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
+     "Async memory copies will be synchronous if they involve host memory that is not page-locked.",
+     PG "#concurrent-execution-between-host-and-device", NULL},
+    {"PG-CONC-LAUNCH", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
+     "The following device operations are asynchronous with respect to the host: Kernel launches",
+     PG "#concurrent-execution-between-host-and-device", NULL},
+    {"PG-CONC-MEMSET", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
+     "The following device operations are asynchronous with respect to the host: [...] Memory set "
+     "function calls", PG "#concurrent-execution-between-host-and-device", NULL},
+    {"PG-SOMA", "CUDA C++ Programming Guide, Stream Ordered Memory Allocator",
+     "Managing memory allocations using cudaMalloc and cudaFree causes GPU to synchronize across all "
+     "executing CUDA streams.", PG "#stream-ordered-memory-allocator", NULL},
+    {"RT-FREE-POOL", "Runtime API reference, cudaFree",
+     "This API will not perform any implicit synchronization when the pointer was allocated with "
+     "cudaMallocAsync or cudaMallocFromPoolAsync.", RT_REF "group__CUDART__MEMORY.html", NULL},
+    {"RT-FREE-OTHER", "Runtime API reference, cudaFree",
+     "For all other pointers, this API may perform implicit synchronization.",
+     RT_REF "group__CUDART__MEMORY.html", NULL},
+    {"RT-POOL-RELEASE", "Runtime API reference, cudaMemPoolAttrReleaseThreshold",
+     "When more than the release threshold bytes of memory are held by the memory pool, the allocator "
+     "will try to release memory back to the OS on the next call to stream, event or context "
+     "synchronize.", RT_REF "group__CUDART__TYPES.html", NULL},
+    {"RT-STREAM-SYNCHRONIZE", "Runtime API reference, cudaStreamSynchronize",
+     "Blocks until stream has completed all operations.", RT_REF "group__CUDART__STREAM.html", NULL},
+    {"RT-EVENT-SYNCHRONIZE", "Runtime API reference, cudaEventSynchronize",
+     "Waits until the completion of all work currently captured in event.",
+     RT_REF "group__CUDART__EVENT.html", NULL},
+    {"RT-DEVICE-SYNCHRONIZE", "Runtime API reference, cudaDeviceSynchronize",
+     "Blocks until the device has completed all preceding requested tasks.",
+     RT_REF "group__CUDART__DEVICE.html", NULL},
+    {"RT-HOSTFUNC", "Runtime API reference, cudaLaunchHostFunc and cudaStreamAddCallback",
+     "Host functions without a mandated order (such as in independent streams) execute in undefined "
+     "order and may be serialized.", RT_REF "group__CUDART__STREAM.html", NULL},
+    {"RT-CACHE-CONFIG", "Runtime API reference, cudaDeviceSetCacheConfig and cudaFuncSetCacheConfig",
+     "Launching a kernel with a different preference than the most recent preference setting may "
+     "insert a device-side synchronization point.", RT_REF "group__CUDART__DEVICE.html", NULL},
+    {"RT-BATCH-DURING-CALL", "Runtime API reference, cudaMemcpySrcAccessOrderDuringApiCall",
+     "Indicates that access to the source pointer can be out of stream order and all accesses must "
+     "be complete before the API call returns.", RT_REF "group__CUDART__TYPES.html", NULL},
+    {"RT-BATCH-STREAM", "Runtime API reference, cudaMemcpySrcAccessOrderStream",
+     "Indicates that access to the source pointer must be in stream order.",
+     RT_REF "group__CUDART__TYPES.html", NULL},
+    {"RT-BATCH-ANY", "Runtime API reference, cudaMemcpySrcAccessOrderAny",
+     "Indicates that access to the source pointer can be out of stream order and the accesses can "
+     "happen even after the API call returns.", RT_REF "group__CUDART__TYPES.html", NULL},
+    {"RT-MEMCPY-PEER", "Runtime API reference, cudaMemcpyPeer",
+     "This function is asynchronous with respect to the host, but serialized with respect all pending "
+     "and future asynchronous work in to the current device, srcDevice, and dstDevice (use "
+     "cudaMemcpyPeerAsync to avoid this synchronization).", RT_REF "group__CUDART__MEMORY.html",
+     "peer copies need two devices; the suite measures one"},
+};
+const size_t cts_clause_count = sizeof cts_clauses / sizeof *cts_clauses;
+
+const struct cts_clause *cts_clause_find(const char *id)
+{
+    for (size_t i = 0; i < cts_clause_count; i++)
+        if (strcmp(cts_clauses[i].id, id) == 0)
+            return &cts_clauses[i];
+    return NULL;
+}
+
+const char *cts_about_name(enum cts_about a)
+{
+    static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call"};
+    return (unsigned)a < CTS_ABOUT_COUNT ? n[a] : "?";
+}
+
+const char *cts_pred_name(enum cts_pred p)
+{
+    static const char *const n[] = {"guaranteed", "guaranteed_not", "may", "undocumented"};
+    return (unsigned)p < 4 ? n[p] : "?";
+}
+
+const char *cts_conformance_name(enum cts_conformance c)
+{
+    static const char *const n[] = {NULL, "CONFORMS", "DEVIATES", "RECORDED"};
+    return (unsigned)c < 4 ? n[c] : NULL;
+}
+
+/* ---- what a case is, in the documentation's terms ---------------------------- */
+
+enum form { NONE, SYNC, ASYNC };
+
+static enum form copy_form(enum cts_api a)
+{
+    switch (a) {
+    case CTS_API_MEMCPY: case CTS_API_MEMCPY2D: case CTS_API_MEMCPY3D: case CTS_API_MEMCPY_TO_SYMBOL:
+    case CTS_API_MEMCPY_FROM_SYMBOL: case CTS_API_MEMCPY2D_TO_ARRAY: case CTS_API_MEMCPY2D_FROM_ARRAY:
+    case CTS_API_CU_MEMCPY_HTOD: case CTS_API_CU_MEMCPY_DTOH: case CTS_API_CU_MEMCPY_DTOD:
+    case CTS_API_CU_MEMCPY: case CTS_API_CU_MEMCPY2D: case CTS_API_CU_MEMCPY3D:
+        return SYNC;
+    case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY2D_ASYNC: case CTS_API_MEMCPY3D_ASYNC:
+    case CTS_API_MEMCPY_TO_SYMBOL_ASYNC: case CTS_API_MEMCPY_FROM_SYMBOL_ASYNC:
+    case CTS_API_MEMCPY2D_TO_ARRAY_ASYNC: case CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC:
+    case CTS_API_MEMCPY_BATCH_ASYNC: case CTS_API_CU_MEMCPY_HTOD_ASYNC: case CTS_API_CU_MEMCPY_DTOH_ASYNC:
+    case CTS_API_CU_MEMCPY_DTOD_ASYNC: case CTS_API_CU_MEMCPY_ASYNC: case CTS_API_CU_MEMCPY2D_ASYNC:
+    case CTS_API_CU_MEMCPY3D_ASYNC:
+        return ASYNC;
+    default:
+        return NONE;
+    }
+}
+
+static enum form memset_form(enum cts_api a)
+{
+    if (a >= CTS_API_MEMSET && a <= CTS_API_CU_MEMSET_D2D32_ASYNC)
+        return cts_api_takes_stream(a) ? ASYNC : SYNC;
+    return NONE;
+}
+
+static int driver_api(enum cts_api a)
+{
+    const char *f = cts_api_function(a);
+    return strncmp(f, "cu", 2) == 0 && strncmp(f, "cuda", 4) != 0;
+}
+
+static int pageable(enum cts_mem m) { return m == CTS_MEM_PAGEABLE; }
+static int pinned(enum cts_mem m)
+{
+    return m == CTS_MEM_PINNED || m == CTS_MEM_PORTABLE || m == CTS_MEM_MAPPED || m == CTS_MEM_WC ||
+           m == CTS_MEM_REGISTERED;
+}
+
+/* Does the call queue work in its stream? */
+static int enqueues(enum cts_api a)
+{
+    if (copy_form(a) != NONE || memset_form(a) != NONE)
+        return 1;
+    switch (a) {
+    case CTS_API_LAUNCH: case CTS_API_CU_LAUNCH_KERNEL: case CTS_API_EVENT_RECORD:
+    case CTS_API_STREAM_WAIT_EVENT: case CTS_API_LAUNCH_HOST_FUNC: case CTS_API_STREAM_ADD_CALLBACK:
+    case CTS_API_GRAPH_LAUNCH: case CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC:
+    case CTS_API_MEM_PREFETCH_TO_HOST_ASYNC: case CTS_API_STREAM_ATTACH_MEM_ASYNC:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Whether the case's harness set-up records an event on stream 0 or the
+ * legacy stream right before the call (the "pending" variants, and the
+ * event cudaEventSynchronize waits for).  That record is itself an action on
+ * the legacy stream, which makes blocking streams wait, and the no-call
+ * control does not include it: what third streams did is then not the
+ * call's doing, and no clause is judged on it. */
+static int setup_acts_on_legacy(const struct cts_case *c)
+{
+    return c->api == CTS_API_EVENT_SYNCHRONIZE || (c->variant && strcmp(c->variant, "pending") == 0);
+}
+
+/* Which default stream the op stream is, in the matrix's build. */
+static int op_legacy(const struct cts_case *c, int per_thread)
+{
+    return c->op == CTS_OP_LEGACY || (!per_thread && (c->op == CTS_OP_NULL || c->op == CTS_OP_IMPLIED));
+}
+static int op_per_thread(const struct cts_case *c, int per_thread)
+{
+    return c->op == CTS_OP_PERTHREAD || (per_thread && (c->op == CTS_OP_NULL || c->op == CTS_OP_IMPLIED));
+}
+
+/* ---- judging ---------------------------------------------------------------- */
+
+struct judge {
+    const struct cts_case *c;
+    const struct cts_observed *o;
+    struct cts_judged *out;
+    size_t n;
+    int held_in_stream; /* the control: the op stream is ordered behind the held work */
+};
+
+/* Whether the observation `about` shows the behaviour (1), its absence (0),
+ * or cannot tell (-1).  A waiting call launched no marker while the gate was
+ * closed; a hold the control shows too cannot be blamed on the call. */
+static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred p)
+{
+    enum cts_order ord;
+    switch (a) {
+    case CTS_ABOUT_HOST: {
+        int waits = 0, returns = 0;
+        for (int i = 0; i < o->nreps; i++) {
+            waits += o->host[i] == CTS_HOST_WAITS;
+            returns += o->host[i] == CTS_HOST_RETURNS;
+        }
+        if (waits + returns == 0)
+            return -1;
+        /* every repetition must keep a guarantee; a split contradicts either one */
+        if (waits && returns)
+            return p == CTS_PRED_GUARANTEED ? 0 : 1;
+        return waits > 0;
+    }
+    case CTS_ABOUT_THIRD_BLOCKING:
+    case CTS_ABOUT_THIRD_NONBLOCKING:
+        ord = a == CTS_ABOUT_THIRD_BLOCKING ? o->verdict.third_blocking : o->verdict.third_nonblocking;
+        if (ord == CTS_ORDER_NA)
+            return -1;
+        if (ord == CTS_ORDER_HELD_ANYWAY)
+            return p == CTS_PRED_GUARANTEED ? 1 : -1;
+        return ord == CTS_ORDER_HELD;
+    case CTS_ABOUT_SRC_AT_CALL: {
+        int at = 0, later = 0;
+        for (int i = 0; i < o->nreps; i++) {
+            at += o->src[i] == CTS_SRC_AT_CALL;
+            later += o->src[i] == CTS_SRC_AFTER_RETURN || o->src[i] == CTS_SRC_PARTIAL;
+        }
+        if (at + later == 0)
+            return -1;
+        if (at && later)
+            return p == CTS_PRED_GUARANTEED ? 0 : 1;
+        return at > 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+static void add(struct judge *j, const char *clause, enum cts_about a, enum cts_pred p)
+{
+    if (j->n >= CTS_JUDGED_MAX)
+        return;
+    int b = behaves(j->o, a, p);
+    int holds = -1;
+    if (p == CTS_PRED_GUARANTEED && b >= 0)
+        holds = b == 1;
+    else if (p == CTS_PRED_GUARANTEED_NOT && b >= 0)
+        holds = b == 0;
+    j->out[j->n++] = (struct cts_judged){clause, a, p, holds};
+}
+
+/* A call that the clause makes wait for earlier work in its stream: a
+ * prediction only where there is such work. */
+static void waits_for_its_stream(struct judge *j, const char *clause)
+{
+    if (j->held_in_stream)
+        add(j, clause, CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
+}
+
+static void copy_rules(struct judge *j, enum form f)
+{
+    const struct cts_case *c = j->c;
+    int drv = driver_api(c->api), batch = c->api == CTS_API_MEMCPY_BATCH_ASYNC;
+    enum cts_mem m = c->mem;
+    enum cts_dir d = c->dir;
+#define ID(rt, dr) (drv ? dr : rt)
+    if (m == CTS_MEM_MANAGED) {
+        add(j, "RT-SYNC-MANAGED", CTS_ABOUT_HOST, CTS_PRED_UNDOCUMENTED);
+        return;
+    }
+    if (f == SYNC) {
+        if (d == CTS_DIR_H2D && pageable(m))
+            waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"));
+        if (d == CTS_DIR_H2D && pinned(m))
+            waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"));
+        if (d == CTS_DIR_D2H && (pageable(m) || pinned(m)))
+            waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-D2H", "DRV-SYNC-MEMCPY-D2H"));
+        if (d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
+            add(j, ID("RT-SYNC-MEMCPY-D2D", "DRV-SYNC-MEMCPY-D2D"), CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        if (d == CTS_DIR_H2H)
+            waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-H2H", "DRV-SYNC-MEMCPY-H2H"));
+        if (!drv && d == CTS_DIR_H2D && c->size <= 65536)
+            add(j, "PG-CONC-64KB", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        if (!drv && d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
+            add(j, "PG-CONC-D2D", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        return;
+    }
+    /* asynchronous forms */
+    if (batch && c->variant && strcmp(c->variant, "during_call") == 0) {
+        add(j, "RT-BATCH-DURING-CALL", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_GUARANTEED);
+        return; /* reading the source during the call may need the call to wait */
+    }
+    if (batch && c->variant && strcmp(c->variant, "stream") == 0 && j->held_in_stream &&
+        (d == CTS_DIR_H2D || d == CTS_DIR_D2D))
+        add(j, "RT-BATCH-STREAM", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_GUARANTEED_NOT);
+    if (batch && c->variant && strcmp(c->variant, "any") == 0)
+        add(j, "RT-BATCH-ANY", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_MAY);
+    if ((d == CTS_DIR_H2D || d == CTS_DIR_D2H) && pageable(m)) {
+        add(j, ID("RT-SYNC-MEMCPYASYNC-PAGEABLE", "DRV-SYNC-MEMCPYASYNC-PAGEABLE"), CTS_ABOUT_HOST,
+            CTS_PRED_MAY);
+        if (!drv && j->held_in_stream)
+            add(j, "PG-CONC-ASYNC-PAGEABLE", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
+        return;
+    }
+    if (d == CTS_DIR_H2H) {
+        waits_for_its_stream(j, ID("RT-SYNC-MEMCPYASYNC-H2H", "DRV-SYNC-MEMCPYASYNC-H2H"));
+        return;
+    }
+    add(j, ID("RT-SYNC-MEMCPYASYNC-OTHER", "DRV-SYNC-MEMCPYASYNC-OTHER"), CTS_ABOUT_HOST,
+        CTS_PRED_GUARANTEED_NOT);
+    if (!drv)
+        add(j, "PG-CONC-ASYNC", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+#undef ID
+}
+
+static void memset_rules(struct judge *j, enum form f)
+{
+    const struct cts_case *c = j->c;
+    int drv = driver_api(c->api);
+    enum cts_mem m = c->mem;
+    if (f == ASYNC) {
+        add(j, drv ? "DRV-SYNC-MEMSET-ASYNC" : "RT-SYNC-MEMSET-ASYNC", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        if (!drv)
+            add(j, "PG-CONC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        return;
+    }
+    if (m == CTS_MEM_DEVICE) {
+        add(j, drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        if (!drv)
+            add(j, "PG-CONC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+    } else if (pinned(m) || (drv && m == CTS_MEM_MANAGED)) {
+        waits_for_its_stream(j, drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET");
+    } else if (m == CTS_MEM_MANAGED) {
+        add(j, "RT-SYNC-MANAGED", CTS_ABOUT_HOST, CTS_PRED_UNDOCUMENTED);
+    }
+}
+
+/* PG-IMPLICIT: the operations it lists, in their synchronous forms. */
+static int implicit_sync_op(const struct cts_case *c)
+{
+    switch (c->api) {
+    case CTS_API_MALLOC_HOST: case CTS_API_HOST_ALLOC:            /* page-locked allocation */
+    case CTS_API_MALLOC: case CTS_API_MALLOC_PITCH: case CTS_API_MALLOC_3D:
+    case CTS_API_MALLOC_ARRAY:                                     /* device allocation */
+        return 1;
+    case CTS_API_LAUNCH:                                           /* a cache-config switch */
+        return c->variant && strcmp(c->variant, "after_cache_config") == 0;
+    default:
+        break;
+    }
+    if (memset_form(c->api) == SYNC && c->mem == CTS_MEM_DEVICE) /* device memory set */
+        return 1;
+    /* a copy between two addresses of the same device memory */
+    return copy_form(c->api) == SYNC && c->dir == CTS_DIR_D2D && c->mem == CTS_MEM_DEVICE;
+}
+
+static void stream_rules(struct judge *j)
+{
+    const struct cts_case *c = j->c;
+    int per_thread = j->o->per_thread;
+    if (!enqueues(c->api) || setup_acts_on_legacy(c))
+        return;
+    if (op_legacy(c, per_thread)) {
+        if (j->held_in_stream)
+            add(j, "RT-STREAM-LEGACY", CTS_ABOUT_THIRD_BLOCKING, CTS_PRED_GUARANTEED);
+        add(j, "RT-STREAM-LEGACY", CTS_ABOUT_THIRD_NONBLOCKING, CTS_PRED_GUARANTEED_NOT);
+    } else if (op_per_thread(c, per_thread)) {
+        add(j, "RT-STREAM-PER-THREAD", CTS_ABOUT_THIRD_BLOCKING, CTS_PRED_GUARANTEED_NOT);
+        add(j, "RT-STREAM-PER-THREAD", CTS_ABOUT_THIRD_NONBLOCKING, CTS_PRED_GUARANTEED_NOT);
+    }
+}
+
+static void call_rules(struct judge *j)
+{
+    const struct cts_case *c = j->c;
+    enum form f;
+    if ((f = copy_form(c->api)) != NONE)
+        copy_rules(j, f);
+    else if ((f = memset_form(c->api)) != NONE)
+        memset_rules(j, f);
+    switch (c->api) {
+    case CTS_API_LAUNCH:
+        add(j, "RT-SYNC-LAUNCH", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        add(j, "PG-CONC-LAUNCH", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        if (c->variant && strcmp(c->variant, "after_cache_config") == 0)
+            add(j, "RT-CACHE-CONFIG", CTS_ABOUT_THIRD_NONBLOCKING, CTS_PRED_MAY);
+        break;
+    case CTS_API_CU_LAUNCH_KERNEL:
+        add(j, "RT-SYNC-LAUNCH", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        break;
+    case CTS_API_MALLOC:
+        add(j, "PG-SOMA", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_FREE:
+        add(j, "PG-SOMA", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
+        add(j, "RT-FREE-OTHER", CTS_ABOUT_HOST, CTS_PRED_MAY);
+        break;
+    case CTS_API_FREE_POOL_PTR:
+        add(j, "RT-FREE-POOL", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        break;
+    case CTS_API_STREAM_SYNCHRONIZE:
+        /* A synchronize queues nothing: it waits for work already in its
+         * stream (the held work itself), and the legacy stream's for the
+         * blocking streams' work it synchronizes with. */
+        if (c->busy == CTS_BUSY_SAME)
+            add(j, "RT-STREAM-SYNCHRONIZE", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
+        else if (op_legacy(c, j->o->per_thread) && j->held_in_stream)
+            add(j, "RT-STREAM-LEGACY", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_EVENT_SYNCHRONIZE:
+        waits_for_its_stream(j, "RT-EVENT-SYNCHRONIZE"); /* the event is recorded on stream 0 */
+        break;
+    case CTS_API_DEVICE_SYNCHRONIZE:
+        add(j, "RT-DEVICE-SYNCHRONIZE", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_LAUNCH_HOST_FUNC: case CTS_API_STREAM_ADD_CALLBACK:
+        if (c->busy == CTS_BUSY_HOSTFN)
+            add(j, "RT-HOSTFUNC", CTS_ABOUT_HOST, CTS_PRED_MAY);
+        break;
+    default:
+        break;
+    }
+    if (c->variant && strncmp(c->variant, "pool_release_", 13) == 0)
+        add(j, "RT-POOL-RELEASE", CTS_ABOUT_HOST, CTS_PRED_MAY);
+    /* PG-IMPLICIT: blocking streams only, held work issued by this thread */
+    if (implicit_sync_op(c) && !cts_busy_from_thread(c->busy) && c->busy != CTS_BUSY_NONBLOCKING &&
+        c->busy != CTS_BUSY_HOSTFN && !(c->busy == CTS_BUSY_SAME && c->op == CTS_OP_NONBLOCKING))
+        add(j, "PG-IMPLICIT", CTS_ABOUT_THIRD_BLOCKING, CTS_PRED_GUARANTEED);
+    stream_rules(j);
+}
+
+enum cts_conformance cts_spec_judge(const struct cts_case *c, const struct cts_observed *o,
+                                    struct cts_judged *out, size_t *n)
+{
+    struct judge j = {c, o, out, 0, o->control.op_after == CTS_ORDER_HELD};
+    *n = 0;
+    if (o->status != CTS_PASS && o->status != CTS_VARIES)
+        return CTS_CONF_NONE;
+    call_rules(&j);
+    int host = 0;
+    for (size_t i = 0; i < j.n; i++)
+        host |= out[i].about == CTS_ABOUT_HOST;
+    if (!host)
+        add(&j, "RT-SYNC-ANY", CTS_ABOUT_HOST, CTS_PRED_MAY);
+    *n = j.n;
+    int held = 0, broken = 0;
+    for (size_t i = 0; i < j.n; i++) {
+        held += out[i].holds == 1;
+        broken += out[i].holds == 0;
+    }
+    return broken ? CTS_DEVIATES : held ? CTS_CONFORMS : CTS_RECORDED;
+}
+
+/* ---- JSON --------------------------------------------------------------------- */
+
+static int parse_name(const char *s, const char *(*name)(int), int count)
+{
+    for (int i = 0; s && i < count; i++)
+        if (name(i) && strcmp(name(i), s) == 0)
+            return i;
+    return 0; /* NA */
+}
+
+static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
+static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
+static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
+
+static const char *str_at(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_thread)
+{
+    struct cts_observed o;
+    memset(&o, 0, sizeof o);
+    o.per_thread = per_thread;
+    int st = cts_status_parse(str_at(cj, "status") ? str_at(cj, "status") : "");
+    o.status = st < 0 ? CTS_BROKEN : (enum cts_status)st;
+    const json_t *v = json_object_get(cj, "verdict"), *ev = json_object_get(cj, "evidence");
+    const json_t *ctl = json_object_get(ev, "control");
+    o.verdict.host = parse_name(str_at(v, "host"), host_n, 3);
+    o.verdict.op_after = parse_name(str_at(v, "op_after"), order_n, 4);
+    o.verdict.third_blocking = parse_name(str_at(v, "third_blocking"), order_n, 4);
+    o.verdict.third_nonblocking = parse_name(str_at(v, "third_nonblocking"), order_n, 4);
+    o.verdict.src = parse_name(str_at(v, "src"), src_n, 4);
+    o.control.op_after = parse_name(str_at(ctl, "op_after"), order_n, 4);
+    o.control.third_blocking = parse_name(str_at(ctl, "third_blocking"), order_n, 4);
+    o.control.third_nonblocking = parse_name(str_at(ctl, "third_nonblocking"), order_n, 4);
+    /* A source read counts only where it cannot race: the call's own stream
+     * was held, in every repetition (the verdict keeps op_after then). */
+    int race_free = o.verdict.op_after == CTS_ORDER_HELD || o.verdict.op_after == CTS_ORDER_HELD_ANYWAY;
+    const json_t *hosts = json_object_get(ev, "host"), *srcs = json_object_get(ev, "src");
+    o.nreps = (int)json_array_size(hosts);
+    if (o.nreps > CTS_MAX_REPEAT)
+        o.nreps = CTS_MAX_REPEAT;
+    for (int i = 0; i < o.nreps; i++) {
+        o.host[i] = parse_name(json_string_value(json_array_get(hosts, i)), host_n, 3);
+        o.src[i] = race_free ? parse_name(json_string_value(json_array_get(srcs, i)), src_n, 4)
+                             : CTS_SRC_NA;
+    }
+    struct cts_judged j[CTS_JUDGED_MAX];
+    size_t n = 0;
+    enum cts_conformance conf = cts_spec_judge(c, &o, j, &n);
+    json_t *clauses = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(clauses, json_pack("{s:s,s:s,s:s,s:o}", "id", j[i].clause, "about",
+                                                 cts_about_name(j[i].about), "prediction",
+                                                 cts_pred_name(j[i].pred), "holds",
+                                                 j[i].holds < 0 ? json_null() : json_boolean(j[i].holds)));
+    const char *cn = cts_conformance_name(conf);
+    return json_pack("{s:o,s:o}", "conformance", cn ? json_string(cn) : json_null(), "clauses", clauses);
+}
+
+json_t *cts_spec_table_json(void)
+{
+    json_t *t = json_object();
+    for (size_t i = 0; i < cts_clause_count; i++) {
+        const struct cts_clause *k = &cts_clauses[i];
+        json_t *e = json_pack("{s:s,s:s,s:s}", "where", k->where, "quote", k->quote, "url", k->url);
+        if (k->no_case)
+            json_object_set_new(e, "no_case", json_string(k->no_case));
+        json_object_set_new(t, k->id, e);
+    }
+    return json_pack("{s:s,s:o}", "documentation", cts_spec_documentation, "clauses", t);
+}

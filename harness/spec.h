@@ -1,0 +1,76 @@
+/* What the CUDA documentation promises, clause by clause, and the judgement
+ * of a measured case against it.
+ *
+ * A clause predicts one observation of a case (`about`): whether the call
+ * waits for the held work (host), whether later work on a third blocking or
+ * non-blocking stream waits for it, or whether a copy reads its source
+ * during the call.  The prediction is guaranteed (the documentation says it
+ * happens), guaranteed_not (it says it does not), may (it allows either) or
+ * undocumented.  A case CONFORMS when every guarantee that applies holds and
+ * at least one applies, DEVIATES when one is contradicted, and is RECORDED
+ * (observed, not judged) when only "may" or "undocumented" apply.  Pure:
+ * no CUDA call; tests/ drives it. */
+#ifndef CTS_SPEC_H
+#define CTS_SPEC_H
+
+#include "cts.h"
+
+#include <jansson.h>
+
+enum cts_about { CTS_ABOUT_HOST, CTS_ABOUT_THIRD_BLOCKING, CTS_ABOUT_THIRD_NONBLOCKING,
+                 CTS_ABOUT_SRC_AT_CALL, CTS_ABOUT_COUNT };
+enum cts_pred { CTS_PRED_GUARANTEED, CTS_PRED_GUARANTEED_NOT, CTS_PRED_MAY, CTS_PRED_UNDOCUMENTED };
+enum cts_conformance { CTS_CONF_NONE, CTS_CONFORMS, CTS_DEVIATES, CTS_RECORDED };
+
+struct cts_clause {
+    const char *id;    /* stable: cited by matrices, waivers and bug reports */
+    const char *where; /* the document and section */
+    const char *quote; /* the documentation's words */
+    const char *url;
+    const char *no_case; /* NULL, or why no case of the suite can test it */
+};
+
+extern const struct cts_clause cts_clauses[];
+extern const size_t cts_clause_count;
+/* The documentation the table quotes. */
+extern const char cts_spec_documentation[];
+const struct cts_clause *cts_clause_find(const char *id);
+
+const char *cts_about_name(enum cts_about a);       /* "host" */
+const char *cts_pred_name(enum cts_pred p);         /* "guaranteed_not" */
+const char *cts_conformance_name(enum cts_conformance c); /* "DEVIATES"; NULL for none */
+
+/* What was observed, as far as a judgement needs it. */
+struct cts_observed {
+    enum cts_status status;
+    struct cts_verdict verdict;  /* PASS: all of it; VARIES: what the repetitions agree on */
+    struct cts_control control;  /* the same gate and markers with no call */
+    int nreps;
+    enum cts_host host[CTS_MAX_REPEAT]; /* each repetition's */
+    enum cts_src src[CTS_MAX_REPEAT];
+    int per_thread;              /* stream 0 was the per-thread stream (the matrix's build) */
+};
+
+struct cts_judged {
+    const char *clause;
+    enum cts_about about;
+    enum cts_pred pred;
+    int holds; /* 1 the observation agrees, 0 it contradicts, -1 not observable here */
+};
+
+#define CTS_JUDGED_MAX 8
+
+/* The clauses that speak of case c, each judged against o.  Returns the
+ * case's conformance (CTS_CONF_NONE where o has no verdict) and fills
+ * out[0..*n). */
+enum cts_conformance cts_spec_judge(const struct cts_case *c, const struct cts_observed *o,
+                                    struct cts_judged *out, size_t *n);
+
+/* The same from a case as a matrix has it (its "status", "verdict" and
+ * "evidence"), as the "spec" object the matrix records: {"conformance",
+ * "clauses": [{"id", "about", "prediction", "holds"}]}. */
+json_t *cts_spec_case_json(const struct cts_case *c, const json_t *case_json, int per_thread);
+/* The clause table, as a matrix records it. */
+json_t *cts_spec_table_json(void);
+
+#endif

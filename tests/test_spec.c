@@ -1,0 +1,210 @@
+/* The spec table and the judgement: which clauses speak of a case, what they
+ * predict, and CONFORMS / DEVIATES / RECORDED from what was observed. */
+#include "check.h"
+#include "cts.h"
+#include "spec.h"
+
+#include <stdlib.h>
+
+static struct cts_observed seen(enum cts_status st, enum cts_host host, enum cts_order third_b,
+                                enum cts_order control_op)
+{
+    struct cts_observed o;
+    memset(&o, 0, sizeof o);
+    o.status = st;
+    o.nreps = 3;
+    o.verdict.host = host;
+    if (host == CTS_HOST_RETURNS) {
+        o.verdict.op_after = CTS_ORDER_HELD;
+        o.verdict.third_blocking = third_b;
+        o.verdict.third_nonblocking = CTS_ORDER_RUNS;
+    }
+    for (int i = 0; i < 3; i++)
+        o.host[i] = host;
+    o.control.op_after = control_op;
+    return o;
+}
+
+/* The judged entry for (clause, about), or NULL. */
+static const struct cts_judged *find(const struct cts_judged *j, size_t n, const char *clause,
+                                     enum cts_about a)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(j[i].clause, clause) && j[i].about == a)
+            return &j[i];
+    return NULL;
+}
+
+static enum cts_conformance judge(const char *id, const struct cts_observed *o, struct cts_judged *j,
+                                  size_t *n)
+{
+    const struct cts_case *c = cts_case_find(id);
+    if (!c) {
+        fprintf(stderr, "no case %s\n", id);
+        exit(1);
+    }
+    return cts_spec_judge(c, o, j, n);
+}
+
+int main(void)
+{
+    struct cts_judged j[CTS_JUDGED_MAX];
+    const struct cts_judged *k;
+    size_t n;
+    struct cts_observed o;
+
+    /* A 4 KiB pageable cudaMemcpy that waits for work in its stream keeps
+     * the Runtime API's stream sync and contradicts the Programming Guide's
+     * 64 KB rule: both are named, and the case DEVIATES. */
+    o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD);
+    CHECK_INT(judge("memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same", &o, j, &n), CTS_DEVIATES);
+    CHECK((k = find(j, n, "RT-SYNC-MEMCPY-PAGEABLE-H2D", CTS_ABOUT_HOST)) && k->holds == 1 &&
+          k->pred == CTS_PRED_GUARANTEED);
+    CHECK((k = find(j, n, "PG-CONC-64KB", CTS_ABOUT_HOST)) && k->holds == 0 &&
+          k->pred == CTS_PRED_GUARANTEED_NOT);
+    /* At 1 MiB the 64 KB rule does not speak: it CONFORMS. */
+    CHECK_INT(judge("memcpy.h2d.pageable.1MiB.explicit.op_implied.busy_same", &o, j, &n), CTS_CONFORMS);
+    CHECK(find(j, n, "PG-CONC-64KB", CTS_ABOUT_HOST) == NULL);
+    /* Where the held work is not in its stream (the control ran), the stream
+     * sync predicts nothing, and the 64 KB rule holds when it returns. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    CHECK_INT(judge("memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_nonblocking", &o, j, &n), CTS_CONFORMS);
+    CHECK(find(j, n, "RT-SYNC-MEMCPY-PAGEABLE-H2D", CTS_ABOUT_HOST) == NULL);
+    CHECK((k = find(j, n, "RT-STREAM-LEGACY", CTS_ABOUT_THIRD_NONBLOCKING)) && k->holds == 1);
+
+    /* The Async memsets are always asynchronous: returning conforms,
+     * waiting deviates, and one waiting repetition out of three (VARIES)
+     * deviates too. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_HELD);
+    CHECK_INT(judge("memset_async.device.4KiB.op_blocking.busy_same", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "RT-SYNC-MEMSET-ASYNC", CTS_ABOUT_HOST)) && k->holds == 1);
+    o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD);
+    CHECK_INT(judge("memset_async.device.4KiB.op_blocking.busy_same", &o, j, &n), CTS_DEVIATES);
+    o = seen(CTS_VARIES, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_HELD);
+    o.host[1] = CTS_HOST_WAITS;
+    o.verdict.host = CTS_HOST_NA;
+    CHECK_INT(judge("memset_async.device.4KiB.op_blocking.busy_same", &o, j, &n), CTS_DEVIATES);
+    /* The driver API's memset rule names Unified Memory, the runtime's does not. */
+    o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD);
+    CHECK_INT(judge("cu_memset_d8.managed.4KiB.op_implied.busy_same", &o, j, &n), CTS_CONFORMS);
+    CHECK_INT(judge("memset.managed.4KiB.op_implied.busy_same", &o, j, &n), CTS_RECORDED);
+    CHECK((k = find(j, n, "RT-SYNC-MANAGED", CTS_ABOUT_HOST)) && k->pred == CTS_PRED_UNDOCUMENTED &&
+          k->holds == -1);
+
+    /* cudaMalloc returning without serializing contradicts the guide twice. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    CHECK_INT(judge("malloc.device.4KiB.op_implied.busy_blocking", &o, j, &n), CTS_DEVIATES);
+    CHECK((k = find(j, n, "PG-SOMA", CTS_ABOUT_HOST)) && k->holds == 0);
+    CHECK((k = find(j, n, "PG-IMPLICIT", CTS_ABOUT_THIRD_BLOCKING)) && k->holds == 0);
+    /* The guide is silent on non-blocking streams and other threads. */
+    CHECK_INT(judge("malloc.device.4KiB.op_implied.busy_nonblocking", &o, j, &n), CTS_DEVIATES);
+    CHECK(find(j, n, "PG-IMPLICIT", CTS_ABOUT_THIRD_BLOCKING) == NULL);
+    CHECK_INT(judge("malloc.device.4KiB.op_implied.busy_thread_legacy", &o, j, &n), CTS_DEVIATES);
+    CHECK(find(j, n, "PG-IMPLICIT", CTS_ABOUT_THIRD_BLOCKING) == NULL);
+
+    /* A hold the control shows too cannot be blamed on the call: a
+     * "guaranteed not" on it is not judged; a "guaranteed" one holds. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_HELD_ANYWAY, CTS_ORDER_HELD);
+    o.verdict.third_nonblocking = CTS_ORDER_HELD_ANYWAY;
+    CHECK_INT(judge("launch.op_legacy.busy_blocking", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "RT-STREAM-LEGACY", CTS_ABOUT_THIRD_BLOCKING)) && k->holds == 1);
+    CHECK((k = find(j, n, "RT-STREAM-LEGACY", CTS_ABOUT_THIRD_NONBLOCKING)) && k->holds == -1);
+
+    /* Stream 0 is the legacy stream in one build and the per-thread stream
+     * in the other: the clause follows the matrix's build. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    CHECK_INT(judge("launch.op_null.busy_nonblocking", &o, j, &n), CTS_CONFORMS);
+    CHECK(find(j, n, "RT-STREAM-LEGACY", CTS_ABOUT_THIRD_NONBLOCKING) != NULL);
+    o.per_thread = 1;
+    CHECK_INT(judge("launch.op_null.busy_nonblocking", &o, j, &n), CTS_CONFORMS);
+    CHECK(find(j, n, "RT-STREAM-LEGACY", CTS_ABOUT_THIRD_NONBLOCKING) == NULL);
+    CHECK((k = find(j, n, "RT-STREAM-PER-THREAD", CTS_ABOUT_THIRD_BLOCKING)) && k->holds == 1);
+
+    /* A synchronize waits for its stream's own work only. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_HELD, CTS_ORDER_HELD);
+    CHECK_INT(judge("stream_synchronize.op_blocking.busy_legacy", &o, j, &n), CTS_RECORDED);
+    o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD);
+    CHECK_INT(judge("stream_synchronize.op_blocking.busy_same", &o, j, &n), CTS_CONFORMS);
+    CHECK_INT(judge("stream_synchronize.op_legacy.busy_blocking", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "RT-STREAM-LEGACY", CTS_ABOUT_HOST)) && k->holds == 1);
+
+    /* DuringApiCall: a source read after the return contradicts it. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_HELD);
+    for (int i = 0; i < 3; i++)
+        o.src[i] = CTS_SRC_AFTER_RETURN;
+    CHECK_INT(judge("memcpy_batch_async.during_call.h2d.pageable.1MiB.op_blocking.busy_same", &o, j, &n),
+              CTS_DEVIATES);
+    CHECK((k = find(j, n, "RT-BATCH-DURING-CALL", CTS_ABOUT_SRC_AT_CALL)) && k->holds == 0);
+    for (int i = 0; i < 3; i++)
+        o.src[i] = CTS_SRC_AT_CALL;
+    CHECK_INT(judge("memcpy_batch_async.during_call.h2d.pageable.1MiB.op_blocking.busy_same", &o, j, &n),
+              CTS_CONFORMS);
+
+    /* A harness set-up that acts on the legacy stream right before the call
+     * makes third-stream observations not the call's: nothing is judged on
+     * them. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_HELD, CTS_ORDER_RUNS);
+    CHECK_INT(judge("stream_wait_event.pending.op_perthread.busy_blocking", &o, j, &n), CTS_RECORDED);
+    CHECK(find(j, n, "RT-STREAM-PER-THREAD", CTS_ABOUT_THIRD_BLOCKING) == NULL);
+
+    /* No verdict, no judgement; nothing documented: "may". */
+    o = seen(CTS_FAIL, CTS_HOST_NA, CTS_ORDER_NA, CTS_ORDER_RUNS);
+    CHECK_INT(judge("malloc.device.4KiB.op_implied.busy_blocking", &o, j, &n), CTS_CONF_NONE);
+    CHECK_INT((int)n, 0);
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    CHECK_INT(judge("event_create.op_implied.busy_blocking", &o, j, &n), CTS_RECORDED);
+    CHECK((k = find(j, n, "RT-SYNC-ANY", CTS_ABOUT_HOST)) && k->pred == CTS_PRED_MAY);
+
+    /* The table: unique ids; every clause a case cites exists; every clause
+     * is cited by some case under some observation, or says why none can. */
+    for (size_t a = 0; a < cts_clause_count; a++)
+        for (size_t b = a + 1; b < cts_clause_count; b++)
+            CHECK(strcmp(cts_clauses[a].id, cts_clauses[b].id) != 0);
+    int *cited = calloc(cts_clause_count, sizeof *cited);
+    size_t total;
+    const struct cts_case *all = cts_all_cases(&total);
+    struct cts_observed variants[4] = {
+        seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS),
+        seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_HELD),
+        seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD),
+        seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_HELD, CTS_ORDER_HELD),
+    };
+    int missing = 0;
+    for (size_t i = 0; i < total; i++)
+        for (int v = 0; v < 4; v++) {
+            cts_spec_judge(&all[i], &variants[v], j, &n);
+            for (size_t x = 0; x < n; x++) {
+                const struct cts_clause *cl = cts_clause_find(j[x].clause);
+                if (!cl) {
+                    missing++;
+                    continue;
+                }
+                cited[cl - cts_clauses]++;
+            }
+        }
+    CHECK_INT(missing, 0);
+    for (size_t a = 0; a < cts_clause_count; a++)
+        if (!cited[a] && !cts_clauses[a].no_case) {
+            fprintf(stderr, "clause %s: no case cites it and it says no why\n", cts_clauses[a].id);
+            CHECK(0);
+        }
+    free(cited);
+
+    /* As a matrix records it. */
+    json_t *cj = json_pack("{s:s,s:{s:s,s:s,s:s,s:s},s:{s:[s,s,s],s:{s:s}}}", "status", "PASS",
+                           "verdict", "host", "returns", "op_after", "held", "third_blocking", "runs",
+                           "third_nonblocking", "runs", "evidence", "host", "returns", "returns",
+                           "returns", "control", "op_after", "held");
+    json_t *sj = cts_spec_case_json(cts_case_find("memset_async.device.4KiB.op_blocking.busy_same"), cj, 0);
+    CHECK_STR(json_string_value(json_object_get(sj, "conformance")), "CONFORMS");
+    const json_t *first = json_array_get(json_object_get(sj, "clauses"), 0);
+    CHECK_STR(json_string_value(json_object_get(first, "id")), "RT-SYNC-MEMSET-ASYNC");
+    CHECK_STR(json_string_value(json_object_get(first, "prediction")), "guaranteed_not");
+    CHECK(json_is_true(json_object_get(first, "holds")));
+    json_decref(sj);
+    json_decref(cj);
+    json_t *table = cts_spec_table_json();
+    CHECK(json_object_get(json_object_get(json_object_get(table, "clauses"), "PG-CONC-64KB"), "url") != NULL);
+    json_decref(table);
+    CHECK_DONE();
+}
