@@ -35,6 +35,7 @@ static const char usage_text[] =
     "       sync-cts log FILE.log\n"
     "       sync-cts render MATRIX.json[.gz] [--out FILE.md]\n"
     "       sync-cts judge MATRIX.json[.gz] [--out FILE]\n"
+    "       sync-cts cite CASE-ID [MATRIX.json[.gz]]   (default matrix.json)\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
@@ -616,6 +617,35 @@ static int cmd_judge(int argc, char **argv)
     return 0;
 }
 
+/* ---- cite ---------------------------------------------------------------------------- */
+
+static int cmd_cite(int argc, char **argv)
+{
+    static const struct option opts[] = {{0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+        return bad_option(c, argv);
+    if (optind >= argc)
+        return die(EXIT_USAGE, "cite wants a case id (see sync-cts list)");
+    if (argc - optind > 2)
+        return die(EXIT_USAGE, "cite takes a case id and one matrix, not '%s'", argv[optind + 2]);
+    const char *id = argv[optind], *path = argc - optind == 2 ? argv[optind + 1] : "matrix.json";
+    char err[512];
+    json_t *m = cts_matrix_load(path, err, sizeof err);
+    if (!m)
+        return die(EXIT_USAGE, "%s", err);
+    if (!json_object_get(json_object_get(m, "cases"), id)) {
+        char near[3 * CTS_ID_MAX + 8];
+        cts_nearest_ids(m, id, near, sizeof near);
+        json_decref(m);
+        return die(EXIT_USAGE, "no case '%s' in '%s' (nearest: %s)", id, path, near);
+    }
+    int rc = cts_cite(m, id, stdout);
+    json_decref(m);
+    return rc ? die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -646,5 +676,7 @@ int main(int argc, char **argv)
         return cmd_render(argc, argv);
     if (!strcmp(cmd, "judge"))
         return cmd_judge(argc, argv);
+    if (!strcmp(cmd, "cite"))
+        return cmd_cite(argc, argv);
     return die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
 }

@@ -98,6 +98,110 @@ static const char *dir_words(const char *d)
     return d;
 }
 
+static const char *conformance(const json_t *c)
+{
+    return str(json_object_get(c, "spec"), "conformance");
+}
+
+/* Conformance counts, with what they mean. */
+static void summary_conformance(FILE *f, const json_t **all, size_t n)
+{
+    size_t conf = 0, dev = 0, rec = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *c = conformance(all[i]);
+        conf += !strcmp(c, "CONFORMS");
+        dev += !strcmp(c, "DEVIATES");
+        rec += !strcmp(c, "RECORDED");
+    }
+    if (conf + dev + rec == 0) {
+        fprintf(f, "Not judged against the documentation (run `sync-cts judge` on the JSON).\n\n");
+        return;
+    }
+    fprintf(f, "Against the documentation: %zu CONFORMS (every guarantee that applies held), %zu DEVIATES "
+               "(a guarantee was contradicted), %zu RECORDED (the documentation allows either, or says "
+               "nothing). Cells of cases that deviate are marked ✗.\n\n", conf, dev, rec);
+}
+
+/* The deviations, each with the clauses it contradicts, an anchor, and how
+ * many cases each clause is contradicted by. */
+static void deviations(FILE *f, const json_t *m, const json_t **all, const char **ids, size_t n)
+{
+    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
+    size_t any = 0;
+    for (size_t i = 0; i < n; i++)
+        any += !strcmp(conformance(all[i]), "DEVIATES");
+    if (!any)
+        return;
+    fprintf(f, "## Deviations\n\n| clause | cases contradicting it | what it says |\n|---|---:|---|\n");
+    const char *k;
+    json_t *cl;
+    json_object_foreach((json_t *)table, k, cl)
+    {
+        size_t hits = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t x;
+            json_t *e;
+            json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
+                if (!strcmp(str(e, "id"), k) && json_is_false(json_object_get(e, "holds"))) {
+                    hits++;
+                    break;
+                }
+        }
+        if (hits)
+            fprintf(f, "| [%s](%s) | %zu | %s |\n", k, str(cl, "url"), hits, str(cl, "quote"));
+    }
+    fprintf(f, "\n| case | cell | contradicts |\n|---|---|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(conformance(all[i]), "DEVIATES"))
+            continue;
+        fprintf(f, "| <a id=\"%s\"></a>`%s` | %s | ", ids[i], ids[i], str(all[i], "symbol"));
+        size_t x;
+        json_t *e;
+        int first = 1;
+        json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
+            if (json_is_false(json_object_get(e, "holds"))) {
+                fprintf(f, "%s%s (%s, %s)", first ? "" : "; ", str(e, "id"), str(e, "prediction"),
+                        str(e, "about"));
+                first = 0;
+            }
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
+}
+
+/* Every clause, how many cases it judged, and why none where none can be. */
+static void coverage(FILE *f, const json_t *m, const json_t **all, size_t n)
+{
+    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
+    if (!json_object_size(table))
+        return;
+    fprintf(f, "## Clauses and coverage\n\n%s.\n\n| clause | where | holds | contradicted | not "
+               "observable or open |\n|---|---|---:|---:|---:|\n",
+            str(json_object_get(m, "spec"), "documentation"));
+    const char *k;
+    json_t *cl;
+    json_object_foreach((json_t *)table, k, cl)
+    {
+        size_t yes = 0, no = 0, open = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t x;
+            json_t *e;
+            json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
+                if (!strcmp(str(e, "id"), k)) {
+                    const json_t *h = json_object_get(e, "holds");
+                    yes += json_is_true(h);
+                    no += json_is_false(h);
+                    open += json_is_null(h);
+                }
+        }
+        fprintf(f, "| [%s](%s) | %s | %zu | %zu | %zu", k, str(cl, "url"), str(cl, "where"), yes, no, open);
+        if (yes + no + open == 0)
+            fprintf(f, " (no case%s%s)", *str(cl, "no_case") ? ": " : "", str(cl, "no_case"));
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
+}
+
 int cts_render_markdown(const json_t *m, FILE *f)
 {
     const json_t *env = json_object_get(m, "environment");
@@ -181,6 +285,8 @@ int cts_render_markdown(const json_t *m, FILE *f)
     for (int s = 0; s < CTS_STATUS_COUNT; s++)
         fprintf(f, "%s %zu %s", s ? "," : "", count[s], cts_status_name(s));
     fprintf(f, ".\n\n");
+    summary_conformance(f, all, n);
+    deviations(f, m, all, ids, n);
 
     size_t bad = n - count[CTS_PASS] - count[CTS_VARIES] - count[CTS_NOTSUPP];
     if (bad) {
@@ -267,9 +373,10 @@ int cts_render_markdown(const json_t *m, FILE *f)
                 int col = rank(busy_cols, str(all[e], "busy"));
                 if (col < NCOLS) {
                     const char *st = str(all[e], "status");
-                    snprintf(symbuf[col], sizeof symbuf[col], "%s",
+                    snprintf(symbuf[col], sizeof symbuf[col], "%s%s",
                              !strcmp(st, "PASS") || !strcmp(st, "VARIES") ? str(all[e], "symbol")
-                                                                          : short_status(st));
+                                                                          : short_status(st),
+                             !strcmp(conformance(all[e]), "DEVIATES") ? " ✗" : "");
                     cells[col] = symbuf[col];
                 }
                 e++;
@@ -289,6 +396,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
         fprintf(f, "\n");
         i = j;
     }
+    coverage(f, m, all, n);
     free(rows);
     free(all);
     free(ids);

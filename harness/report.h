@@ -25,6 +25,11 @@ int cts_matrix_dump_gz(const json_t *m, FILE *f);
 /* Markdown rendering, readable on its own. */
 int cts_render_markdown(const json_t *m, FILE *f);
 
+/* cite.c: case `id` of matrix m as one paragraph for a bug report; -1 if m
+ * has no such case or the write fails.  The nearest ids to one m lacks. */
+int cts_cite(const json_t *m, const char *id, FILE *out);
+void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len);
+
 /* A file that appears at its path only when committed (temp file + rename). */
 struct cts_outfile {
     char path[4096];

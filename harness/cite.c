@@ -1,0 +1,290 @@
+/* sync-cts cite: one case of a matrix as one paragraph for a bug report: the
+ * call and its arguments, what was observed with numbers, where, and the
+ * clauses it conforms to or deviates from.  Everything comes from the
+ * matrix (its environment, the case, the clause table it was judged with). */
+#define _GNU_SOURCE
+#include "report.h"
+#include "spec.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *s_of(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static const char *op_words(const char *op, const char *default_stream)
+{
+    if (!strcmp(op, "implied"))
+        return strcmp(default_stream, "per-thread") ? "on the legacy default stream (no stream argument)"
+                                                    : "on the per-thread default stream (no stream argument)";
+    if (!strcmp(op, "null"))
+        return strcmp(default_stream, "per-thread") ? "on stream 0 (the legacy default stream in this build)"
+                                                    : "on stream 0 (the per-thread default stream in this build)";
+    if (!strcmp(op, "legacy")) return "on cudaStreamLegacy";
+    if (!strcmp(op, "perthread")) return "on cudaStreamPerThread";
+    if (!strcmp(op, "blocking")) return "on a stream created with cudaStreamDefault";
+    if (!strcmp(op, "nonblocking")) return "on a stream created with cudaStreamNonBlocking";
+    return op;
+}
+
+static const char *busy_words(const char *busy)
+{
+    if (!strcmp(busy, "same")) return "a kernel held that same stream";
+    if (!strcmp(busy, "legacy")) return "a kernel held the legacy default stream";
+    if (!strcmp(busy, "blocking")) return "a kernel held another blocking stream";
+    if (!strcmp(busy, "nonblocking")) return "a kernel held a non-blocking stream";
+    if (!strcmp(busy, "perthread")) return "a kernel held this thread's per-thread default stream";
+    if (!strcmp(busy, "thread_legacy"))
+        return "a kernel launched by a second host thread held the legacy default stream";
+    if (!strcmp(busy, "thread_perthread"))
+        return "a kernel held a second host thread's per-thread default stream";
+    if (!strcmp(busy, "hostfn")) return "a host function (cudaLaunchHostFunc) held a non-blocking stream";
+    return busy;
+}
+
+static const char *dir_words(const char *d)
+{
+    if (!strcmp(d, "h2d")) return "host to device";
+    if (!strcmp(d, "d2h")) return "device to host";
+    if (!strcmp(d, "d2d")) return "device to device";
+    if (!strcmp(d, "h2h")) return "host to host";
+    return d;
+}
+
+/* The median of a JSON array of numbers; NAN if it has none. */
+static double median(const json_t *a)
+{
+    double v[CTS_MAX_REPEAT];
+    size_t n = 0, i;
+    json_t *x;
+    json_array_foreach(a, i, x)
+        if (json_is_number(x) && n < CTS_MAX_REPEAT)
+            v[n++] = json_number_value(x);
+    if (!n)
+        return NAN;
+    for (size_t p = 1; p < n; p++)
+        for (size_t q = p; q > 0 && v[q] < v[q - 1]; q--) {
+            double t = v[q];
+            v[q] = v[q - 1];
+            v[q - 1] = t;
+        }
+    return v[n / 2];
+}
+
+struct buf {
+    char *s;
+    size_t n;
+    FILE *f;
+};
+
+static void say(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(b->f, fmt, ap);
+    va_end(ap);
+}
+
+/* What third streams did, as words, for a call that returned. */
+static void third_words(struct buf *b, const json_t *v)
+{
+    const char *tb = s_of(v, "third_blocking"), *tn = s_of(v, "third_nonblocking");
+    int hb = !strcmp(tb, "held"), hn = !strcmp(tn, "held");
+    if (hb || hn)
+        say(b, "; later work on a third %s stream waited for it (without the call it ran)",
+            hb && hn ? "blocking and a third non-blocking" : hb ? "blocking" : "non-blocking");
+    else
+        say(b, "; it made no third stream wait");
+}
+
+static void observed(struct buf *b, const json_t *c)
+{
+    const json_t *v = json_object_get(c, "verdict"), *ev = json_object_get(c, "evidence");
+    const char *st = s_of(c, "status");
+    double call = median(json_object_get(ev, "call_us"));
+    double idle = json_number_value(json_object_get(ev, "idle_call_us"));
+    long reps = (long)json_integer_value(json_object_get(ev, "repetitions"));
+    if (strcmp(st, "PASS") && strcmp(st, "VARIES")) {
+        say(b, "The case has no verdict: %s (%s).", st, s_of(c, "reason"));
+        return;
+    }
+    if (!strcmp(st, "VARIES"))
+        say(b, "The repetitions differed (%s; cells %s): ", s_of(c, "reason"), s_of(c, "symbol"));
+    if (!strcmp(s_of(v, "host"), "waits")) {
+        say(b, "it waited for the held work, returning %.1f us after that work was released (%.1f us "
+               "inside the call, against %.1f us on an idle GPU; %ld of %ld repetitions)",
+            median(json_object_get(ev, "release_to_return_us")), call, idle, reps, reps);
+    } else if (!strcmp(s_of(v, "host"), "returns")) {
+        const char *op = s_of(v, "op_after");
+        say(b, "it returned while the held work was still held (%.1f us inside the call, against %.1f "
+               "us on an idle GPU), and work queued after it on its own stream %s",
+            call, idle, !strcmp(op, "runs") ? "ran at once" : "waited for the held work (stream order)");
+        third_words(b, v);
+        const char *src = s_of(v, "src"), *dst = s_of(v, "dst");
+        if (!strcmp(src, "at_call"))
+            say(b, "; it took its source bytes during the call");
+        else if (!strcmp(src, "after_return"))
+            say(b, "; it read its source after returning");
+        else if (!strcmp(src, "partial"))
+            say(b, "; it read part of its source after returning");
+        if (!strcmp(dst, "complete"))
+            say(b, "; its host destination was complete when it returned");
+    } else {
+        say(b, "the repetitions agree on no host behaviour");
+    }
+    say(b, ".");
+}
+
+static void judgement(struct buf *b, const json_t *m, const json_t *c)
+{
+    const json_t *spec = json_object_get(c, "spec");
+    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
+    const char *conf = s_of(spec, "conformance");
+    if (!json_is_object(spec) || !*conf) {
+        say(b, " No documentation clause was judged against it%s.",
+            json_is_object(json_object_get(m, "spec")) ? "" : " (the matrix predates the spec table: run "
+                                                                "`sync-cts judge` on it)");
+        return;
+    }
+    /* Contradicted guarantees, kept ones, ones this case cannot observe,
+     * then what the documentation leaves open; each clause quoted once. */
+    static const char *const parts[4] = {"It deviates from", "It conforms to",
+                                         "Not observable in this case:", "The documentation leaves it open:"};
+    const char *quoted[CTS_JUDGED_MAX * 2];
+    size_t nq = 0;
+    for (int p = 0; p < 4; p++) {
+        size_t i;
+        json_t *cl;
+        int first = 1;
+        json_array_foreach(json_object_get(spec, "clauses"), i, cl)
+        {
+            const json_t *h = json_object_get(cl, "holds");
+            const char *pred = s_of(cl, "prediction");
+            int guarantee = !strncmp(pred, "guaranteed", 10);
+            int part = json_is_false(h) ? 0 : json_is_true(h) ? 1 : guarantee ? 2 : 3;
+            if (part != p)
+                continue;
+            const char *id = s_of(cl, "id");
+            const json_t *e = json_object_get(table, id);
+            say(b, first ? " %s" : ";", parts[p]);
+            say(b, " %s (%s, about %s)", id, pred, s_of(cl, "about"));
+            int seen = 0;
+            for (size_t q = 0; q < nq; q++)
+                seen |= !strcmp(quoted[q], id);
+            if (!seen && nq < sizeof quoted / sizeof *quoted) {
+                quoted[nq++] = id;
+                say(b, ": %s, \"%s\" %s", s_of(e, "where"), s_of(e, "quote"), s_of(e, "url"));
+            }
+            first = 0;
+        }
+        if (!first)
+            say(b, ".");
+    }
+    say(b, " Verdict: %s.", conf);
+}
+
+int cts_cite(const json_t *m, const char *id, FILE *out)
+{
+    const json_t *c = json_object_get(json_object_get(m, "cases"), id);
+    const json_t *env = json_object_get(m, "environment"), *gpu = json_object_get(env, "gpu");
+    const json_t *ver = json_object_get(env, "versions"), *set = json_object_get(env, "settings");
+    if (!c)
+        return -1;
+    struct buf b = {0};
+    b.f = open_memstream(&b.s, &b.n);
+    if (!b.f)
+        return -1;
+    /* The call. */
+    say(&b, "%s", s_of(c, "function"));
+    if (*s_of(c, "variant"))
+        say(&b, " (%s)", s_of(c, "variant"));
+    if (json_is_integer(json_object_get(c, "size")))
+        say(&b, " of %lld bytes", (long long)json_integer_value(json_object_get(c, "size")));
+    if (*s_of(c, "direction"))
+        say(&b, ", %s", dir_words(s_of(c, "direction")));
+    if (*s_of(c, "memory"))
+        say(&b, ", %s memory (%s)", s_of(c, "memory"), s_of(c, "allocator"));
+    if (*s_of(c, "copy_kind"))
+        say(&b, ", kind %s", s_of(c, "copy_kind"));
+    say(&b, ", %s, issued while %s: ", op_words(s_of(c, "op_stream"), s_of(set, "default_stream")),
+        busy_words(s_of(c, "busy")));
+    observed(&b, c);
+    /* Where. */
+    say(&b, " Measured on an %s (compute capability %s) with driver %s (CUDA %s driver API), cudart %s, "
+            "the %s default stream, schedule %s",
+        s_of(gpu, "name"), s_of(gpu, "compute_capability"),
+        json_is_string(json_object_get(ver, "driver")) ? s_of(ver, "driver") : "unknown",
+        s_of(json_object_get(ver, "driver_api"), "text"), s_of(json_object_get(ver, "runtime"), "text"),
+        s_of(set, "default_stream"), s_of(set, "device_schedule"));
+    const char *k;
+    json_t *v;
+    int any = 0;
+    json_object_foreach(json_object_get(set, "environment_variables"), k, v)
+        if (json_is_string(v))
+            say(&b, "%s%s=%s", any++ ? ", " : ", with ", k, json_string_value(v));
+    say(&b, ", by cuda-sync-cts %s on %s (case %s).", s_of(env, "suite_revision"),
+        s_of(json_object_get(m, "run"), "date"), id);
+    judgement(&b, m, c);
+    int bad = fclose(b.f) != 0;
+    if (!bad)
+        bad = fprintf(out, "%s\n", b.s) < 0;
+    free(b.s);
+    return bad ? -1 : 0;
+}
+
+/* Edit distance, for "did you mean". */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = malloc((lb + 1) * sizeof *row);
+    if (!row)
+        return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len)
+{
+    const char *best[3] = {NULL, NULL, NULL};
+    size_t bd[3] = {(size_t)-1, (size_t)-1, (size_t)-1};
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(m, "cases"), k, v)
+    {
+        size_t d = distance(id, k);
+        for (int i = 0; i < 3; i++)
+            if (d < bd[i] || (d == bd[i] && best[i] && strcmp(k, best[i]) < 0)) {
+                for (int s = 2; s > i; s--) {
+                    bd[s] = bd[s - 1];
+                    best[s] = best[s - 1];
+                }
+                bd[i] = d;
+                best[i] = k;
+                break;
+            }
+    }
+    snprintf(out, len, "%s%s%s%s%s", best[0] ? best[0] : "", best[1] ? ", " : "", best[1] ? best[1] : "",
+             best[2] ? ", " : "", best[2] ? best[2] : "");
+}
