@@ -33,6 +33,7 @@ static const char usage_text[] =
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
     "       sync-cts render MATRIX.json[.gz] [--out FILE.md]\n"
+    "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--format text|md|csv] [--out FILE]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
@@ -575,5 +576,7 @@ int main(int argc, char **argv)
         return cmd_log(argc, argv);
     if (!strcmp(cmd, "render"))
         return cmd_render(argc, argv);
+    if (!strcmp(cmd, "diff"))
+        return cts_diff_main(argc, argv);
     return die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
 }

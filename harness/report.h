@@ -25,6 +25,10 @@ int cts_matrix_dump_gz(const json_t *m, FILE *f);
 /* Markdown rendering, readable on its own. */
 int cts_render_markdown(const json_t *m, FILE *f);
 
+/* diff.c: `sync-cts diff A B [C ...]`, argv[0] being "diff"; returns the
+ * exit status: 0 no case changed, 1 some did, 2 bad input. */
+int cts_diff_main(int argc, char **argv);
+
 /* A file that appears at its path only when committed (temp file + rename). */
 struct cts_outfile {
     char path[4096];
