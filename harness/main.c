@@ -36,6 +36,7 @@ static const char usage_text[] =
     "       sync-cts render MATRIX.json[.gz] [--out FILE.md]\n"
     "       sync-cts judge MATRIX.json[.gz] [--out FILE]\n"
     "       sync-cts cite CASE-ID [MATRIX.json[.gz]]   (default matrix.json)\n"
+    "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--format text|md|csv] [--out FILE]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
@@ -678,5 +679,7 @@ int main(int argc, char **argv)
         return cmd_judge(argc, argv);
     if (!strcmp(cmd, "cite"))
         return cmd_cite(argc, argv);
+    if (!strcmp(cmd, "diff"))
+        return cts_diff_main(argc, argv);
     return die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
 }

@@ -29,6 +29,9 @@ int cts_render_markdown(const json_t *m, FILE *f);
  * has no such case or the write fails.  The nearest ids to one m lacks. */
 int cts_cite(const json_t *m, const char *id, FILE *out);
 void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len);
+/* diff.c: `sync-cts diff A B [C ...]`, argv[0] being "diff"; returns the
+ * exit status: 0 no case changed, 1 some did, 2 bad input. */
+int cts_diff_main(int argc, char **argv);
 
 /* A file that appears at its path only when committed (temp file + rename). */
 struct cts_outfile {

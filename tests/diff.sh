@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# sync-cts diff: which cases changed between matrices, in which group, in each
+# format; exit 0 / 1 / 2; one-line errors and no half-written output.  Builds
+# small matrices with python3 (json, gzip), and alters a copy of a committed one.
+set -u
+cts=${1:?usage: diff.sh path/to/sync-cts}
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# run CODE ARGS...: sync-cts diff ARGS, stdout in $tmp/out, stderr in $tmp/err; exit CODE.
+run() {
+    local code=$1
+    shift
+    "$cts" diff "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    [ "$rc" -eq "$code" ] || fail "diff $*: exit $rc, expected $code ($(head -c 300 "$tmp/err"))"
+}
+
+# expect_error PATTERN ARGS...: exit 2, stderr one line containing PATTERN, nothing on stdout.
+expect_error() {
+    local pattern=$1
+    shift
+    run 2 "$@"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "diff $*: stderr is not one line: $(cat "$tmp/err")"
+    grep -qF -- "$pattern" "$tmp/err" || fail "diff $*: stderr '$(cat "$tmp/err")' lacks '$pattern'"
+    [ -s "$tmp/out" ] && fail "diff $*: wrote to stdout on an error"
+}
+
+# has FILE LINE: FILE has LINE exactly (carriage returns ignored).
+has() { tr -d '\r' <"$1" | grep -qxF -- "$2" || fail "$(basename "$1") lacks the line '$2'"; }
+lacks() { grep -qF -- "$2" "$1" && fail "$(basename "$1") mentions '$2'"; }
+
+# ---- small matrices -------------------------------------------------------------
+python3 - "$tmp" <<'EOF' || fail "python3 could not build the test matrices"
+import copy, gzip, json, sys
+d = sys.argv[1]
+NOV = dict(host=None, op_after=None, third_blocking=None, third_nonblocking=None, src=None, dst=None)
+def case(status, symbol=None, call=(10.0,), **verdict):
+    v = dict(NOV); v.update(verdict)
+    return {"status": status, "symbol": symbol, "reason": None, "verdict": v,
+            "evidence": {"call_us": list(call)}, "family": "memcpy"}
+W = dict(host="waits")
+A = dict(host="returns", op_after="runs", third_blocking="runs", third_nonblocking="runs")
+def matrix(cases, gpu="Test GPU", date="2026-01-01T00:00:00Z", env=None):
+    counts = {}
+    for c in cases.values():
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+    return {"schema": "cuda-sync-cts/matrix", "schema_version": 1,
+            "environment": {"gpu": {"name": gpu}, "suite_revision": "abc",
+                            "versions": {"driver": "580.1", "driver_api": {"number": 13000, "text": "13.0"},
+                                         "runtime": {"number": 13000, "text": "13.0"}},
+                            "settings": {"default_stream": "legacy", "device_schedule": "auto",
+                                         "environment_variables": env or {"CUDA_LAUNCH_BLOCKING": None}}},
+            "run": {"date": date, "counts": counts}, "cases": cases}
+a = {"c.pass_fail": case("PASS", "W", **W),
+     "c.w_a": case("PASS", "W", call=(10.0, 30.0, 20.0), **W),
+     "c.notsupp": case("PASS", "A", **A),
+     "c.timing": case("PASS", "A", call=(1.0, 2.0, 3.0), **A),
+     "c.varies": case("VARIES", "A/W", host=None),
+     'x,"y"': case("PASS", "A", **A)}
+b = copy.deepcopy(a)
+b["c.pass_fail"] = case("FAIL")
+b["c.w_a"] = case("PASS", "A", call=(5.0,), **A)
+b["c.notsupp"] = case("NOTSUPP")
+b["c.timing"]["evidence"]["call_us"] = [100.0, 200.0, 300.0]   # a time only: no change
+b["c.varies"]["symbol"] = "W/A"                                # the same two symbols: no change
+b["c.only_b"] = case("PASS", "A", **A)
+json.dump(matrix(a), open(f"{d}/a.json", "w"))
+json.dump(matrix(a), open(f"{d}/a2.json", "w"))
+with gzip.open(f"{d}/b.json.gz", "wt") as f:
+    json.dump(matrix(b, gpu="Other GPU", date="2026-01-02T00:00:00Z", env={"CUDA_LAUNCH_BLOCKING": "1"}), f)
+# C: only the quoted id is gone.
+c = copy.deepcopy(a); del c['x,"y"']
+json.dump(matrix(c), open(f"{d}/c.json", "w"))
+# Conformance: compared where both sides carry a spec.
+def spec(cf): return {"conformance": cf, "clauses": []}
+sa = copy.deepcopy(a); sb = copy.deepcopy(a)
+sa["c.notsupp"]["spec"] = spec("CONFORMS"); sb["c.notsupp"]["spec"] = spec("DEVIATES")
+sa["c.timing"]["spec"] = spec("DEVIATES");  sb["c.timing"]["spec"] = spec("RECORDED")
+sb["c.w_a"]["spec"] = spec("DEVIATES")      # no spec in A: not compared
+json.dump(matrix(sa), open(f"{d}/sa.json", "w"))
+json.dump(matrix(sb), open(f"{d}/sb.json", "w"))
+# Bad input.
+v2 = matrix(a); v2["schema_version"] = 2
+json.dump(v2, open(f"{d}/v2.json", "w"))
+json.dump({"not": "a matrix"}, open(f"{d}/notm.json", "w"))
+raw = gzip.compress(json.dumps(matrix(a)).encode())
+open(f"{d}/trunc.json.gz", "wb").write(raw[: len(raw) // 2])
+EOF
+
+# Identical matrices: nothing changed.
+run 0 "$tmp/a.json" "$tmp/a2.json"
+grep -q "^A -> B: 0 cases changed$" "$tmp/out" || fail "identical matrices: no '0 cases changed': $(cat "$tmp/out")"
+[ -s "$tmp/err" ] && fail "identical matrices: stderr: $(cat "$tmp/err")"
+
+# A against B (gzip): four changes, each in its group; times and the VARIES order are not changes.
+run 1 "$tmp/a.json" "$tmp/b.json.gz"
+t="$tmp/out"
+has "$t" "A -> B: 4 cases changed"
+has "$t" "  regressed 1, fixed 0, newly NOTSUPP 1, no longer NOTSUPP 0, changed 1, only in A 0, only in B 1"
+for want in "regressed (1)|  c.pass_fail  W -> FAIL  (call 10.0 us -> 10.0 us)" \
+    "newly NOTSUPP (1)|  c.notsupp  A -> NOTSUPP  (call 10.0 us -> 10.0 us)" \
+    "changed (1)|  c.w_a  W -> A  (call 20.0 us -> 5.0 us; host: waits -> returns)" \
+    "only in B (1)|  c.only_b  A  (call 10.0 us)"; do
+    head=${want%%|*} line=${want#*|}
+    [ "$(grep -A1 -xF "$head" "$t" | tail -n 1)" = "$line" ] ||
+        fail "text: under '$head' expected '$line', got '$(grep -A1 -xF "$head" "$t" | tail -n 1)'"
+done
+lacks "$t" "c.timing"
+lacks "$t" "c.varies"
+lacks "$t" "fixed ("
+# The environment side by side, differing rows marked.
+grep -q '^\* GPU  *Test GPU  *Other GPU$' "$t" || fail "text: the GPU row is not marked as differing"
+grep -q '^\* CUDA_LAUNCH_BLOCKING  *-  *1$' "$t" || fail "text: no CUDA_LAUNCH_BLOCKING row (- against 1)"
+grep -q '^  driver API  *13.0  *13.0$' "$t" || fail "text: the driver API row is wrong or marked"
+grep -q '^\* counts  *PASS 5, VARIES 1  *PASS 4, VARIES 1, FAIL 1, NOTSUPP 1$' "$t" ||
+    fail "text: counts row: $(grep counts "$t")"
+
+# Markdown: the header table, the counts, one table per non-empty group.
+run 1 "$tmp/a.json" "$tmp/b.json.gz" --format md
+m="$tmp/out"
+has "$m" "| GPU | Test GPU | Other GPU | yes |"
+has "$m" "| runtime | 13.0 | 13.0 |  |"
+has "$m" "## A → B: 4 cases changed"
+has "$m" "| regressed | 1 |"
+has "$m" "| fixed | 0 |"
+has "$m" "### changed (1)"
+has "$m" "| \`c.w_a\` | W | A | call 20.0 us → 5.0 us; host: waits → returns |"
+has "$m" "| \`c.pass_fail\` | W | FAIL | call 10.0 us → 10.0 us |"
+has "$m" "| \`c.only_b\` | absent | A | call 10.0 us |"
+lacks "$m" "### fixed"
+
+# CSV: exactly these lines, CRLF-terminated, RFC 4180 quoting.
+run 1 "$tmp/a.json" "$tmp/b.json.gz" --format csv
+printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
+    "regressed,c.pass_fail,PASS,FAIL,W,,," \
+    "newly NOTSUPP,c.notsupp,PASS,NOTSUPP,A,,," \
+    "changed,c.w_a,PASS,PASS,W,A,," \
+    "only in B,c.only_b,,PASS,,A,," >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
+
+# Three matrices: each later one against A; CSV names the later matrix; a quoted id.
+run 1 "$tmp/a.json" "$tmp/b.json.gz" "$tmp/c.json" --format csv
+has "$tmp/out" "matrix,group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b"
+has "$tmp/out" "$tmp/b.json.gz,changed,c.w_a,PASS,PASS,W,A,,"
+has "$tmp/out" "$tmp/c.json,only in A,\"x,\"\"y\"\"\",PASS,,A,,,"
+[ "$(wc -l <"$tmp/out")" -eq 6 ] || fail "3-matrix csv: $(wc -l <"$tmp/out") lines, expected 6"
+run 1 "$tmp/a.json" "$tmp/a2.json" "$tmp/c.json"
+has "$tmp/out" "A -> B: 0 cases changed"
+has "$tmp/out" "A -> C: 1 case changed"
+has "$tmp/out" "only in A (1)"
+
+# Conformance: CONFORMS -> DEVIATES regressed, DEVIATES -> RECORDED fixed; not compared without a spec in A.
+run 1 "$tmp/sa.json" "$tmp/sb.json" --format csv
+printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
+    "regressed,c.notsupp,PASS,PASS,A,A,CONFORMS,DEVIATES" \
+    "fixed,c.timing,PASS,PASS,A,A,DEVIATES,RECORDED" >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "conformance csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
+run 1 "$tmp/sa.json" "$tmp/sb.json"
+has "$tmp/out" "  c.notsupp  A [CONFORMS] -> A [DEVIATES]  (call 10.0 us -> 10.0 us)"
+
+# --out: the same bytes in the file, nothing on stdout.
+run 1 "$tmp/a.json" "$tmp/b.json.gz" --format md --out "$tmp/report.md"
+[ -s "$tmp/out" ] && fail "--out: wrote to stdout too"
+"$cts" diff "$tmp/a.json" "$tmp/b.json.gz" --format md >"$tmp/stdout.md"
+cmp -s "$tmp/report.md" "$tmp/stdout.md" || fail "--out: the file differs from stdout"
+
+# Errors: exit 2, one line naming the problem, and no output file.
+expect_error "diff wants at least two matrix files" --
+expect_error "diff wants at least two matrix files" "$tmp/a.json"
+expect_error "cannot read '$tmp/none.json'" "$tmp/a.json" "$tmp/none.json" --out "$tmp/o.txt"
+expect_error "'$tmp/notm.json' is not a cuda-sync-cts matrix" "$tmp/notm.json" "$tmp/a.json" --out "$tmp/o.txt"
+expect_error "'$tmp/v2.json' has schema version 2" "$tmp/a.json" "$tmp/v2.json" --out "$tmp/o.txt"
+expect_error "'$tmp/trunc.json.gz' is a truncated or damaged gzip file" "$tmp/a.json" "$tmp/trunc.json.gz"
+expect_error "--format wants text, md or csv, not 'html'" "$tmp/a.json" "$tmp/b.json.gz" --format html
+expect_error "unknown option '--bogus'" "$tmp/a.json" "$tmp/b.json.gz" --bogus
+expect_error "option '--format' needs a value" "$tmp/a.json" "$tmp/b.json.gz" --format
+expect_error "cannot write '$tmp/no/dir/o.txt'" "$tmp/a.json" "$tmp/b.json.gz" --out "$tmp/no/dir/o.txt"
+[ -e "$tmp/o.txt" ] && fail "an error left the --out file behind"
+ls "$tmp" | grep -q '\.tmp\.' && fail "an error left a temporary file: $(ls "$tmp")"
+
+"$cts" --help | grep -q '^       sync-cts diff A.json\[.gz\] B.json\[.gz\]' || fail "--help does not list diff"
+
+# A committed matrix against a copy with one case's verdict changed: exactly that case.
+real="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
+if [ -f "$real" ]; then
+    cp "$real" "$tmp/real.json.gz"
+    id=$(python3 - "$tmp/real.json.gz" "$tmp/altered.json.gz" <<'EOF'
+import gzip, json, sys
+m = json.load(gzip.open(sys.argv[1]))
+cid = sorted(k for k, c in m["cases"].items() if c["status"] == "PASS" and c["symbol"] == "A")[0]
+c = m["cases"][cid]
+c["symbol"] = "W"
+c["verdict"].update(host="waits", op_after=None, third_blocking=None, third_nonblocking=None)
+with gzip.open(sys.argv[2], "wt") as f:
+    json.dump(m, f)
+print(cid)
+EOF
+    ) || fail "python3 could not alter the real matrix"
+    run 0 "$tmp/real.json.gz" "$real"
+    has "$tmp/out" "A -> B: 0 cases changed"
+    run 1 "$tmp/real.json.gz" "$tmp/altered.json.gz" --format csv
+    printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
+        "changed,$id,PASS,PASS,A,W,," >"$tmp/want.csv"
+    cmp -s "$tmp/out" "$tmp/want.csv" || fail "real matrix: csv is not exactly '$id': $(head -c 500 "$tmp/out")"
+    run 1 "$tmp/real.json.gz" "$tmp/altered.json.gz"
+    has "$tmp/out" "A -> B: 1 case changed"
+    grep -q "^  $id  A -> W  (call [0-9.]* us -> [0-9.]* us; host: returns -> waits)$" "$tmp/out" ||
+        fail "real matrix: no line for '$id': $(tail -n 3 "$tmp/out")"
+    cmp -s "$tmp/real.json.gz" "$real" || fail "the committed matrix was modified"
+else
+    fail "no committed matrix at $real"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures diff check(s) failed" >&2
+    exit 1
+fi
+echo "diff checks passed"
