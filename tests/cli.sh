@@ -3,6 +3,7 @@
 # problem, a non-zero exit, and leaves no file behind.  Runs with or without a GPU.
 set -u
 cts=${1:?usage: cli.sh path/to/sync-cts}
+cts="$(cd "$(dirname "$cts")" && pwd)/$(basename "$cts")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -93,6 +94,32 @@ grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null
 grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
 grep -qx 'cu_memset_d2d8_async memset' "$tmp/groups" || fail "list --groups lacks 'cu_memset_d2d8_async memset'"
 "$cts" --help | grep -q '^usage: sync-cts list' || fail "--help prints no usage"
+
+# judge and cite on a committed matrix (a copy: reports/ is never written).
+src="$(cd "$(dirname "$0")/.." && pwd)/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
+cp "$src" "$tmp/h200.json.gz"
+expect 2 "judge wants a matrix file" -- judge
+expect 2 "cannot read '$tmp/none.json'" -- judge "$tmp/none.json"
+expect 2 "cannot write '/nonexistent/dir/j.json'" -- judge "$tmp/h200.json.gz" --out /nonexistent/dir/j.json
+"$cts" judge "$tmp/h200.json.gz" --out "$tmp/judged.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "judge exited $?: $(cat "$tmp/err")"
+grep -qE "^$tmp/judged.json.gz: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECORDED, [0-9]+ without a verdict$" "$tmp/out" ||
+    fail "judge printed: $(cat "$tmp/out")"
+one='memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same'
+"$cts" cite "$one" "$tmp/judged.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "cite exited $?: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "cite is not one paragraph"
+for want in "cudaMemcpy of 4096 bytes, host to device, pageable memory (malloc)" "it waited for the held work" \
+    "NVIDIA H200" "driver 580.159.04" "It deviates from PG-CONC-64KB" \
+    "It conforms to RT-SYNC-MEMCPY-PAGEABLE-H2D" "https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html" \
+    "Verdict: DEVIATES." "(case $one)"; do
+    grep -qF -- "$want" "$tmp/out" || fail "cite lacks '$want': $(cat "$tmp/out")"
+done
+expect 2 "cite wants a case id" -- cite
+expect 2 "cite takes a case id and one matrix, not 'extra'" -- cite "$one" "$tmp/judged.json.gz" extra
+expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json.gz' (nearest: $one," -- \
+    cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam "$tmp/judged.json.gz"
+(cd "$tmp" && "$cts" cite "$one" >out 2>err; [ $? -eq 2 ] && grep -qF "cannot read 'matrix.json'" err) ||
+    fail "cite with no matrix here did not name matrix.json"
+rm -f "$tmp/h200.json.gz" "$tmp/judged.json.gz"
 
 # The log reader finds a crash.
 printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"result","id":"a.b","status":"PASS"}' \
