@@ -580,6 +580,11 @@ static int cmd_judge(int argc, char **argv)
     const char *ds = json_string_value(
         json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
     int per_thread = ds && strcmp(ds, "per-thread") == 0;
+    if (per_thread != cts_build_per_thread()) { /* the two builds declare different ids */
+        json_decref(m);
+        return die(EXIT_USAGE, "'%s' was measured with the %s default stream: judge it with %s", in,
+                   per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
+    }
     size_t count[4] = {0}, unknown = 0;
     const char *id;
     json_t *cj;

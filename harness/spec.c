@@ -362,6 +362,16 @@ static void waits_for_its_stream(struct judge *j, const char *clause)
         add(j, clause, CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
 }
 
+/* A "stream sync" (or a synchronize) waits for work *pending in* the stream:
+ * the held work itself, or, for the legacy stream, the blocking streams it
+ * synchronizes with.  That new work would be ordered behind the held work
+ * (the control) is not enough: a per-thread or created stream has nothing
+ * pending while only the legacy stream holds work. */
+static int pending_in_stream(const struct judge *j)
+{
+    return j->c->busy == CTS_BUSY_SAME || (op_legacy(j->c, j->o->per_thread) && j->held_in_stream);
+}
+
 static void copy_rules(struct judge *j, enum form f)
 {
     const struct cts_case *c = j->c;
@@ -374,8 +384,9 @@ static void copy_rules(struct judge *j, enum form f)
         return;
     }
     if (f == SYNC) {
-        if (d == CTS_DIR_H2D && pageable(m))
-            waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"));
+        if (d == CTS_DIR_H2D && pageable(m) && pending_in_stream(j))
+            add(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
+                CTS_PRED_GUARANTEED);
         if (d == CTS_DIR_H2D && pinned(m))
             waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"));
         if (d == CTS_DIR_D2H && (pageable(m) || pinned(m)))

@@ -101,6 +101,8 @@ cp "$src" "$tmp/h200.json.gz"
 expect 2 "judge wants a matrix file" -- judge
 expect 2 "cannot read '$tmp/none.json'" -- judge "$tmp/none.json"
 expect 2 "cannot write '/nonexistent/dir/j.json'" -- judge "$tmp/h200.json.gz" --out /nonexistent/dir/j.json
+cp "${src%/default/matrix.json.gz}/per-thread-default-stream/matrix.json.gz" "$tmp/ptds.json.gz"
+expect 2 "'$tmp/ptds.json.gz' was measured with the per-thread default stream: judge it with sync-cts-ptds" -- judge "$tmp/ptds.json.gz"
 "$cts" judge "$tmp/h200.json.gz" --out "$tmp/judged.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "judge exited $?: $(cat "$tmp/err")"
 grep -qE "^$tmp/judged.json.gz: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECORDED, [0-9]+ without a verdict$" "$tmp/out" ||
     fail "judge printed: $(cat "$tmp/out")"
@@ -119,7 +121,7 @@ expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$t
     cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam "$tmp/judged.json.gz"
 (cd "$tmp" && "$cts" cite "$one" >out 2>err; [ $? -eq 2 ] && grep -qF "cannot read 'matrix.json'" err) ||
     fail "cite with no matrix here did not name matrix.json"
-rm -f "$tmp/h200.json.gz" "$tmp/judged.json.gz"
+rm -f "$tmp/h200.json.gz" "$tmp/judged.json.gz" "$tmp/ptds.json.gz"
 
 # The log reader finds a crash.
 printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"result","id":"a.b","status":"PASS"}' \

@@ -120,6 +120,23 @@ int main(void)
     CHECK(find(j, n, "RT-STREAM-LEGACY", CTS_ABOUT_THIRD_NONBLOCKING) == NULL);
     CHECK((k = find(j, n, "RT-STREAM-PER-THREAD", CTS_ABOUT_THIRD_BLOCKING)) && k->holds == 1);
 
+    /* "A stream sync is performed" waits for work pending in the stream: on
+     * the per-thread stream 0 nothing is pending while only the legacy stream
+     * holds work, even though new work would be ordered behind it. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_HELD, CTS_ORDER_HELD);
+    o.per_thread = 1;
+    {
+        /* the per-thread build declares this case; this (legacy) build does not */
+        struct cts_case pt = *cts_case_find("memcpy.h2d.pageable.1MiB.explicit.op_implied.busy_blocking");
+        pt.busy = CTS_BUSY_LEGACY;
+        cts_spec_judge(&pt, &o, j, &n);
+        CHECK(find(j, n, "RT-SYNC-MEMCPY-PAGEABLE-H2D", CTS_ABOUT_HOST) == NULL);
+    }
+    o.per_thread = 0;
+    o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD);
+    CHECK_INT(judge("memcpy.h2d.pageable.1MiB.explicit.op_implied.busy_blocking", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "RT-SYNC-MEMCPY-PAGEABLE-H2D", CTS_ABOUT_HOST)) && k->holds == 1);
+
     /* A synchronize waits for its stream's own work only. */
     o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_HELD, CTS_ORDER_HELD);
     CHECK_INT(judge("stream_synchronize.op_blocking.busy_legacy", &o, j, &n), CTS_RECORDED);
