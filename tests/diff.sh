@@ -196,20 +196,24 @@ cid = sorted(k for k, c in m["cases"].items() if c["status"] == "PASS" and c["sy
 c = m["cases"][cid]
 c["symbol"] = "W"
 c["verdict"].update(host="waits", op_after=None, third_blocking=None, third_nonblocking=None)
+c["evidence"]["host"] = ["waits"] * len(c["evidence"]["host"])
 with gzip.open(sys.argv[2], "wt") as f:
     json.dump(m, f)
 print(cid)
 EOF
     ) || fail "python3 could not alter the real matrix"
+    # Judged again, the altered case (a call that now waits where the
+    # documentation promises it does not) deviates: a regression.
+    "$cts" judge "$tmp/altered.json.gz" >/dev/null || fail "judge of the altered matrix failed"
     run 0 "$tmp/real.json.gz" "$real"
     has "$tmp/out" "A -> B: 0 cases changed"
     run 1 "$tmp/real.json.gz" "$tmp/altered.json.gz" --format csv
     printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
-        "changed,$id,PASS,PASS,A,W,," >"$tmp/want.csv"
+        "regressed,$id,PASS,PASS,A,W,CONFORMS,DEVIATES" >"$tmp/want.csv"
     cmp -s "$tmp/out" "$tmp/want.csv" || fail "real matrix: csv is not exactly '$id': $(head -c 500 "$tmp/out")"
     run 1 "$tmp/real.json.gz" "$tmp/altered.json.gz"
     has "$tmp/out" "A -> B: 1 case changed"
-    grep -q "^  $id  A -> W  (call [0-9.]* us -> [0-9.]* us; host: returns -> waits)$" "$tmp/out" ||
+    grep -q "^  $id  A \[CONFORMS\] -> W \[DEVIATES\]  (call [0-9.]* us -> [0-9.]* us; host: returns -> waits)$" "$tmp/out" ||
         fail "real matrix: no line for '$id': $(tail -n 3 "$tmp/out")"
     cmp -s "$tmp/real.json.gz" "$real" || fail "the committed matrix was modified"
 else
