@@ -33,7 +33,7 @@ static const char usage_text[] =
     "                    [--log FILE] [--device N] [--schedule auto|spin|yield|blocking-sync]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
-    "       sync-cts render MATRIX.json[.gz] [--out FILE.md]\n"
+    "       sync-cts render MATRIX.json[.gz] [--format md|csv|html] [--out FILE]\n"
     "       sync-cts judge MATRIX.json[.gz] [--out FILE]\n"
     "       sync-cts cite CASE-ID [MATRIX.json[.gz]]   (default matrix.json)\n"
     "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--format text|md|csv] [--out FILE]\n"
@@ -514,15 +514,28 @@ static int cmd_log(int argc, char **argv)
 /* Renders a matrix (a committed one, say) to Markdown, by default beside it. */
 static int cmd_render(int argc, char **argv)
 {
-    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {0}};
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'}, {0}};
+    static const struct {
+        const char *name, *ext;
+        int (*render)(const json_t *, FILE *);
+    } formats[] = {{"md", ".md", cts_render_markdown},
+                   {"csv", ".csv", cts_render_csv},
+                   {"html", ".html", cts_render_html}};
     const char *out = NULL;
-    int c;
+    int c, fmt = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'o')
+        if (c == 'o') {
             out = optarg;
-        else
+        } else if (c == 'f') {
+            for (fmt = 0; fmt < 3 && strcmp(optarg, formats[fmt].name); fmt++)
+                ;
+            if (fmt == 3)
+                return die(EXIT_USAGE, "--format wants md, csv or html, not '%s'", optarg);
+        } else {
             return bad_option(c, argv);
+        }
     }
     if (optind != argc - 1)
         return die(EXIT_USAGE, optind >= argc ? "render wants a matrix file"
@@ -532,7 +545,7 @@ static int cmd_render(int argc, char **argv)
     if (!m)
         return die(EXIT_USAGE, "%s", err);
     if (!out) {
-        derive_path(mdpath, sizeof mdpath, argv[optind], ".md");
+        derive_path(mdpath, sizeof mdpath, argv[optind], formats[fmt].ext);
         out = mdpath;
     }
     struct cts_outfile mf;
@@ -540,7 +553,7 @@ static int cmd_render(int argc, char **argv)
         json_decref(m);
         return die(EXIT_USAGE, "%s", err);
     }
-    int rc = cts_render_markdown(m, mf.f);
+    int rc = formats[fmt].render(m, mf.f);
     json_decref(m);
     if (rc) {
         cts_outfile_abort(&mf);

@@ -24,6 +24,11 @@ int cts_matrix_dump(const json_t *m, FILE *f);
 int cts_matrix_dump_gz(const json_t *m, FILE *f);
 /* Markdown rendering, readable on its own. */
 int cts_render_markdown(const json_t *m, FILE *f);
+/* csv.c: one row per case, sorted by id, after a header row; RFC 4180
+ * (CRLF, fields with , " CR LF quoted).  0, or -1 on a write error. */
+int cts_render_csv(const json_t *m, FILE *f);
+/* html.c: one self-contained HTML5 page (nothing fetched); 0 or -1. */
+int cts_render_html(const json_t *m, FILE *f);
 
 /* cite.c: case `id` of matrix m as one paragraph for a bug report; -1 if m
  * has no such case or the write fails.  The nearest ids to one m lacks. */

@@ -106,6 +106,16 @@ expect 2 "'$tmp/ptds.json.gz' was measured with the per-thread default stream: j
 "$cts" judge "$tmp/h200.json.gz" --out "$tmp/judged.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "judge exited $?: $(cat "$tmp/err")"
 grep -qE "^$tmp/judged.json.gz: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECORDED, [0-9]+ without a verdict$" "$tmp/out" ||
     fail "judge printed: $(cat "$tmp/out")"
+for fmt in md csv html; do
+    "$cts" render "$tmp/judged.json.gz" --format $fmt --out "$tmp/r.$fmt" 2>"$tmp/err" ||
+        fail "render --format $fmt exited $?: $(cat "$tmp/err")"
+done
+grep -q "^## Deviations" "$tmp/r.md" || fail "the Markdown has no Deviations section"
+[ "$(wc -l <"$tmp/r.csv")" -eq 19018 ] || fail "the CSV is not a header and 19017 rows"
+grep -q 'id="memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"' "$tmp/r.html" || fail "the HTML lacks a case anchor"
+expect 2 "--format wants md, csv or html, not 'pdf'" -- render "$tmp/judged.json.gz" --format pdf --out "$tmp/r.pdf"
+[ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
+rm -f "$tmp"/r.md "$tmp"/r.csv "$tmp"/r.html
 one='memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same'
 "$cts" cite "$one" "$tmp/judged.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "cite exited $?: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "cite is not one paragraph"

@@ -1,0 +1,531 @@
+/* HTML rendering of a matrix: one self-contained page (inline style and
+ * script, nothing fetched) with the environment, the status counts, a legend,
+ * a filter, and one table per group whose rows are call variants and whose
+ * columns are busy placements -- the model of markdown.c, whose ordering is
+ * repeated here.  Each cell is one case: coloured by its outcome through a
+ * class (no inline styles: the real matrices have 19,017 cells), its element
+ * id the case id, its title the case id, status, reason and conformance. */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const busy_cols[] = {"same",      "legacy",        "blocking",        "nonblocking",
+                                        "perthread", "thread_legacy", "thread_perthread", "hostfn",
+                                        NULL};
+#define NCOLS 8
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static const char *path_str(const json_t *o, const char *a, const char *b)
+{
+    return str(json_object_get(o, a), b);
+}
+
+/* Every string that comes from the matrix goes through here. */
+static void esc(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        case '\n': fputs("&#10;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+/* Ordering: the same as markdown.c. */
+static int rank(const char *const *list, const char *s)
+{
+    int i = 0;
+    for (; list[i]; i++)
+        if (strcmp(list[i], s) == 0)
+            return i;
+    return i;
+}
+
+static const char *const mem_order[] = {"pageable", "pinned", "portable", "mapped", "wc",
+                                        "registered", "managed", "device", NULL};
+static const char *const op_order[] = {"implied", "null", "legacy", "perthread",
+                                       "blocking", "nonblocking", NULL};
+static const char *const dir_order[] = {"h2d", "d2h", "d2d", "h2h", NULL};
+static const char *const kind_order[] = {"explicit", "default", NULL};
+
+static int api_rank(const char *s)
+{
+    int i = 0;
+    for (; i < CTS_API_COUNT; i++)
+        if (strcmp(cts_api_token(i), s) == 0)
+            break;
+    return i;
+}
+
+struct row {
+    const char *id;
+    const json_t *c;
+};
+
+static int cmp_case(const void *pa, const void *pb)
+{
+    const json_t *a = ((const struct row *)pa)->c, *b = ((const struct row *)pb)->c;
+    int d = api_rank(str(a, "api")) - api_rank(str(b, "api"));
+    if (d)
+        return d;
+    if ((d = strcmp(str(a, "variant"), str(b, "variant"))))
+        return d;
+    if ((d = rank(dir_order, str(a, "direction")) - rank(dir_order, str(b, "direction"))))
+        return d;
+    /* (keeps each group contiguous whatever its name) */
+    if ((d = strcmp(str(a, "group"), str(b, "group"))))
+        return d;
+    if ((d = rank(mem_order, str(a, "memory")) - rank(mem_order, str(b, "memory"))))
+        return d;
+    json_int_t sa = json_integer_value(json_object_get(a, "size"));
+    json_int_t sb = json_integer_value(json_object_get(b, "size"));
+    if (sa != sb)
+        return sa < sb ? -1 : 1;
+    if ((d = rank(kind_order, str(a, "kind")) - rank(kind_order, str(b, "kind"))))
+        return d;
+    if ((d = rank(op_order, str(a, "op_stream")) - rank(op_order, str(b, "op_stream"))))
+        return d;
+    if ((d = rank(busy_cols, str(a, "busy")) - rank(busy_cols, str(b, "busy"))))
+        return d;
+    return strcmp(((const struct row *)pa)->id, ((const struct row *)pb)->id);
+}
+
+static const char *dir_words(const char *d)
+{
+    if (!strcmp(d, "h2d")) return "host to device";
+    if (!strcmp(d, "d2h")) return "device to host";
+    if (!strcmp(d, "d2d")) return "device to device";
+    if (!strcmp(d, "h2h")) return "host to host";
+    return d;
+}
+
+/* What a cell shows when there is no symbol. */
+static const char *short_status(const char *st)
+{
+    if (!strcmp(st, "NOTSUPP")) return "n/s";
+    if (!strcmp(st, "INCONCLUSIVE")) return "INC";
+    if (!strcmp(st, "BROKEN")) return "BRK";
+    if (!strcmp(st, "TIMEOUT")) return "T/O";
+    return st;
+}
+
+/* The outcome class of a cell (style sheet below). */
+static const char *outcome_class(const char *st, const char *sym)
+{
+    if (!strcmp(st, "VARIES"))
+        return "v";
+    if (!strcmp(st, "NOTSUPP"))
+        return "ns";
+    if (!strcmp(st, "PASS"))
+        switch (sym[0]) {
+        case 'W': return "w";
+        case 'A': return "a";
+        case 'Q': return "q";
+        default: return "u";
+        }
+    return "bad"; /* FAIL BROKEN INCONCLUSIVE TIMEOUT CRASH, or unknown */
+}
+
+static const char *conformance(const json_t *c)
+{
+    return json_string_value(json_object_get(json_object_get(c, "spec"), "conformance"));
+}
+
+static const char style[] =
+    "body{font:13px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222;background:#fff}"
+    "h1{font-size:20px;margin:.2em 0}h2{font-size:15px;margin:1.4em 0 .3em}"
+    "table{border-collapse:collapse}td,th{border:1px solid #c8c8c8;padding:1px 6px}"
+    "th{background:#eee;font-weight:600}table.env th{text-align:left}"
+    "table.m td{white-space:nowrap}table.m td:nth-child(5){text-align:right;color:#555}"
+    "table.m td:nth-child(n+6){text-align:center;min-width:3.4em;font-family:ui-monospace,monospace}"
+    ".w{background:#f5bf62}.a{background:#92d392}.q{background:#93bdeb}.u{background:#fff}"
+    ".t{font-weight:700;box-shadow:inset 0 -4px 0 #444}"
+    ".v{background:repeating-linear-gradient(135deg,#cfa6ee 0 4px,#fff 4px 8px);font-weight:700}"
+    ".ns{background:#dcdcdc;color:#6a6a6a}.bad{background:#d42f2f;color:#fff;font-weight:700}"
+    ".x{color:#bbb}.dev{outline:3px solid #d00;outline-offset:-3px}"
+    "td:target,td.hit{outline:3px dashed #000;outline-offset:-3px}"
+    "section.g,td[id]{scroll-margin-top:3.5em}"
+    ".counts span,.legend span.k{display:inline-block;padding:0 6px;margin:1px 2px;border:1px solid #c8c8c8}"
+    ".legend{display:grid;grid-template-columns:1fr 1fr;gap:3px 2em;max-width:1400px}"
+    ".legend div{display:flex;align-items:flex-start;gap:.6em}"
+    ".legend span.k{flex:none;text-align:center;font-family:ui-monospace,monospace;min-width:3.4em;margin:0}"
+    "#bar{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #ccc;z-index:1}"
+    "#filter{width:32em;font:inherit;padding:2px 4px}#shown{color:#555;margin-left:1em}"
+    "summary{cursor:pointer;margin:.4em 0}nav a{margin-right:.8em;white-space:nowrap}";
+
+/* Hides the rows, and whole groups, that do not match the filter text
+ * (case-insensitive substring of a group's name and heading, a row's text,
+ * or its cells' ids and titles); "deviations only" keeps the rows with a
+ * DEVIATES cell.  Cells whose id or title match are outlined, unless every
+ * cell of their row does.  PAGE?q=TEXT opens the page filtered by TEXT,
+ * PAGE?dev=1 with "deviations only" ticked. */
+static const char script[] =
+    "(function(){"
+    "var q=document.getElementById('filter'),d=document.getElementById('devonly'),"
+    "n=document.getElementById('shown'),idx=null;"
+    "function build(){idx=[].map.call(document.querySelectorAll('section.g'),function(s){"
+    "return{s:s,h:(s.id+' '+s.querySelector('h2').textContent).toLowerCase(),"
+    "rows:[].map.call(s.querySelectorAll('tbody tr'),function(r){"
+    "var cs=[].map.call(r.querySelectorAll('td[id]'),function(c){"
+    "return{c:c,k:(c.id+' '+c.title).toLowerCase()}});"
+    "return{r:r,t:r.textContent.toLowerCase(),cs:cs,dev:!!r.querySelector('td.dev')}})}})}"
+    "function apply(){if(!idx)build();"
+    "var t=q.value.trim().toLowerCase(),dv=!!(d&&d.checked),nr=0,ng=0;"
+    "idx.forEach(function(g){var gm=g.h.indexOf(t)>=0,any=0;"
+    "g.rows.forEach(function(r){var hs=r.cs.filter(function(c){return t!==''&&c.k.indexOf(t)>=0}),"
+    "cm=hs.length>0,few=hs.length<r.cs.length;"
+    "r.cs.forEach(function(c){c.c.classList.toggle('hit',few&&hs.indexOf(c)>=0)});"
+    "var show=(gm||cm||r.t.indexOf(t)>=0)&&(!dv||r.dev);r.r.hidden=!show;if(show)any++});"
+    "g.s.hidden=!any;nr+=any;if(any)ng++});"
+    "n.textContent=(t||dv)?nr+' rows in '+ng+' groups shown':'';}"
+    "q.addEventListener('input',apply);if(d)d.addEventListener('change',apply);"
+    "var p=/[?&]q=([^&]*)/.exec(location.search);"
+    "if(p)q.value=decodeURIComponent(p[1].replace(/\\+/g,' '));"
+    "if(d&&/[?&]dev=1/.test(location.search))d.checked=true;"
+    "if(q.value||(d&&d.checked))apply();"
+    "})();";
+
+static void legend(FILE *f)
+{
+    static const char *const rows[][3] = {
+        {"w", "W", "the call did not return until the gate opened: it waited for the held work"},
+        {"a", "A", "the call returned while the gate was closed, and work queued after it on its own "
+                   "stream ran while the gate was still closed"},
+        {"q", "Q", "the call returned while the gate was closed; work after it on its own stream was "
+                   "held until the gate opened (stream-ordered behind the held work)"},
+        {"q t", "Q+b", "+b / +n (underlined, bold): the call made work queued afterwards on a third, "
+                       "blocking (+b) or non-blocking (+n) stream wait for the gate"},
+        {"q", "Qc", "c / r / p (held copies with a host source): the copy took its source bytes at the "
+                    "call / read them after the call returned / partly each; ! (host destination): "
+                    "the destination was complete when the call returned"},
+        {"v", "A/W", "VARIES: every repetition was proven and they differed; each symbol seen, in order"},
+        {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
+        {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
+                        "the call failed"},
+        {"a dev", "A", "thick red border: spec.conformance is DEVIATES (the documented behaviour was "
+                       "not what happened)"},
+        {"x", "\xe2\x80\x94", "not a separate case: that busy placement is the op stream itself (see "
+                              "same), or not declared for this call"},
+    };
+    fputs("<h2 id=\"legend\">How to read a cell</h2>\n<p>Each cell is one case: the call of its row "
+          "issued while a gate kernel held the busy placement of its column; every letter is proven "
+          "by the latch, not guessed from a time. Hover a cell for its case id, status, reason and "
+          "conformance; its case id is also its anchor (<code>#&lt;case id&gt;</code>). "
+          "<i>idle \xc2\xb5s</i> is the median time inside the same call on an idle GPU.</p>\n"
+          "<div class=\"legend\">\n",
+          f);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        fprintf(f, "<div><span class=\"k %s\">%s</span><span>%s</span></div>\n", rows[i][0], rows[i][1],
+                rows[i][2]);
+    fputs("</div>\n", f);
+}
+
+static void environment(FILE *f, const json_t *m)
+{
+    const json_t *env = json_object_get(m, "environment");
+    const json_t *run = json_object_get(m, "run");
+    const json_t *gpu = json_object_get(env, "gpu");
+    const json_t *ver = json_object_get(env, "versions");
+    const json_t *set = json_object_get(env, "settings");
+    const char *driver = json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown";
+
+    fputs("<table class=\"env\">\n<tr><th>GPU</th><td>", f);
+    esc(f, str(gpu, "name"));
+    fputs(" (compute capability ", f);
+    esc(f, str(gpu, "compute_capability"));
+    fputs("), ", f);
+    esc(f, str(gpu, "uuid"));
+    fputs("</td></tr>\n<tr><th>Driver</th><td>", f);
+    esc(f, driver);
+    fputs("; driver API version ", f);
+    esc(f, path_str(ver, "driver_api", "text"));
+    fputs("</td></tr>\n<tr><th>Runtime</th><td>cudart ", f);
+    esc(f, path_str(ver, "runtime", "text"));
+    fputs(", built with toolkit ", f);
+    esc(f, path_str(ver, "toolkit", "text"));
+    fputs("</td></tr>\n<tr><th>Settings</th><td>default stream ", f);
+    esc(f, str(set, "default_stream"));
+    fputs("; schedule ", f);
+    esc(f, str(set, "device_schedule"));
+    fputs("; ", f);
+    {
+        const char *k;
+        json_t *v;
+        int any = 0;
+        json_object_foreach((json_t *)json_object_get(set, "environment_variables"), k, v)
+            if (json_is_string(v)) {
+                fputs(any++ ? ", " : "", f);
+                esc(f, k);
+                fputc('=', f);
+                esc(f, json_string_value(v));
+            }
+        if (!any)
+            fputs("no CUDA_* variable set", f);
+    }
+    fputs("</td></tr>\n<tr><th>Revision</th><td>suite ", f);
+    esc(f, str(env, "suite_revision"));
+    fputs("</td></tr>\n<tr><th>Date</th><td>", f);
+    esc(f, str(run, "date"));
+    if (json_is_number(json_object_get(run, "wall_s")))
+        fprintf(f, "; %.1f s wall", json_number_value(json_object_get(run, "wall_s")));
+    if (json_is_integer(json_object_get(run, "repeat")))
+        fprintf(f, "; %lld repetitions a case", (long long)json_integer_value(json_object_get(run, "repeat")));
+    fputs("</td></tr>\n", f);
+    const char *doc = json_string_value(json_object_get(json_object_get(m, "spec"), "documentation"));
+    if (doc) {
+        fputs("<tr><th>Specification</th><td>", f);
+        esc(f, doc);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+static void cell(FILE *f, const char *id, const json_t *c)
+{
+    const char *st = str(c, "status"), *sym = str(c, "symbol");
+    const char *conf = conformance(c);
+    int third = strchr(sym, '+') != NULL;
+    int dev = conf && !strcmp(conf, "DEVIATES");
+
+    fprintf(f, "<td id=\"");
+    esc(f, id);
+    fprintf(f, "\" class=\"%s%s%s\" title=\"", outcome_class(st, sym), third ? " t" : "", dev ? " dev" : "");
+    esc(f, id);
+    fputs("&#10;", f);
+    esc(f, st);
+    if (*sym) {
+        fputc(' ', f);
+        esc(f, sym);
+    }
+    if (json_is_string(json_object_get(c, "reason"))) {
+        fputs("&#10;", f);
+        esc(f, str(c, "reason"));
+    }
+    if (conf) {
+        fputs("&#10;conformance: ", f);
+        esc(f, conf);
+        const json_t *cl = json_object_get(json_object_get(c, "spec"), "clauses");
+        for (size_t i = 0; i < json_array_size(cl); i++) {
+            const char *cid = str(json_array_get(cl, i), "id");
+            fputs(i ? ", " : " (", f);
+            esc(f, cid);
+            if (i + 1 == json_array_size(cl))
+                fputc(')', f);
+        }
+    }
+    fputs("\">", f);
+    esc(f, *sym && (!strcmp(st, "PASS") || !strcmp(st, "VARIES")) ? sym : short_status(st));
+    fputs("</td>", f);
+}
+
+int cts_render_html(const json_t *m, FILE *f)
+{
+    const json_t *env = json_object_get(m, "environment");
+    const json_t *cases = json_object_get(m, "cases");
+    const json_t *gpu = json_object_get(env, "gpu");
+    const json_t *ver = json_object_get(env, "versions");
+    if (!json_is_object(cases))
+        return -1;
+
+    size_t n = json_object_size(cases), k = 0;
+    struct row *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows)
+        return -1;
+    {
+        const char *id;
+        json_t *c;
+        json_object_foreach((json_t *)cases, id, c)
+        {
+            rows[k].id = id;
+            rows[k++].c = c;
+        }
+    }
+    qsort(rows, n, sizeof *rows, cmp_case);
+    size_t *extra = calloc(n ? n : 1, sizeof *extra), nextra = 0;
+    if (!extra) {
+        free(rows);
+        return -1;
+    }
+
+    size_t count[CTS_STATUS_COUNT] = {0}, unknown = 0, ndev = 0, nconf = 0, nrec = 0, nspec = 0, ngroups = 0;
+    for (size_t i = 0; i < n; i++) {
+        ngroups += !i || strcmp(str(rows[i].c, "group"), str(rows[i - 1].c, "group"));
+        int s = cts_status_parse(str(rows[i].c, "status"));
+        if (s >= 0)
+            count[s]++;
+        else
+            unknown++;
+        const char *conf = conformance(rows[i].c);
+        if (conf) {
+            nspec++;
+            ndev += !strcmp(conf, "DEVIATES");
+            nconf += !strcmp(conf, "CONFORMS");
+            nrec += !strcmp(conf, "RECORDED");
+        }
+    }
+
+    const char *driver = json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown";
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
+    fputs("cuda-sync-cts matrix: ", f);
+    esc(f, str(gpu, "name"));
+    fputs(", driver ", f);
+    esc(f, driver);
+    fputs(", CUDA ", f);
+    esc(f, path_str(ver, "driver_api", "text"));
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>cuda-sync-cts matrix: ", style);
+    esc(f, str(gpu, "name"));
+    fputs(", driver ", f);
+    esc(f, driver);
+    fputs(", CUDA ", f);
+    esc(f, path_str(ver, "driver_api", "text"));
+    fputs("</h1>\n<p>Generated from the JSON matrix; the JSON is the record.</p>\n", f);
+    environment(f, m);
+
+    fprintf(f, "<p class=\"counts\"><b>%zu cases:</b>", n);
+    static const char *const status_class[CTS_STATUS_COUNT] = {
+        [CTS_PASS] = "u", [CTS_VARIES] = "v", [CTS_NOTSUPP] = "ns"};
+    for (int s = 0; s < CTS_STATUS_COUNT; s++)
+        fprintf(f, " <span class=\"%s\">%zu %s</span>",
+                status_class[s] ? status_class[s] : count[s] ? "bad" : "u", count[s], cts_status_name(s));
+    if (unknown)
+        fprintf(f, " <span class=\"bad\">%zu of an unknown status</span>", unknown);
+    if (nspec)
+        fprintf(f, "<br><b>conformance:</b> <span class=\"u dev\">%zu DEVIATES</span> <span class=\"u\">%zu "
+                   "CONFORMS</span> <span class=\"u\">%zu RECORDED</span>",
+                ndev, nconf, nrec);
+    fputs("</p>\n", f);
+    legend(f);
+
+    fputs("<div id=\"bar\"><input id=\"filter\" type=\"search\" placeholder=\"filter: part of a case id, "
+          "group, symbol, status or reason\" autocomplete=\"off\" aria-label=\"filter\">",
+          f);
+    if (nspec)
+        fputs(" <label><input id=\"devonly\" type=\"checkbox\"> deviations only</label>", f);
+    fputs("<span id=\"shown\"></span></div>\n", f);
+
+    /* Group index. */
+    fprintf(f, "<details><summary>%zu groups</summary><nav>", ngroups);
+    for (size_t i = 0; i < n;) {
+        const char *group = str(rows[i].c, "group");
+        fputs("<a href=\"#group-", f);
+        esc(f, group);
+        fputs("\">", f);
+        esc(f, group);
+        fputs("</a> ", f);
+        while (i < n && !strcmp(str(rows[i].c, "group"), group))
+            i++;
+    }
+    fputs("</nav></details>\n", f);
+
+    for (size_t i = 0; i < n;) {
+        const char *group = str(rows[i].c, "group");
+        size_t j = i;
+        while (j < n && !strcmp(str(rows[j].c, "group"), group))
+            j++;
+        const char *dir = str(rows[i].c, "direction"), *var = str(rows[i].c, "variant");
+        fputs("<section class=\"g\" id=\"group-", f);
+        esc(f, group);
+        fputs("\">\n<h2>", f);
+        esc(f, group);
+        fputs(" \xe2\x80\x94 ", f);
+        esc(f, str(rows[i].c, "function"));
+        if (*var) {
+            fputc(' ', f);
+            esc(f, var);
+        }
+        if (*dir) {
+            fputs(", ", f);
+            esc(f, dir_words(dir));
+        }
+        fputs("</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
+              "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>"
+              "<th colspan=\"8\">busy placement</th></tr>\n<tr>",
+              f);
+        for (int c = 0; c < NCOLS; c++)
+            fprintf(f, "<th>%s</th>", busy_cols[c]);
+        fputs("</tr></thead>\n<tbody>\n", f);
+        for (size_t r = i; r < j;) {
+            const json_t *row = rows[r].c;
+            size_t e = r;
+            size_t at[NCOLS];
+            int have[NCOLS] = {0};
+            while (e < j && !strcmp(str(rows[e].c, "memory"), str(row, "memory")) &&
+                   json_integer_value(json_object_get(rows[e].c, "size")) ==
+                       json_integer_value(json_object_get(row, "size")) &&
+                   !strcmp(str(rows[e].c, "kind"), str(row, "kind")) &&
+                   !strcmp(str(rows[e].c, "op_stream"), str(row, "op_stream"))) {
+                int col = rank(busy_cols, str(rows[e].c, "busy"));
+                if (col < NCOLS && !have[col]) {
+                    have[col] = 1;
+                    at[col] = e;
+                } else {
+                    extra[nextra++] = e;
+                }
+                e++;
+            }
+            const json_t *idle = json_object_get(json_object_get(row, "evidence"), "idle_call_us");
+            fputs("<tr><td>", f);
+            esc(f, str(row, "memory"));
+            fputs("</td><td>", f);
+            esc(f, str(row, "size_label"));
+            fputs("</td><td>", f);
+            esc(f, str(row, "kind"));
+            fputs("</td><td>", f);
+            esc(f, str(row, "op_stream"));
+            fputs("</td><td>", f);
+            if (json_is_number(idle))
+                fprintf(f, "%.1f", json_number_value(idle));
+            fputs("</td>", f);
+            for (int c = 0; c < NCOLS; c++) {
+                if (have[c])
+                    cell(f, rows[at[c]].id, rows[at[c]].c);
+                else
+                    fputs("<td class=\"x\">\xe2\x80\x94</td>", f);
+            }
+            fputs("</tr>\n", f);
+            r = e;
+        }
+        fputs("</tbody>\n</table>\n", f);
+        if (nextra) {
+            /* Cases the grid has no cell for (a busy placement outside the
+             * columns, or a second case in one cell): listed, never lost. */
+            fputs("<p>Outside the grid:</p>\n<table class=\"m\"><tbody>\n", f);
+            for (size_t x = 0; x < nextra; x++) {
+                const json_t *c = rows[extra[x]].c;
+                fputs("<tr><td>", f);
+                esc(f, str(c, "memory"));
+                fputs("</td><td>", f);
+                esc(f, str(c, "size_label"));
+                fputs("</td><td>", f);
+                esc(f, str(c, "kind"));
+                fputs("</td><td>", f);
+                esc(f, str(c, "op_stream"));
+                fputs("</td><td>busy ", f);
+                esc(f, str(c, "busy"));
+                fputs("</td>", f);
+                cell(f, rows[extra[x]].id, c);
+                fputs("</tr>\n", f);
+            }
+            fputs("</tbody></table>\n", f);
+            nextra = 0;
+        }
+        fputs("</section>\n", f);
+        i = j;
+    }
+    fprintf(f, "<script>%s</script>\n</body>\n</html>\n", script);
+    free(rows);
+    free(extra);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,336 @@
+/* The CSV and HTML renderings of a matrix: exact CSV of a small constructed
+ * matrix (quoting, nulls, clauses, medians), the HTML page's anchors,
+ * classes, escaping and self-containment; then both renderings of a real
+ * committed matrix (argv[1], read only), whose HTML is written to argv[2]
+ * when given (the page the headless-Chromium test opens). */
+#define _GNU_SOURCE
+#include "check.h"
+#include "report.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+/* Five cases: a DEVIATES wait, a VARIES with no spec, a NOTSUPP whose
+ * reason holds a comma, quotes and '<', a CONFORMS Q+b with a median to
+ * take, and an INCONCLUSIVE whose reason spans two lines. */
+static const char small_matrix[] =
+    "{\"schema\":\"cuda-sync-cts/matrix\",\"schema_version\":1,"
+    "\"environment\":{\"gpu\":{\"name\":\"Test <GPU> 'x' & \\\"y\\\"\",\"compute_capability\":\"9.0\","
+    "\"uuid\":\"GPU-0\"},\"versions\":{\"driver\":\"580.159.04\",\"driver_api\":{\"text\":\"13.0\"},"
+    "\"runtime\":{\"text\":\"13.0\"},\"toolkit\":{\"text\":\"13.0\"}},\"settings\":{\"default_stream\":"
+    "\"legacy\",\"device_schedule\":\"auto\",\"environment_variables\":{\"CUDA_LAUNCH_BLOCKING\":null}},"
+    "\"suite_revision\":\"abc123\"},"
+    "\"run\":{\"date\":\"2026-11-21T00:00:00Z\",\"wall_s\":1.5,\"repeat\":3},"
+    "\"cases\":{"
+    "\"memcpy.h2d.pageable.1B.explicit.op_implied.busy_same\":{\"family\":\"memcpy\",\"group\":\"memcpy.h2d\","
+    "\"api\":\"memcpy\",\"function\":\"cudaMemcpy\",\"variant\":null,\"direction\":\"h2d\",\"memory\":\"pageable\","
+    "\"size\":1,\"size_label\":\"1B\",\"kind\":\"explicit\",\"op_stream\":\"implied\",\"busy\":\"same\","
+    "\"status\":\"PASS\",\"reason\":null,\"symbol\":\"W\",\"verdict\":{\"host\":\"waits\",\"op_after\":null,"
+    "\"third_blocking\":null,\"third_nonblocking\":null,\"src\":null,\"dst\":null},"
+    "\"evidence\":{\"idle_call_us\":5.0,\"call_us\":[9.9,10.1,10.0]},"
+    "\"spec\":{\"conformance\":\"DEVIATES\",\"clauses\":[{\"id\":\"RT-SYNC-A\",\"holds\":false},"
+    "{\"id\":\"RT-SYNC-B\",\"holds\":true}]}},"
+    "\"memcpy.h2d.pageable.1B.explicit.op_implied.busy_legacy\":{\"family\":\"memcpy\",\"group\":\"memcpy.h2d\","
+    "\"api\":\"memcpy\",\"function\":\"cudaMemcpy\",\"variant\":null,\"direction\":\"h2d\",\"memory\":\"pageable\","
+    "\"size\":1,\"size_label\":\"1B\",\"kind\":\"explicit\",\"op_stream\":\"implied\",\"busy\":\"legacy\","
+    "\"status\":\"VARIES\",\"reason\":\"repetitions differ on host: returns waits\",\"symbol\":\"A/W\","
+    "\"verdict\":{\"host\":null,\"op_after\":null,\"third_blocking\":null,\"third_nonblocking\":null,"
+    "\"src\":null,\"dst\":null},\"evidence\":{\"idle_call_us\":5.0,\"call_us\":[4.0,12.0]}},"
+    "\"memcpy.h2d.pinned.1B.explicit.op_implied.busy_same\":{\"family\":\"memcpy\",\"group\":\"memcpy.h2d\","
+    "\"api\":\"memcpy\",\"function\":\"cudaMemcpy\",\"variant\":null,\"direction\":\"h2d\",\"memory\":\"pinned\","
+    "\"size\":1,\"size_label\":\"1B\",\"kind\":\"explicit\",\"op_stream\":\"implied\",\"busy\":\"same\","
+    "\"status\":\"NOTSUPP\",\"reason\":\"needs \\\"pinned\\\", or mapped <memory>\",\"symbol\":null,"
+    "\"verdict\":{\"host\":null,\"op_after\":null,\"third_blocking\":null,\"third_nonblocking\":null,"
+    "\"src\":null,\"dst\":null},\"evidence\":{\"idle_call_us\":null},"
+    "\"spec\":{\"conformance\":null,\"clauses\":[]}},"
+    "\"memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy\":{\"family\":\"memcpy\","
+    "\"group\":\"memcpy_async.h2d\",\"api\":\"memcpy_async\",\"function\":\"cudaMemcpyAsync\",\"variant\":null,"
+    "\"direction\":\"h2d\",\"memory\":\"pageable\",\"size\":4096,\"size_label\":\"4KiB\",\"kind\":\"explicit\","
+    "\"op_stream\":\"nonblocking\",\"busy\":\"legacy\",\"status\":\"PASS\",\"reason\":null,\"symbol\":\"Q+b\","
+    "\"verdict\":{\"host\":\"returns\",\"op_after\":\"held\",\"third_blocking\":\"held\","
+    "\"third_nonblocking\":\"runs\",\"src\":\"at_call\",\"dst\":null},"
+    "\"evidence\":{\"idle_call_us\":3.3,\"call_us\":[6.0,null,4.0,5.0]},"
+    "\"spec\":{\"conformance\":\"CONFORMS\",\"clauses\":[{\"id\":\"RT-ASYNC-C\",\"holds\":true}]}},"
+    "\"memcpy.d2h.device.1MiB.explicit.op_implied.busy_same\":{\"family\":\"memcpy\",\"group\":\"memcpy.d2h\","
+    "\"api\":\"memcpy\",\"function\":\"cudaMemcpy\",\"variant\":null,\"direction\":\"d2h\",\"memory\":\"device\","
+    "\"size\":1048576,\"size_label\":\"1MiB\",\"kind\":\"explicit\",\"op_stream\":\"implied\",\"busy\":\"same\","
+    "\"status\":\"INCONCLUSIVE\",\"reason\":\"waiting or slow?\\r\\nsecond line\",\"symbol\":null,"
+    "\"verdict\":{\"host\":null,\"op_after\":null,\"third_blocking\":null,\"third_nonblocking\":null,"
+    "\"src\":null,\"dst\":null},\"evidence\":{\"idle_call_us\":350.6,\"call_us\":[]}}"
+    "}}";
+
+static const char expected_csv[] =
+    "id,family,group,function,variant,direction,memory,size,kind,op_stream,busy,status,symbol,host,op_after,"
+    "third_blocking,third_nonblocking,src,dst,idle_call_us,call_us_median,conformance,clauses,reason\r\n"
+    "memcpy.d2h.device.1MiB.explicit.op_implied.busy_same,memcpy,memcpy.d2h,cudaMemcpy,,d2h,device,1048576,"
+    "explicit,implied,same,INCONCLUSIVE,,,,,,,,350.6,,,,\"waiting or slow?\r\nsecond line\"\r\n"
+    "memcpy.h2d.pageable.1B.explicit.op_implied.busy_legacy,memcpy,memcpy.h2d,cudaMemcpy,,h2d,pageable,1,"
+    "explicit,implied,legacy,VARIES,A/W,,,,,,,5.0,8.0,,,repetitions differ on host: returns waits\r\n"
+    "memcpy.h2d.pageable.1B.explicit.op_implied.busy_same,memcpy,memcpy.h2d,cudaMemcpy,,h2d,pageable,1,"
+    "explicit,implied,same,PASS,W,waits,,,,,,5.0,10.0,DEVIATES,RT-SYNC-A;RT-SYNC-B,\r\n"
+    "memcpy.h2d.pinned.1B.explicit.op_implied.busy_same,memcpy,memcpy.h2d,cudaMemcpy,,h2d,pinned,1,"
+    "explicit,implied,same,NOTSUPP,,,,,,,,,,,,\"needs \"\"pinned\"\", or mapped <memory>\"\r\n"
+    "memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy,memcpy,memcpy_async.h2d,"
+    "cudaMemcpyAsync,,h2d,pageable,4096,explicit,nonblocking,legacy,PASS,Q+b,returns,held,held,runs,"
+    "at_call,,3.3,5.0,CONFORMS,RT-ASYNC-C,\r\n";
+
+static char *render(int (*fn)(const json_t *, FILE *), const json_t *m, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NULL;
+    int rc = fn(m, f);
+    fclose(f);
+    if (rc) {
+        free(buf);
+        return NULL;
+    }
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A page must fetch nothing. */
+static void check_self_contained(const char *html)
+{
+    CHECK(!strstr(html, "http://"));
+    CHECK(!strstr(html, "https://"));
+    CHECK(!strstr(html, "<link"));
+    CHECK(!strstr(html, "src=\"http"));
+    CHECK(!strstr(html, " src="));
+    CHECK(!strstr(html, "@import"));
+    CHECK(!strstr(html, "url("));
+}
+
+/* The ids of every <td id="..."> in a page, as the keys of an object; the
+ * number of them (duplicates counted) in *count. */
+static json_t *cell_ids(const char *html, size_t *count)
+{
+    json_t *set = json_object();
+    *count = 0;
+    for (const char *p = html; (p = strstr(p, "<td id=\"")); ) {
+        p += 8;
+        const char *e = strchr(p, '"');
+        if (!e)
+            break;
+        char *id = strndup(p, e - p);
+        json_object_set_new(set, id, json_true());
+        free(id);
+        ++*count;
+        p = e;
+    }
+    return set;
+}
+
+static void small(void)
+{
+    json_error_t je;
+    json_t *m = json_loads(small_matrix, 0, &je);
+    if (!m) {
+        fprintf(stderr, "small matrix: %s (line %d col %d)\n", je.text, je.line, je.column);
+        check_failures++;
+        return;
+    }
+
+    char *csv = render(cts_render_csv, m, NULL);
+    CHECK(csv != NULL);
+    CHECK_STR(csv, expected_csv);
+    free(csv);
+
+    char *html = render(cts_render_html, m, NULL);
+    CHECK(html != NULL);
+    if (!html) {
+        json_decref(m);
+        return;
+    }
+    CHECK(!strncmp(html, "<!DOCTYPE html>\n", 16));
+    CHECK_CONTAINS(html, "</html>\n");
+    check_self_contained(html);
+    /* Every case is a cell whose element id is its case id. */
+    const char *id;
+    json_t *c;
+    json_object_foreach(json_object_get(m, "cases"), id, c)
+    {
+        char want[300];
+        snprintf(want, sizeof want, "<td id=\"%s\" class=\"", id);
+        CHECK_CONTAINS(html, want);
+    }
+    size_t ncells;
+    json_t *ids = cell_ids(html, &ncells);
+    CHECK_INT(ncells, 5);
+    CHECK_INT(json_object_size(ids), 5);
+    json_decref(ids);
+    /* Outcome classes, third-stream mark, DEVIATES border. */
+    CHECK_CONTAINS(html, "<td id=\"memcpy.h2d.pageable.1B.explicit.op_implied.busy_same\" class=\"w dev\" "
+                         "title=\"memcpy.h2d.pageable.1B.explicit.op_implied.busy_same&#10;PASS W&#10;"
+                         "conformance: DEVIATES (RT-SYNC-A, RT-SYNC-B)\">W</td>");
+    CHECK_CONTAINS(html, "<td id=\"memcpy.h2d.pageable.1B.explicit.op_implied.busy_legacy\" class=\"v\" "
+                         "title=\"memcpy.h2d.pageable.1B.explicit.op_implied.busy_legacy&#10;VARIES A/W&#10;"
+                         "repetitions differ on host: returns waits\">A/W</td>");
+    CHECK_CONTAINS(html, "class=\"q t\"");
+    CHECK_CONTAINS(html, ">Q+b</td>");
+    CHECK_CONTAINS(html, "class=\"bad\" title=\"memcpy.d2h.device.1MiB.explicit.op_implied.busy_same&#10;"
+                         "INCONCLUSIVE&#10;waiting or slow?\r&#10;second line\">INC</td>");
+    /* Escaping: the reason's quotes and '<' never reach the markup raw. */
+    CHECK_CONTAINS(html, "class=\"ns\" title=\"memcpy.h2d.pinned.1B.explicit.op_implied.busy_same&#10;NOTSUPP&#10;"
+                         "needs &quot;pinned&quot;, or mapped &lt;memory&gt;\">n/s</td>");
+    CHECK(!strstr(html, "<memory>"));
+    CHECK(!strstr(html, "<GPU>"));
+    CHECK_CONTAINS(html, "Test &lt;GPU&gt; &#39;x&#39; &amp; &quot;y&quot;");
+    /* The row model: the pageable 1B row has same and legacy, nothing else. */
+    CHECK_CONTAINS(html, "<tr><td>pageable</td><td>1B</td><td>explicit</td><td>implied</td><td>5.0</td>"
+                         "<td id=\"memcpy.h2d.pageable.1B.explicit.op_implied.busy_same\"");
+    CHECK_CONTAINS(html, "<section class=\"g\" id=\"group-memcpy.h2d\">");
+    CHECK_CONTAINS(html, "<h2>memcpy.h2d \xe2\x80\x94 cudaMemcpy, host to device</h2>");
+    /* Groups in API order (memcpy before memcpy_async), h2d before d2h. */
+    const char *g1 = strstr(html, "id=\"group-memcpy.h2d\""), *g2 = strstr(html, "id=\"group-memcpy.d2h\""),
+               *g3 = strstr(html, "id=\"group-memcpy_async.h2d\"");
+    CHECK(g1 && g2 && g3 && g1 < g2 && g2 < g3);
+    /* Counts, environment, legend, filter. */
+    CHECK_CONTAINS(html, "<b>5 cases:</b> <span class=\"u\">2 PASS</span> <span class=\"v\">1 VARIES</span>");
+    CHECK_CONTAINS(html, "<span class=\"bad\">1 INCONCLUSIVE</span>");
+    CHECK_CONTAINS(html, "<span class=\"u dev\">1 DEVIATES</span> <span class=\"u\">1 CONFORMS</span>");
+    CHECK_CONTAINS(html, "<tr><th>Revision</th><td>suite abc123</td></tr>");
+    CHECK_CONTAINS(html, "<tr><th>Date</th><td>2026-11-21T00:00:00Z; 1.5 s wall; 3 repetitions a case</td></tr>");
+    CHECK_CONTAINS(html, "no CUDA_* variable set");
+    CHECK_CONTAINS(html, "How to read a cell");
+    CHECK_CONTAINS(html, "<input id=\"filter\" type=\"search\"");
+    CHECK_CONTAINS(html, "<input id=\"devonly\" type=\"checkbox\">");
+    CHECK_CONTAINS(html, "<style>");
+    CHECK_CONTAINS(html, "<script>(function(){");
+    CHECK(!strstr(html, "style=\"")); /* classes only */
+    free(html);
+
+    /* Without any spec.conformance there is no "deviations only" box. */
+    json_object_foreach(json_object_get(m, "cases"), id, c) json_object_del(c, "spec");
+    html = render(cts_render_html, m, NULL);
+    CHECK(html && !strstr(html, "<input id=\"devonly\"") && !strstr(html, "conformance:") &&
+          !strstr(html, " dev\" title="));
+    free(html);
+    csv = render(cts_render_csv, m, NULL);
+    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,\r\n");
+    free(csv);
+
+    /* Not a matrix: an error, not a page. */
+    json_t *bad = json_pack("{s:i}", "cases", 3);
+    CHECK(render(cts_render_csv, bad, NULL) == NULL);
+    CHECK(render(cts_render_html, bad, NULL) == NULL);
+    json_decref(bad);
+    json_decref(m);
+}
+
+/* Records in a CSV text (a CRLF outside quotes ends one); *sorted says
+ * whether the first fields after the header (the ids, which need no quoting)
+ * rise strictly. */
+static size_t csv_records(const char *s, int *sorted)
+{
+    size_t n = 0;
+    int q = 0;
+    const char *start = s;
+    char *prev = NULL;
+    *sorted = 1;
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            q = !q;
+        else if (!q && p[0] == '\r' && p[1] == '\n') {
+            if (n > 0) { /* not the header */
+                char *id = strndup(start, strcspn(start, ","));
+                if (prev && strcmp(prev, id) >= 0)
+                    *sorted = 0;
+                free(prev);
+                prev = id;
+            }
+            n++;
+            start = p + 2;
+        }
+    }
+    free(prev);
+    return n;
+}
+
+static void real(const char *path, const char *html_out)
+{
+    char err[512];
+    json_t *m = cts_matrix_load(path, err, sizeof err);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        check_failures++;
+        return;
+    }
+    const json_t *cases = json_object_get(m, "cases");
+    size_t n = json_object_size(cases), csv_len, html_len;
+
+    double t0 = now_s();
+    char *csv = render(cts_render_csv, m, &csv_len);
+    double t1 = now_s();
+    char *html = render(cts_render_html, m, &html_len);
+    double t2 = now_s();
+    CHECK(csv && html);
+    if (!csv || !html) {
+        free(csv);
+        free(html);
+        json_decref(m);
+        return;
+    }
+    printf("%s: %zu cases; CSV %zu bytes in %.3f s; HTML %zu bytes in %.3f s\n", path, n, csv_len, t1 - t0,
+           html_len, t2 - t1);
+
+    CHECK_INT(n, 19017);
+    int sorted;
+    size_t records = csv_records(csv, &sorted);
+    CHECK_INT(records, n + 1); /* the header and one row a case */
+    CHECK(sorted);
+    CHECK(!strncmp(csv, "id,family,group,function,", 25));
+
+    check_self_contained(html);
+    CHECK_CONTAINS(html, "<input id=\"filter\"");
+    size_t ncells;
+    json_t *ids = cell_ids(html, &ncells);
+    CHECK_INT(ncells, n); /* one cell a case, none twice */
+    const char *id;
+    json_t *c;
+    size_t missing = 0;
+    json_object_foreach((json_t *)cases, id, c) if (!json_object_get(ids, id))
+    {
+        if (!missing++)
+            fprintf(stderr, "no cell with the element id %s\n", id);
+    }
+    CHECK_INT(missing, 0);
+    json_decref(ids);
+
+    if (html_out) {
+        struct cts_outfile o;
+        CHECK_INT(cts_outfile_open(&o, html_out, err, sizeof err), 0);
+        if (fwrite(html, 1, html_len, o.f) != html_len) {
+            cts_outfile_abort(&o);
+            CHECK(!"write the page");
+        } else if (cts_outfile_commit(&o, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            check_failures++;
+        } else {
+            printf("wrote %s\n", html_out);
+        }
+    }
+    free(csv);
+    free(html);
+    json_decref(m);
+}
+
+int main(int argc, char **argv)
+{
+    small();
+    if (argc > 1)
+        real(argv[1], argc > 2 ? argv[2] : NULL);
+    else
+        printf("skipped the real matrix: no path given (usage: test_reports MATRIX[.json.gz] [PAGE.html])\n");
+    CHECK_DONE();
+}
