@@ -31,11 +31,13 @@ static const char usage_text[] =
     "usage: sync-cts list [GLOB] [--family NAME] [--group NAME] [--groups]\n"
     "       sync-cts run [GLOB] [--family NAME] [--group NAME] [--repeat N] [--out FILE.json[.gz]]\n"
     "                    [--log FILE] [--device N] [--schedule auto|spin|yield|blocking-sync]\n"
+    "                    [--waivers FILE] [--baseline MATRIX]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
     "       sync-cts render MATRIX.json[.gz] [--format md|csv|html] [--out FILE]\n"
     "       sync-cts judge MATRIX.json[.gz] [--out FILE]\n"
     "       sync-cts cite CASE-ID [MATRIX.json[.gz]]   (default matrix.json)\n"
+    "       sync-cts check MATRIX.json[.gz] [--waivers FILE] [--baseline MATRIX]\n"
     "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--format text|md|csv] [--out FILE]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
@@ -248,7 +250,8 @@ static int cmd_run(int argc, char **argv)
         {"repeat", required_argument, NULL, 'r'}, {"out", required_argument, NULL, 'o'},
         {"log", required_argument, NULL, 'l'},    {"device", required_argument, NULL, 'd'},
         {"family", required_argument, NULL, 'f'}, {"schedule", required_argument, NULL, 's'},
-        {"group", required_argument, NULL, 'G'}, {0}};
+        {"group", required_argument, NULL, 'G'}, {"waivers", required_argument, NULL, 'w'},
+        {"baseline", required_argument, NULL, 'b'}, {0}};
     static const struct {
         const char *name;
         unsigned flag;
@@ -258,6 +261,7 @@ static int cmd_run(int argc, char **argv)
                      {"blocking-sync", cudaDeviceScheduleBlockingSync}};
     int repeat = 3, dev = 0, c, rc, sched = 0;
     const char *out = "matrix.json", *logpath = NULL, *glob, *family = NULL, *group_name = NULL;
+    const char *waivers_path = NULL, *baseline_path = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
@@ -274,6 +278,8 @@ static int cmd_run(int argc, char **argv)
         case 'f': family = optarg; break;
         case 'G': group_name = optarg; break;
         case 'l': logpath = optarg; break;
+        case 'w': waivers_path = optarg; break;
+        case 'b': baseline_path = optarg; break;
         case 's':
             for (sched = 0; sched < 4 && strcmp(optarg, schedules[sched].name); sched++)
                 ;
@@ -290,8 +296,19 @@ static int cmd_run(int argc, char **argv)
     if ((rc = select_cases(argc, argv, family, group_name, &glob, &sel, &n)))
         return rc;
 
-    /* Every output is opened before anything runs; none appears unless the run completes. */
+    /* Every input is read and every output opened before anything runs;
+     * none appears unless the run completes. */
     char err[512], mdpath[4200], logbuf[4200];
+    json_t *waivers = NULL, *baseline = NULL;
+    if (waivers_path && !(waivers = cts_waivers_load(waivers_path, err, sizeof err))) {
+        free(sel);
+        return die(EXIT_USAGE, "%s", err);
+    }
+    if (baseline_path && !(baseline = cts_matrix_load(baseline_path, err, sizeof err))) {
+        json_decref(waivers);
+        free(sel);
+        return die(EXIT_USAGE, "%s", err);
+    }
     derive_path(mdpath, sizeof mdpath, out, ".md");
     if (!logpath) {
         derive_path(logbuf, sizeof logbuf, out, ".log");
@@ -468,13 +485,23 @@ static int cmd_run(int argc, char **argv)
         if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP") && strcmp(st, "VARIES") && shown++ < 20)
             printf("  %s %s: %s\n", st, id, json_string_value(json_object_get(cj, "reason")));
     }
+    int failing = 0;
+    if (waivers || baseline) { /* deviations and, against a baseline, changed verdicts */
+        failing = cts_check(matrix, waivers, baseline, stdout, err, sizeof err);
+        if (failing < 0)
+            fprintf(stderr, "sync-cts: %s\n", err);
+    }
     json_decref(matrix);
+    json_decref(waivers);
+    json_decref(baseline);
     free(sel);
     free(res);
     free(e);
     if (count[CTS_BROKEN] || count[CTS_TIMEOUT] || count[CTS_INCONCLUSIVE] || count[CTS_CRASH])
         return EXIT_NO_VERDICT;
-    return count[CTS_FAIL] ? EXIT_FAILED : EXIT_VERDICTS;
+    if (failing < 0)
+        return EXIT_USAGE;
+    return count[CTS_FAIL] || failing ? EXIT_FAILED : EXIT_VERDICTS;
 }
 
 /* ---- log ----------------------------------------------------------------------- */
@@ -636,6 +663,53 @@ static int cmd_judge(int argc, char **argv)
     return 0;
 }
 
+/* ---- check --------------------------------------------------------------------------- */
+
+/* Exit 0 when no deviation is left unwaived and no verdict changed against
+ * the baseline, 1 when some did, 2 on bad input. */
+static int cmd_check(int argc, char **argv)
+{
+    static const struct option opts[] = {{"waivers", required_argument, NULL, 'w'},
+                                         {"baseline", required_argument, NULL, 'b'}, {0}};
+    const char *wpath = NULL, *bpath = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == 'w')
+            wpath = optarg;
+        else if (c == 'b')
+            bpath = optarg;
+        else
+            return bad_option(c, argv);
+    }
+    if (optind != argc - 1)
+        return die(EXIT_USAGE, optind >= argc ? "check wants a matrix file" : "check takes one matrix file");
+    char err[512];
+    json_t *m = cts_matrix_load(argv[optind], err, sizeof err), *w = NULL, *b = NULL;
+    if (!m)
+        return die(EXIT_USAGE, "%s", err);
+    if ((wpath && !(w = cts_waivers_load(wpath, err, sizeof err))) ||
+        (bpath && !(b = cts_matrix_load(bpath, err, sizeof err)))) {
+        json_decref(m);
+        json_decref(w);
+        return die(EXIT_USAGE, "%s", err);
+    }
+    if (!json_is_object(json_object_get(m, "spec"))) {
+        json_decref(m);
+        json_decref(w);
+        json_decref(b);
+        return die(EXIT_USAGE, "'%s' is not judged against the documentation: run sync-cts judge on it",
+                   argv[optind]);
+    }
+    int failing = cts_check(m, w, b, stdout, err, sizeof err);
+    json_decref(m);
+    json_decref(w);
+    json_decref(b);
+    if (failing < 0)
+        return die(EXIT_USAGE, "%s", err);
+    return failing ? EXIT_FAILED : 0;
+}
+
 /* ---- cite ---------------------------------------------------------------------------- */
 
 static int cmd_cite(int argc, char **argv)
@@ -697,6 +771,8 @@ int main(int argc, char **argv)
         return cmd_judge(argc, argv);
     if (!strcmp(cmd, "cite"))
         return cmd_cite(argc, argv);
+    if (!strcmp(cmd, "check"))
+        return cmd_check(argc, argv);
     if (!strcmp(cmd, "diff"))
         return cts_diff_main(argc, argv);
     return die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);

@@ -38,6 +38,15 @@ void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len);
  * exit status: 0 no case changed, 1 some did, 2 bad input. */
 int cts_diff_main(int argc, char **argv);
 
+/* check.c: a waivers file, validated (NULL and a one-line reason if not);
+ * and the check of a judged matrix: prints each deviation (waived ones as
+ * waived) and, against a baseline of the same GPU, each changed verdict.
+ * Returns how many fail the check (unwaived deviations + changed verdicts),
+ * or -1 with a reason (a baseline of another GPU). */
+json_t *cts_waivers_load(const char *path, char *err, size_t len);
+int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out, char *err,
+              size_t len);
+
 /* A file that appears at its path only when committed (temp file + rename). */
 struct cts_outfile {
     char path[4096];

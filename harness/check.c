@@ -1,0 +1,222 @@
+/* sync-cts check: what a run means for a pass/fail decision.
+ *
+ * - Every case that DEVIATES is listed with the clause it contradicts.  A
+ *   deviation covered by a waiver (waivers.json: a case glob, optionally the
+ *   clause, a driver range, a reason and a link) is shown as waived, with
+ *   its reason, and does not fail the check; any other fails it.
+ * - With a baseline (a committed matrix of the same GPU), every case that
+ *   has a verdict in both and is not intermittent (VARIES) in either must
+ *   have the same verdict: a driver upgrade that changes one fails.
+ * Cases without a verdict are the run's own failures (exit 3), not this. */
+#define _GNU_SOURCE
+#include "report.h"
+#include "spec.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *s_of(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* Compares dotted version strings numerically ("580.159.04" < "581.1");
+ * anything after the digits and dots is ignored. */
+static int version_cmp(const char *a, const char *b)
+{
+    for (;;) {
+        long x = 0, y = 0;
+        while (*a >= '0' && *a <= '9')
+            x = x * 10 + (*a++ - '0');
+        while (*b >= '0' && *b <= '9')
+            y = y * 10 + (*b++ - '0');
+        if (x != y)
+            return x < y ? -1 : 1;
+        if (*a != '.' && *b != '.')
+            return 0;
+        a += *a == '.';
+        b += *b == '.';
+    }
+}
+
+static int is_version(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if ((*s < '0' || *s > '9') && *s != '.')
+            return 0;
+    return 1;
+}
+
+json_t *cts_waivers_load(const char *path, char *err, size_t len)
+{
+    json_error_t je;
+    json_t *w = json_load_file(path, 0, &je);
+    if (!w) {
+        if (je.line < 0 || strstr(je.text, "unable to open"))
+            snprintf(err, len, "cannot read '%s': %s", path, je.text);
+        else
+            snprintf(err, len, "'%s' is not JSON (line %d: %s)", path, je.line, je.text);
+        return NULL;
+    }
+    json_t *list = json_object_get(w, "waivers");
+    if (strcmp(s_of(w, "schema"), "cuda-sync-cts/waivers") || !json_is_array(list)) {
+        snprintf(err, len, "'%s' is not a cuda-sync-cts waivers file", path);
+        json_decref(w);
+        return NULL;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        const char *bad = NULL;
+        if (!*s_of(e, "cases"))
+            bad = "no case glob (\"cases\")";
+        else if (!*s_of(e, "reason"))
+            bad = "no reason";
+        else if (!*s_of(e, "link"))
+            bad = "no link";
+        else if (*s_of(e, "clause") && !cts_clause_find(s_of(e, "clause")))
+            bad = "an unknown clause";
+        else if ((json_object_get(e, "driver_min") && !is_version(s_of(e, "driver_min"))) ||
+                 (json_object_get(e, "driver_max") && !is_version(s_of(e, "driver_max"))))
+            bad = "a driver bound that is not a version like 580.159.04";
+        if (bad) {
+            snprintf(err, len, "'%s': waiver %zu has %s", path, i + 1, bad);
+            json_decref(w);
+            return NULL;
+        }
+    }
+    return w;
+}
+
+/* The waiver covering (case id, clause) on this driver, or NULL. */
+static const json_t *waiver_for(const json_t *waivers, const char *id, const char *clause,
+                                const char *driver)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(waivers, "waivers"), i, e)
+    {
+        if (fnmatch(s_of(e, "cases"), id, 0) != 0)
+            continue;
+        if (*s_of(e, "clause") && strcmp(s_of(e, "clause"), clause))
+            continue;
+        if (*s_of(e, "driver_min") && (!*driver || version_cmp(driver, s_of(e, "driver_min")) < 0))
+            continue;
+        if (*s_of(e, "driver_max") && (!*driver || version_cmp(driver, s_of(e, "driver_max")) > 0))
+            continue;
+        return e;
+    }
+    return NULL;
+}
+
+struct waived {
+    const json_t *waiver;
+    size_t count;
+    const char *example[3];
+};
+
+int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out,
+              char *err, size_t len)
+{
+    const json_t *cases = json_object_get(m, "cases");
+    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
+    const char *driver = s_of(json_object_get(json_object_get(m, "environment"), "versions"), "driver");
+    size_t nw = json_array_size(json_object_get(waivers, "waivers"));
+    struct waived *w = calloc(nw ? nw : 1, sizeof *w);
+    if (!w) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    if (baseline) {
+        const char *g1 = s_of(json_object_get(json_object_get(m, "environment"), "gpu"), "name");
+        const char *g2 = s_of(json_object_get(json_object_get(baseline, "environment"), "gpu"), "name");
+        if (strcmp(g1, g2)) {
+            snprintf(err, len, "the baseline was measured on %s, this matrix on %s", g2, g1);
+            free(w);
+            return -1;
+        }
+    }
+    size_t deviating = 0, unwaived = 0, changed = 0, skipped = 0;
+    const char *id;
+    json_t *c;
+    json_object_foreach((json_t *)cases, id, c)
+    {
+        const json_t *spec = json_object_get(c, "spec");
+        if (!strcmp(s_of(spec, "conformance"), "DEVIATES")) {
+            deviating++;
+            int covered = 1;
+            size_t i;
+            json_t *cl;
+            json_array_foreach(json_object_get(spec, "clauses"), i, cl)
+                if (json_is_false(json_object_get(cl, "holds")))
+                    covered &= waiver_for(waivers, id, s_of(cl, "id"), driver) != NULL;
+            if (covered) { /* counted once under each waiver that covers one of its clauses */
+                size_t counted[CTS_JUDGED_MAX], nc = 0;
+                json_array_foreach(json_object_get(spec, "clauses"), i, cl)
+                {
+                    const json_t *by = json_is_false(json_object_get(cl, "holds"))
+                                           ? waiver_for(waivers, id, s_of(cl, "id"), driver)
+                                           : NULL;
+                    size_t k = 0, seen = 0;
+                    json_t *e;
+                    json_array_foreach(json_object_get(waivers, "waivers"), k, e)
+                        if (e == by)
+                            break;
+                    for (size_t q = 0; q < nc; q++)
+                        seen |= counted[q] == k;
+                    if (!by || k >= nw || seen || nc >= CTS_JUDGED_MAX)
+                        continue;
+                    counted[nc++] = k;
+                    if (w[k].count < 3)
+                        w[k].example[w[k].count] = id;
+                    w[k].count++;
+                    w[k].waiver = by;
+                }
+            } else {
+                unwaived++;
+                fprintf(out, "DEVIATES %s (%s):", id, s_of(c, "symbol"));
+                json_array_foreach(json_object_get(spec, "clauses"), i, cl)
+                    if (json_is_false(json_object_get(cl, "holds"))) {
+                        const json_t *e = json_object_get(table, s_of(cl, "id"));
+                        fprintf(out, " %s (%s, about %s: \"%s\" %s)", s_of(cl, "id"), s_of(cl, "prediction"),
+                                s_of(cl, "about"), s_of(e, "quote"), s_of(e, "url"));
+                    }
+                fprintf(out, "\n");
+            }
+        }
+        if (baseline) {
+            const json_t *b = json_object_get(json_object_get(baseline, "cases"), id);
+            const char *sa = s_of(c, "status"), *sb = s_of(b, "status");
+            if (!b || strcmp(sa, "PASS") || strcmp(sb, "PASS")) {
+                skipped += b && (!strcmp(sa, "VARIES") || !strcmp(sb, "VARIES"));
+                continue;
+            }
+            if (!json_equal(json_object_get(c, "verdict"), json_object_get(b, "verdict"))) {
+                changed++;
+                fprintf(out, "CHANGED %s: %s in the baseline, %s now\n", id, s_of(b, "symbol"),
+                        s_of(c, "symbol"));
+            }
+        }
+    }
+    for (size_t k = 0; k < nw; k++)
+        if (w[k].count)
+            fprintf(out, "waived: %zu case%s contradicting %s (e.g. %s%s%s%s%s): %s %s\n", w[k].count,
+                    w[k].count == 1 ? "" : "s",
+                    *s_of(w[k].waiver, "clause") ? s_of(w[k].waiver, "clause") : "any clause",
+                    w[k].example[0], w[k].example[1] ? ", " : "", w[k].example[1] ? w[k].example[1] : "",
+                    w[k].example[2] ? ", " : "", w[k].example[2] ? w[k].example[2] : "",
+                    s_of(w[k].waiver, "reason"), s_of(w[k].waiver, "link"));
+    fprintf(out, "%zu deviation%s (%zu waived, %zu not)", deviating, deviating == 1 ? "" : "s",
+            deviating - unwaived, unwaived);
+    if (baseline)
+        fprintf(out, "; %zu verdict%s changed against the baseline (%zu intermittent cases not compared)",
+                changed, changed == 1 ? "" : "s", skipped);
+    fprintf(out, "\n");
+    free(w);
+    return (int)(unwaived + changed);
+}
