@@ -47,15 +47,6 @@ static const char *busy_words(const char *busy)
     return busy;
 }
 
-static const char *dir_words(const char *d)
-{
-    if (!strcmp(d, "h2d")) return "host to device";
-    if (!strcmp(d, "d2h")) return "device to host";
-    if (!strcmp(d, "d2d")) return "device to device";
-    if (!strcmp(d, "h2h")) return "host to host";
-    return d;
-}
-
 /* The median of a JSON array of numbers; NAN if it has none. */
 static double median(const json_t *a)
 {
@@ -206,7 +197,7 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
     if (json_is_integer(json_object_get(c, "size")))
         say(&b, " of %lld bytes", (long long)json_integer_value(json_object_get(c, "size")));
     if (*s_of(c, "direction"))
-        say(&b, ", %s", dir_words(s_of(c, "direction")));
+        say(&b, ", %s", cts_dir_words(s_of(c, "direction")));
     if (*s_of(c, "memory"))
         say(&b, ", %s memory (%s)", s_of(c, "memory"), s_of(c, "allocator"));
     if (*s_of(c, "copy_kind"))

@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const busy_cols[] = {"same",      "legacy",        "blocking",        "nonblocking",
-                                        "perthread", "thread_legacy", "thread_perthread", "hostfn",
-                                        NULL};
-#define NCOLS 8
+#define NCOLS CTS_BUSY_COLUMNS
+#define busy_cols cts_busy_columns
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -42,73 +40,7 @@ static void esc(FILE *f, const char *s)
         }
 }
 
-/* Ordering: the same as markdown.c. */
-static int rank(const char *const *list, const char *s)
-{
-    int i = 0;
-    for (; list[i]; i++)
-        if (strcmp(list[i], s) == 0)
-            return i;
-    return i;
-}
-
-static const char *const mem_order[] = {"pageable", "pinned", "portable", "mapped", "wc",
-                                        "registered", "managed", "device", NULL};
-static const char *const op_order[] = {"implied", "null", "legacy", "perthread",
-                                       "blocking", "nonblocking", NULL};
-static const char *const dir_order[] = {"h2d", "d2h", "d2d", "h2h", NULL};
-static const char *const kind_order[] = {"explicit", "default", NULL};
-
-static int api_rank(const char *s)
-{
-    int i = 0;
-    for (; i < CTS_API_COUNT; i++)
-        if (strcmp(cts_api_token(i), s) == 0)
-            break;
-    return i;
-}
-
-struct row {
-    const char *id;
-    const json_t *c;
-};
-
-static int cmp_case(const void *pa, const void *pb)
-{
-    const json_t *a = ((const struct row *)pa)->c, *b = ((const struct row *)pb)->c;
-    int d = api_rank(str(a, "api")) - api_rank(str(b, "api"));
-    if (d)
-        return d;
-    if ((d = strcmp(str(a, "variant"), str(b, "variant"))))
-        return d;
-    if ((d = rank(dir_order, str(a, "direction")) - rank(dir_order, str(b, "direction"))))
-        return d;
-    /* (keeps each group contiguous whatever its name) */
-    if ((d = strcmp(str(a, "group"), str(b, "group"))))
-        return d;
-    if ((d = rank(mem_order, str(a, "memory")) - rank(mem_order, str(b, "memory"))))
-        return d;
-    json_int_t sa = json_integer_value(json_object_get(a, "size"));
-    json_int_t sb = json_integer_value(json_object_get(b, "size"));
-    if (sa != sb)
-        return sa < sb ? -1 : 1;
-    if ((d = rank(kind_order, str(a, "kind")) - rank(kind_order, str(b, "kind"))))
-        return d;
-    if ((d = rank(op_order, str(a, "op_stream")) - rank(op_order, str(b, "op_stream"))))
-        return d;
-    if ((d = rank(busy_cols, str(a, "busy")) - rank(busy_cols, str(b, "busy"))))
-        return d;
-    return strcmp(((const struct row *)pa)->id, ((const struct row *)pb)->id);
-}
-
-static const char *dir_words(const char *d)
-{
-    if (!strcmp(d, "h2d")) return "host to device";
-    if (!strcmp(d, "d2h")) return "device to host";
-    if (!strcmp(d, "d2d")) return "device to device";
-    if (!strcmp(d, "h2h")) return "host to host";
-    return d;
-}
+#define row cts_row
 
 /* What a cell shows when there is no symbol. */
 static const char *short_status(const char *st)
@@ -338,20 +270,10 @@ int cts_render_html(const json_t *m, FILE *f)
     if (!json_is_object(cases))
         return -1;
 
-    size_t n = json_object_size(cases), k = 0;
-    struct row *rows = calloc(n ? n : 1, sizeof *rows);
+    size_t n = 0;
+    struct row *rows = cts_sorted_cases(m, &n);
     if (!rows)
         return -1;
-    {
-        const char *id;
-        json_t *c;
-        json_object_foreach((json_t *)cases, id, c)
-        {
-            rows[k].id = id;
-            rows[k++].c = c;
-        }
-    }
-    qsort(rows, n, sizeof *rows, cmp_case);
     size_t *extra = calloc(n ? n : 1, sizeof *extra), nextra = 0;
     if (!extra) {
         free(rows);
@@ -447,7 +369,7 @@ int cts_render_html(const json_t *m, FILE *f)
         }
         if (*dir) {
             fputs(", ", f);
-            esc(f, dir_words(dir));
+            esc(f, cts_dir_words(dir));
         }
         fputs("</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
               "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>"
@@ -466,7 +388,7 @@ int cts_render_html(const json_t *m, FILE *f)
                        json_integer_value(json_object_get(row, "size")) &&
                    !strcmp(str(rows[e].c, "kind"), str(row, "kind")) &&
                    !strcmp(str(rows[e].c, "op_stream"), str(row, "op_stream"))) {
-                int col = rank(busy_cols, str(rows[e].c, "busy"));
+                int col = cts_busy_column(str(rows[e].c, "busy"));
                 if (col < NCOLS && !have[col]) {
                     have[col] = 1;
                     at[col] = e;

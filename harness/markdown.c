@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const busy_cols[] = {"same",      "legacy",        "blocking",        "nonblocking",
-                                        "perthread", "thread_legacy", "thread_perthread", "hostfn",
-                                        NULL};
-#define NCOLS 8
+#define NCOLS CTS_BUSY_COLUMNS
+#define busy_cols cts_busy_columns
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -23,60 +21,7 @@ static const char *path_str(const json_t *o, const char *a, const char *b)
     return str(json_object_get(o, a), b);
 }
 
-/* Position of s in a NULL-terminated list; unknown values sort last. */
-static int rank(const char *const *list, const char *s)
-{
-    int i = 0;
-    for (; list[i]; i++)
-        if (strcmp(list[i], s) == 0)
-            return i;
-    return i;
-}
-
-static const char *const mem_order[] = {"pageable", "pinned", "portable", "mapped", "wc",
-                                        "registered", "managed", "device", NULL};
-static const char *const op_order[] = {"implied", "null", "legacy", "perthread",
-                                       "blocking", "nonblocking", NULL};
-static const char *const dir_order[] = {"h2d", "d2h", "d2d", "h2h", NULL};
-static const char *const kind_order[] = {"explicit", "default", NULL};
-
-/* APIs in declaration order; unknown ones last. */
-static int api_rank(const char *s)
-{
-    int i = 0;
-    for (; i < CTS_API_COUNT; i++)
-        if (strcmp(cts_api_token(i), s) == 0)
-            break;
-    return i;
-}
-
-struct row {
-    const char *id;
-    const json_t *c;
-};
-
-static int cmp_case(const void *pa, const void *pb)
-{
-    const json_t *a = ((const struct row *)pa)->c, *b = ((const struct row *)pb)->c;
-    int d = api_rank(str(a, "api")) - api_rank(str(b, "api"));
-    if (d)
-        return d;
-    if ((d = strcmp(str(a, "variant"), str(b, "variant"))))
-        return d;
-    if ((d = rank(dir_order, str(a, "direction")) - rank(dir_order, str(b, "direction"))))
-        return d;
-    if ((d = rank(mem_order, str(a, "memory")) - rank(mem_order, str(b, "memory"))))
-        return d;
-    json_int_t sa = json_integer_value(json_object_get(a, "size"));
-    json_int_t sb = json_integer_value(json_object_get(b, "size"));
-    if (sa != sb)
-        return sa < sb ? -1 : 1;
-    if ((d = rank(kind_order, str(a, "kind")) - rank(kind_order, str(b, "kind"))))
-        return d;
-    if ((d = rank(op_order, str(a, "op_stream")) - rank(op_order, str(b, "op_stream"))))
-        return d;
-    return rank(busy_cols, str(a, "busy")) - rank(busy_cols, str(b, "busy"));
-}
+#define row cts_row
 
 static const char *short_status(const char *st)
 {
@@ -87,15 +32,6 @@ static const char *short_status(const char *st)
     if (!strcmp(st, "FAIL")) return "**FAIL**";
     if (!strcmp(st, "CRASH")) return "**CRASH**";
     return st;
-}
-
-static const char *dir_words(const char *d)
-{
-    if (!strcmp(d, "h2d")) return "host to device";
-    if (!strcmp(d, "d2h")) return "device to host";
-    if (!strcmp(d, "d2d")) return "device to device";
-    if (!strcmp(d, "h2h")) return "host to host";
-    return d;
 }
 
 static const char *conformance(const json_t *c)
@@ -206,7 +142,6 @@ int cts_render_markdown(const json_t *m, FILE *f)
 {
     const json_t *env = json_object_get(m, "environment");
     const json_t *run = json_object_get(m, "run");
-    const json_t *cases = json_object_get(m, "cases");
     const json_t *gpu = json_object_get(env, "gpu");
     const json_t *ver = json_object_get(env, "versions");
     const json_t *set = json_object_get(env, "settings");
@@ -250,8 +185,8 @@ int cts_render_markdown(const json_t *m, FILE *f)
             (long long)json_integer_value(json_object_get(run, "repeat")), str(env, "suite_revision"));
 
     /* Gather and order the cases. */
-    size_t n = json_object_size(cases), k = 0;
-    struct row *rows = calloc(n ? n : 1, sizeof *rows);
+    size_t n = 0;
+    struct row *rows = cts_sorted_cases(m, &n);
     const json_t **all = calloc(n ? n : 1, sizeof *all);
     const char **ids = calloc(n ? n : 1, sizeof *ids);
     if (!rows || !all || !ids) {
@@ -260,16 +195,6 @@ int cts_render_markdown(const json_t *m, FILE *f)
         free(ids);
         return -1;
     }
-    {
-        const char *id;
-        json_t *c;
-        json_object_foreach((json_t *)cases, id, c)
-        {
-            rows[k].id = id;
-            rows[k++].c = c;
-        }
-    }
-    qsort(rows, n, sizeof *rows, cmp_case);
     for (size_t i = 0; i < n; i++) {
         all[i] = rows[i].c;
         ids[i] = rows[i].id;
@@ -352,7 +277,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
             j++;
         const char *dir = str(all[i], "direction"), *var = str(all[i], "variant");
         fprintf(f, "## %s — %s%s%s%s%s\n\n", group, str(all[i], "function"), *var ? " " : "",
-                var, *dir ? ", " : "", dir_words(dir));
+                var, *dir ? ", " : "", cts_dir_words(dir));
         fprintf(f, "| memory | size | kind | op stream | idle µs |");
         for (int c = 0; c < NCOLS; c++)
             fprintf(f, " busy %s |", busy_cols[c]);
@@ -370,7 +295,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
                        json_integer_value(json_object_get(row, "size")) &&
                    !strcmp(str(all[e], "kind"), str(row, "kind")) &&
                    !strcmp(str(all[e], "op_stream"), str(row, "op_stream"))) {
-                int col = rank(busy_cols, str(all[e], "busy"));
+                int col = cts_busy_column(str(all[e], "busy"));
                 if (col < NCOLS) {
                     const char *st = str(all[e], "status");
                     snprintf(symbuf[col], sizeof symbuf[col], "%s%s",

@@ -30,6 +30,21 @@ int cts_render_csv(const json_t *m, FILE *f);
 /* html.c: one self-contained HTML5 page (nothing fetched); 0 or -1. */
 int cts_render_html(const json_t *m, FILE *f);
 
+/* order.c: the busy-placement columns of a report (NULL-terminated) and a
+ * column's index (CTS_BUSY_COLUMNS if none); cases of a matrix in
+ * declaration order (0 on a tie: callers break it by id); "host to device". */
+#define CTS_BUSY_COLUMNS 8
+extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
+int cts_busy_column(const char *busy);
+int cts_case_order(const json_t *a, const json_t *b);
+/* A matrix's cases in that order (ties by id); malloc'ed, NULL if out of memory. */
+struct cts_row {
+    const char *id;
+    const json_t *c;
+};
+struct cts_row *cts_sorted_cases(const json_t *m, size_t *n);
+const char *cts_dir_words(const char *token);
+
 /* cite.c: case `id` of matrix m as one paragraph for a bug report; -1 if m
  * has no such case or the write fails.  The nearest ids to one m lacks. */
 int cts_cite(const json_t *m, const char *id, FILE *out);
