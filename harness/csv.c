@@ -15,7 +15,7 @@ static const char *const header[] = {
     "src",         "dst",            "idle_call_us",   "call_us_median", "conformance", "clauses",
     "reason",      NULL};
 
-static void put_text(FILE *f, const char *s)
+void cts_csv_text(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
@@ -34,7 +34,7 @@ static void put_text(FILE *f, const char *s)
 static void put_value(FILE *f, const json_t *v)
 {
     if (json_is_string(v))
-        put_text(f, json_string_value(v));
+        cts_csv_text(f, json_string_value(v));
     else if (json_is_integer(v))
         fprintf(f, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
@@ -90,7 +90,7 @@ static int put_case(FILE *f, const char *id, const json_t *c)
     const json_t *spec = json_object_get(c, "spec");
     double med;
 
-    put_text(f, id);
+    cts_csv_text(f, id);
     for (int i = 0; top[i]; i++) {
         fputc(',', f);
         put_value(f, json_object_get(c, top[i]));
@@ -128,7 +128,7 @@ static int put_case(FILE *f, const char *id, const json_t *c)
                 strcat(buf, cid);
             }
         }
-        put_text(f, buf);
+        cts_csv_text(f, buf);
         free(buf);
     }
     fputc(',', f);

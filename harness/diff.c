@@ -582,21 +582,10 @@ static void render_md(const struct diff_doc *d, FILE *f)
     }
 }
 
-/* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
+/* One CSV field and what ends it. */
 static void csv_field(FILE *f, const char *s, int last)
 {
-    s = S(s);
-    if (strpbrk(s, ",\"\r\n")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
+    cts_csv_text(f, S(s));
     fputs(last ? "\r\n" : ",", f);
 }
 

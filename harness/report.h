@@ -45,6 +45,9 @@ struct cts_row {
 struct cts_row *cts_sorted_cases(const json_t *m, size_t *n);
 const char *cts_dir_words(const char *token);
 
+/* csv.c: one CSV field (RFC 4180), quoted where it holds a comma, a quote or a line break. */
+void cts_csv_text(FILE *f, const char *s);
+
 /* cite.c: case `id` of matrix m as one paragraph for a bug report; -1 if m
  * has no such case or the write fails.  The nearest ids to one m lacks. */
 int cts_cite(const json_t *m, const char *id, FILE *out);
