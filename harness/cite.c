@@ -110,6 +110,23 @@ static void observed(struct buf *b, const json_t *c)
         say(b, "it waited for the held work, returning %.1f us after that work was released (%.1f us "
                "inside the call, against %.1f us on an idle GPU; %ld of %ld repetitions)",
             median(json_object_get(ev, "release_to_return_us")), call, idle, reps, reps);
+        /* The proof: an attempt with the gate held longer took longer. */
+        const json_t *ft = json_object_get(ev, "tracked_from_timeout_us"),
+                     *fc = json_object_get(ev, "tracked_from_call_us"),
+                     *rt = json_object_get(ev, "rep_timeout_us"), *cu = json_object_get(ev, "call_us");
+        double timeout = json_number_value(json_object_get(ev, "timeout_us"));
+        for (size_t i = 0; i < json_array_size(ft); i++) {
+            const json_t *x = json_array_get(ft, i);
+            if (!json_is_number(x))
+                continue;
+            double to = json_is_number(json_array_get(rt, i)) ? json_number_value(json_array_get(rt, i))
+                                                              : timeout;
+            say(b, "; measured again with the held work released %.0f us after the call began instead "
+                   "of %.0f us, the call took %.1f us instead of %.1f us: it waits for that work",
+                to, json_number_value(x), json_number_value(json_array_get(cu, i)),
+                json_number_value(json_array_get(fc, i)));
+            break;
+        }
     } else if (!strcmp(s_of(v, "host"), "returns")) {
         const char *op = s_of(v, "op_after");
         say(b, "it returned while the held work was still held (%.1f us inside the call, against %.1f "

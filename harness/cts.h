@@ -274,6 +274,11 @@ struct cts_rep {
     enum cts_host host;            /* returned while the gate was closed, or not */
     double call_us;                /* host time inside the call */
     double release_to_return_us;   /* waits only: from the gate opening to the return */
+    double timeout_us;             /* when the watchdog opened the gate, this repetition */
+    /* Waits only, where this repetition's wait was itself tracked: the
+     * attempt with the shorter timeout it was measured against (NAN when the
+     * wait was prompt and the case's first tracked wait already proved it). */
+    double tracked_from_timeout_us, tracked_from_call_us;
     enum cts_order op_after;       /* marker on the op stream after the call */
     enum cts_order third_blocking; /* marker on a third, blocking stream */
     enum cts_order third_nonblocking;
@@ -293,7 +298,8 @@ struct cts_verdict {
     enum cts_dst dst;
 };
 
-/* The control: the same gate and markers with no call in between. */
+/* The control: the same gate and markers with no call in between (and, for
+ * a family with before/after hooks, the case's set-up and hooks). */
 struct cts_control {
     enum cts_order op_after, third_blocking, third_nonblocking; /* RUNS or HELD */
 };
@@ -310,16 +316,17 @@ struct cts_result {
     double idle_call_max_us;
     double idle_complete_us;  /* median time until a marker after it ran */
     double idle_complete_max_us;
-    double timeout_us;        /* when the watchdog opens the gate */
+    double timeout_us;        /* when the watchdog opens the gate (a repetition's first attempt) */
     double window_us;         /* how long markers get to run while it is closed */
     int window_retries;       /* times the window was doubled after proving too short (all
                                * repetitions together; at most WAIT_RETRIES each) */
     int timeout_retries;      /* likewise the timeout */
     int drain_measured;       /* drain_max_us was measured (only when a held marker was late) */
     int waits_tracked;        /* repetitions whose wait was proven by tracking the release */
-    double late_call_us, late_timeout_us; /* the last late-returning attempt (engine's own) */
+    double late_call_us, late_timeout_us; /* the last attempt a wait is to track (engine's own) */
     double drain_max_us;      /* how long the call's work takes once held work ahead ends */
     struct cts_control control;
+    int control_own; /* the control was the case's own: its set-up and hooks, no call */
 };
 
 /* classify.c: pure functions, tested on the host. */

@@ -856,6 +856,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         return 0;
     }
     cts_latch_arm(&e->latch, res->timeout_us);
+    r->timeout_us = res->timeout_us;
     latch_armed = 1;
     struct cts_call args = {dst, src, v, ops, scratch};
     double t0 = cts_now_us();
@@ -930,29 +931,43 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         r->host = CTS_HOST_WAITS;
         r->release_to_return_us = t1 - e->latch.released_us;
         cts_latch_open(&e->latch);
-        /* "Waits" is shown both ways too: the call did not return before the
-         * watchdog opened the gate, and it returned once it did: promptly, or
-         * late but tracking the release.  A late call is measured again with
-         * the timeout doubled: one that does not wait for the gate then
-         * returns before it opens; one that waits returns after it again, its
-         * time grown with the timeout (a slow wake-up under blocking-sync, a
-         * long staging tail).  Anything else was slow, not waiting. */
+        /* "Waits" is proven, not inferred from returning after the gate
+         * opened: a call slow by itself under load does that too (a
+         * synchronous memset under blocking-sync took 330-400 us against a
+         * 270 us timeout).  So the attempt is measured again with the
+         * timeout doubled: a call that does not wait for the gate then
+         * returns before it opens; one that waits returns after it again,
+         * its time grown with the timeout.  A case's first wait is tracked
+         * so, and every late one (past "promptly", e.g. a slow wake-up under
+         * blocking-sync or a long staging tail); a later prompt wait is the
+         * one the first proved. */
         double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
-        int tracked = r->release_to_return_us > prompt_us && res->late_timeout_us > 0 &&
-                      res->timeout_us > res->late_timeout_us &&
+        int late = r->release_to_return_us > prompt_us;
+        int tracked = res->late_timeout_us > 0 && res->timeout_us > res->late_timeout_us &&
                       r->call_us - res->late_call_us >=
                           TRACK_FRACTION * (res->timeout_us - res->late_timeout_us);
-        if (tracked)
+        if (tracked) {
             res->waits_tracked++;
-        if (r->release_to_return_us > prompt_us && !tracked) {
+            r->tracked_from_timeout_us = res->late_timeout_us;
+            r->tracked_from_call_us = res->late_call_us;
+        } else if (late || !res->waits_tracked) {
+            int again = res->late_timeout_us > 0;
             res->late_call_us = r->call_us;
             res->late_timeout_us = res->timeout_us;
             (void)cudaDeviceSynchronize();
             r->status = CTS_INCONCLUSIVE;
-            setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
-                            "us) with a %.0f us timeout, and did not track the release when "
-                            "measured again with longer ones",
-                 r->release_to_return_us, prompt_us, res->timeout_us);
+            if (late)
+                setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
+                                "us) with a %.0f us timeout, and did not track the release when "
+                                "measured again with longer ones",
+                     r->release_to_return_us, prompt_us, res->timeout_us);
+            else
+                setf(r->reason, "the call returned %.1f us after the gate opened with a %.0f us "
+                                "timeout (%.1f us inside it), and %s",
+                     r->release_to_return_us, res->timeout_us, r->call_us,
+                     again ? "did not track the release when measured again with longer ones: "
+                             "slow, or waiting on something else"
+                           : "was not measured again with a longer one");
             return REP_TIMEOUT_SHORT;
         }
     }
@@ -1099,6 +1114,7 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_re
     memset(r, 0, sizeof *r);
     r->status = CTS_PASS;
     r->release_to_return_us = r->op_after_gpu_us = NAN;
+    r->timeout_us = r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
     r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = NAN;
     if (c->family->prepare) {
         const char *why = NULL;
@@ -1133,25 +1149,47 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_re
     return rc;
 }
 
-/* The control of an (op stream, busy placement) pair: the gate and the
- * same markers in the same order, with no call.  What it holds, the streams
- * hold by themselves; a case is judged against it. */
+/* The control: the gate and the same markers in the same order, with no
+ * call.  What it holds, the streams hold by themselves; a case is judged
+ * against it.  For a family with before/after hooks it is the case's own
+ * (c set): its set-up and hooks run where they run around the call, because
+ * they may act on streams themselves (an event recorded on the legacy stream
+ * makes blocking streams wait).  Otherwise it is the (op stream, busy
+ * placement) pair's, measured once (c NULL). */
 static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
-                            struct cts_control_entry *ce)
+                            const struct cts_case *c, struct cts_control_entry *ce)
 {
     static const char *const names[3] = {"op_after", "third_blocking", "third_nonblocking"};
     cudaStream_t s[3] = {op_stream(e, op), e->blocking[2], e->nonblocking[2]};
     enum cts_order first[3] = {0};
+    struct cts_scratch scratch;
+    int prepared = 0;
+    const char *ename = "?";
     ce->done = 1;
     ce->status = CTS_PASS;
     for (int rep = 0; rep < 3; rep++) {
         HCHECK(ce->reason, cudaDeviceSynchronize());
+        memset(&scratch, 0, sizeof scratch);
+        if (c && c->family->prepare) {
+            prepared = 1;
+            if (c->family->prepare(c, &scratch, &ename)) {
+                setf(ce->reason, "control: setting up %s failed: %s", cts_api_function(c->api), ename);
+                goto fail;
+            }
+            HCHECK(ce->reason, cudaDeviceSynchronize());
+        }
         unsigned seq = ++e->seq;
         cts_latch_close(&e->latch);
         HCHECK(ce->reason, busy_stream_gate(e, op, busy, 10000000000ull, seq));
         if (!wait_gate_started(e, seq)) {
             cts_latch_open(&e->latch);
             setf(ce->reason, "control: the gate did not start");
+            goto fail;
+        }
+        if (c && (hook(c->family->before, c, &scratch, s[0], &ename) ||
+                  hook(c->family->after, c, &scratch, s[0], &ename))) {
+            cts_latch_open(&e->latch);
+            setf(ce->reason, "control: a hook of %s failed: %s", cts_api_function(c->api), ename);
             goto fail;
         }
         HCHECK(ce->reason, cts_launch_marker(s[1], &e->mk_dev[1], seq));
@@ -1177,6 +1215,15 @@ static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy 
             setf(ce->reason, "control: the gate reached its deadline");
             goto fail;
         }
+        if (prepared && c->family->cleanup) {
+            prepared = 0;
+            if (c->family->cleanup(c, &scratch, &ename)) {
+                setf(ce->reason, "control: cleaning up after %s failed: %s",
+                     cts_api_function(c->api), ename);
+                goto fail;
+            }
+        }
+        prepared = 0;
     }
     ce->control.op_after = first[0];
     ce->control.third_blocking = first[1];
@@ -1184,7 +1231,11 @@ static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy 
     return;
 fail:
     ce->status = CTS_BROKEN;
+    cts_latch_open(&e->latch);
     (void)cudaDeviceSynchronize();
+    if (prepared && c->family->cleanup)
+        (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
+    (void)cudaGetLastError();
 }
 
 void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
@@ -1212,22 +1263,28 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
         setf(res->reason, "%s", idle->reason);
         return;
     }
-    struct cts_control_entry *ce = &e->control[c->op][c->busy];
-    if (!ce->done)
-        measure_control(e, c->op, c->busy, ce);
+    struct cts_control_entry own = {0}, *ce = &own;
+    if (c->family->before || c->family->after)
+        measure_control(e, c->op, c->busy, c, ce);
+    else if (!(ce = &e->control[c->op][c->busy])->done)
+        measure_control(e, c->op, c->busy, NULL, ce);
     if (ce->status != CTS_PASS) {
         res->status = ce->status;
         setf(res->reason, "%s", ce->reason);
         return;
     }
     res->control = ce->control;
+    res->control_own = ce == &own;
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
+    double first_timeout_us = res->timeout_us;
     for (int i = 0; i < repeat; i++) {
         /* Retries and tracking are each repetition's own: every repetition
-         * may need one longer measurement to prove a late wait. */
+         * starts from the case's first timeout, and may need a longer one
+         * to prove its wait. */
         int window_retries = 0, timeout_retries = 0;
         res->late_call_us = res->late_timeout_us = 0;
+        res->timeout_us = first_timeout_us;
         for (;;) {
             int rc = run_rep(e, c, res, &res->reps[i]);
             if (rc == REP_WINDOW_SHORT && !res->drain_measured) {
@@ -1248,5 +1305,6 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
         if (res->reps[i].status != CTS_PASS)
             break; /* one broken or failed repetition decides; don't pile on */
     }
+    res->timeout_us = first_timeout_us; /* each repetition's own are in reps[] */
     cts_classify(res);
 }

@@ -18,19 +18,21 @@
 #define TIMEOUT_FACTOR 3.0       /* ... nor before 3x the call's slowest idle time */
 #define WINDOW_FLOOR_US 100.0    /* markers get at least this long to run */
 #define WINDOW_FACTOR 2.0        /* ... and 2x the call's slowest idle completion */
-#define CONTROL_WINDOW_US 500.0  /* the no-call control waits this long (once per stream pair) */
+#define CONTROL_WINDOW_US 500.0  /* the no-call control waits this long */
 #define PROBE_BUDGET_NS 50000000ull /* the launch probe's gate ends itself after 50 ms */
 #define START_LIMIT_US 5e6       /* a gate that has not started by then is BROKEN */
 #define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
 #define PROMPT_FACTOR 2.0        /* once the gate opens, held work runs and a waiting call */
 #define PROMPT_SLACK_US 100.0    /* returns within 2x its idle time plus this, or the wait */
 #define WAIT_RETRIES 3           /* was too short: it is doubled, at most this many times a
-                                  * repetition (the longer wait carries over to the next) */
+                                  * repetition (a longer window carries over to the next; each
+                                  * repetition starts from the case's first timeout) */
 /* Floors this short are safe because "waits" and "held" are proven both ways:
  * a wait that proves too short is measured again, longer, never misreported. */
 #define WAIT_MAX_US 1000000.0
-#define TRACK_FRACTION 0.5       /* a late wait is proven when, re-measured with a longer timeout,
-                                  * the call's time grew by at least this much of the growth */
+#define TRACK_FRACTION 0.5       /* a wait is proven when, re-measured with a longer timeout, the
+                                  * call's time grew by at least this much of the growth: every
+                                  * late wait, and a case's first prompt one */
 
 struct cts_selfcheck {
     int ran;

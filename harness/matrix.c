@@ -77,19 +77,31 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     if (r->waits_tracked)
         json_object_set_new(ev, "waits_tracked", json_integer(r->waits_tracked));
     json_object_set_new(ev, "control",
-                        r->nreps ? json_pack("{s:s?,s:s?,s:s?}", "op_after",
+                        r->nreps ? json_pack("{s:s?,s:s?,s:s?,s:b}", "op_after",
                                              cts_order_name(r->control.op_after), "third_blocking",
                                              cts_order_name(r->control.third_blocking),
                                              "third_nonblocking",
-                                             cts_order_name(r->control.third_nonblocking))
+                                             cts_order_name(r->control.third_nonblocking),
+                                             "with_case_setup", r->control_own)
                                  : json_null());
-    const char *names[] = {"call_us", "release_to_return_us", "op_after_gpu_us",
-                           "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst"};
-    json_t *arr[8];
-    for (int k = 0; k < 8; k++)
+    /* Per repetition; an array that holds nothing is left out, and so is
+     * rep_timeout_us where every repetition was decided at timeout_us.
+     * tracked_from_*: the shorter-timeout attempt a repetition's wait was
+     * proven against (see engine.c). */
+    enum { N = 11 };
+    const char *names[N] = {"call_us", "release_to_return_us", "op_after_gpu_us",
+                            "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst",
+                            "rep_timeout_us", "tracked_from_timeout_us", "tracked_from_call_us"};
+    json_t *arr[N];
+    for (int k = 0; k < N; k++)
         arr[k] = json_array();
+    int own_timeouts = 0;
     for (int i = 0; i < r->nreps; i++) {
         const struct cts_rep *p = &r->reps[i];
+        own_timeouts |= !isnan(p->timeout_us) && p->timeout_us != r->timeout_us;
+        json_array_append_new(arr[8], us(p->timeout_us));
+        json_array_append_new(arr[9], us(p->tracked_from_timeout_us));
+        json_array_append_new(arr[10], us(p->tracked_from_call_us));
         json_array_append_new(arr[0], us(p->call_us));
         json_array_append_new(arr[1], us(p->release_to_return_us));
         json_array_append_new(arr[2], us(p->op_after_gpu_us));
@@ -99,7 +111,9 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
         json_array_append_new(arr[6], name_or_null(cts_src_name(p->src)));
         json_array_append_new(arr[7], name_or_null(cts_dst_name(p->dst)));
     }
-    for (int k = 0; k < 8; k++) { /* arrays holding nothing are left out */
+    if (!own_timeouts)
+        json_array_clear(arr[8]);
+    for (int k = 0; k < N; k++) {
         int any = 0;
         for (size_t i = 0; i < json_array_size(arr[k]); i++)
             any |= !json_is_null(json_array_get(arr[k], i));

@@ -267,13 +267,15 @@ static int enqueues(enum cts_api a)
 
 /* Whether the case's harness set-up records an event on stream 0 or the
  * legacy stream right before the call (the "pending" variants, and the
- * event cudaEventSynchronize waits for).  That record is itself an action on
- * the legacy stream, which makes blocking streams wait, and the no-call
- * control does not include it: what third streams did is then not the
- * call's doing, and no clause is judged on it. */
-static int setup_acts_on_legacy(const struct cts_case *c)
+ * event cudaEventSynchronize waits for) while its control left that out.
+ * That record is itself an action on the legacy stream, which makes blocking
+ * streams wait: in matrices whose controls were per stream pair (before
+ * controls included a case's set-up), what third streams did is then not
+ * the call's doing, and no clause is judged on it. */
+static int setup_acts_on_legacy(const struct cts_case *c, const struct cts_observed *o)
 {
-    return c->api == CTS_API_EVENT_SYNCHRONIZE || (c->variant && strcmp(c->variant, "pending") == 0);
+    return !o->control_own &&
+           (c->api == CTS_API_EVENT_SYNCHRONIZE || (c->variant && strcmp(c->variant, "pending") == 0));
 }
 
 /* Which default stream the op stream is, in the matrix's build. */
@@ -474,7 +476,7 @@ static void stream_rules(struct judge *j)
 {
     const struct cts_case *c = j->c;
     int per_thread = j->o->per_thread;
-    if (!enqueues(c->api) || setup_acts_on_legacy(c))
+    if (!enqueues(c->api) || setup_acts_on_legacy(c, j->o))
         return;
     if (op_legacy(c, per_thread)) {
         if (j->held_in_stream)
@@ -603,6 +605,7 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
     o.control.op_after = parse_name(str_at(ctl, "op_after"), order_n, 4);
     o.control.third_blocking = parse_name(str_at(ctl, "third_blocking"), order_n, 4);
     o.control.third_nonblocking = parse_name(str_at(ctl, "third_nonblocking"), order_n, 4);
+    o.control_own = json_is_true(json_object_get(ctl, "with_case_setup"));
     /* A source read counts only where it cannot race: the call's own stream
      * was held, in every repetition (the verdict keeps op_after then). */
     int race_free = o.verdict.op_after == CTS_ORDER_HELD || o.verdict.op_after == CTS_ORDER_HELD_ANYWAY;

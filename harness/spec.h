@@ -45,6 +45,8 @@ struct cts_observed {
     enum cts_status status;
     struct cts_verdict verdict;  /* PASS: all of it; VARIES: what the repetitions agree on */
     struct cts_control control;  /* the same gate and markers with no call */
+    int control_own;             /* ... with the case's own set-up and hooks (matrices of
+                                  * revisions before that have none: controls were per pair) */
     int nreps;
     enum cts_host host[CTS_MAX_REPEAT]; /* each repetition's */
     enum cts_src src[CTS_MAX_REPEAT];
