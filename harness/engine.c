@@ -1155,8 +1155,11 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_re
  * (c set): its set-up and hooks run where they run around the call, because
  * they may act on streams themselves (an event recorded on the legacy stream
  * makes blocking streams wait).  Otherwise it is the (op stream, busy
- * placement) pair's, measured once (c NULL). */
-static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
+ * placement) pair's, measured once (c NULL).  A set-up that leaves the op
+ * stream capturing (the capture cudaStreamEndCapture ends) queues no work
+ * to control for, and markers cannot run behind it: returns -1, and the
+ * pair's control is used. */
+static int measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
                             const struct cts_case *c, struct cts_control_entry *ce)
 {
     static const char *const names[3] = {"op_after", "third_blocking", "third_nonblocking"};
@@ -1191,6 +1194,20 @@ static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy 
             cts_latch_open(&e->latch);
             setf(ce->reason, "control: a hook of %s failed: %s", cts_api_function(c->api), ename);
             goto fail;
+        }
+        if (c) {
+            enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+            HCHECK(ce->reason, cudaStreamIsCapturing(s[0], &cs));
+            if (cs != cudaStreamCaptureStatusNone) {
+                const char *why = NULL;
+                prepared = 0;
+                if (c->family->cleanup && c->family->cleanup(c, &scratch, &why))
+                    (void)cudaGetLastError(); /* the pair's control and the case will show it */
+                cts_latch_open(&e->latch);
+                (void)cudaDeviceSynchronize();
+                ce->done = 0;
+                return -1;
+            }
         }
         HCHECK(ce->reason, cts_launch_marker(s[1], &e->mk_dev[1], seq));
         HCHECK(ce->reason, cts_launch_marker(s[2], &e->mk_dev[2], seq));
@@ -1228,7 +1245,7 @@ static void measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy 
     ce->control.op_after = first[0];
     ce->control.third_blocking = first[1];
     ce->control.third_nonblocking = first[2];
-    return;
+    return 0;
 fail:
     ce->status = CTS_BROKEN;
     cts_latch_open(&e->latch);
@@ -1236,6 +1253,7 @@ fail:
     if (prepared && c->family->cleanup)
         (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
     (void)cudaGetLastError();
+    return 0;
 }
 
 void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
@@ -1263,11 +1281,11 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
         setf(res->reason, "%s", idle->reason);
         return;
     }
-    struct cts_control_entry own = {0}, *ce = &own;
-    if (c->family->before || c->family->after)
-        measure_control(e, c->op, c->busy, c, ce);
-    else if (!(ce = &e->control[c->op][c->busy])->done)
-        measure_control(e, c->op, c->busy, NULL, ce);
+    struct cts_control_entry own = {0}, *ce = NULL;
+    if ((c->family->before || c->family->after) && measure_control(e, c->op, c->busy, c, &own) == 0)
+        ce = &own;
+    if (!ce && !(ce = &e->control[c->op][c->busy])->done)
+        (void)measure_control(e, c->op, c->busy, NULL, ce);
     if (ce->status != CTS_PASS) {
         res->status = ce->status;
         setf(res->reason, "%s", ce->reason);
