@@ -482,7 +482,9 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     case CTS_API_HOST_UNREGISTER:
         if (host_pages(s, c->size, error))
             return 1;
-        return cts_result(cudaHostRegister(s->ptr, c->size, cudaHostRegisterDefault), error);
+        err = cudaHostRegister(s->ptr, c->size, cudaHostRegisterDefault);
+        s->pitch = err == cudaSuccess; /* registered: cleanup unregisters unless the call did */
+        return cts_result(err, error);
     case CTS_API_MALLOC_FROM_POOL_ASYNC:
         return cts_result(get_pool(&pool), error);
     case CTS_API_MEMPOOL_TRIM_TO: {
@@ -550,7 +552,10 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         s->pitch = err == cudaSuccess; /* registered: cleanup unregisters */
         return cts_result(err, error);
     case CTS_API_HOST_UNREGISTER:
-        return cts_result(cudaHostUnregister(s->ptr), error);
+        err = cudaHostUnregister(s->ptr);
+        if (err == cudaSuccess)
+            s->pitch = 0;
+        return cts_result(err, error);
     case CTS_API_MALLOC_MANAGED:
         return cts_result(cudaMallocManaged(&s->ptr, c->size, cudaMemAttachGlobal), error);
     case CTS_API_MALLOC_ASYNC:
@@ -599,13 +604,11 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
         if (s->ptr)
             err = cudaFreeHost(s->ptr);
         break;
-    case CTS_API_HOST_REGISTER:
-        if (s->ptr && s->pitch)
+    case CTS_API_HOST_REGISTER: case CTS_API_HOST_UNREGISTER:
+        if (s->ptr && s->pitch) /* registered, and not unregistered by the call */
             err = cudaHostUnregister(s->ptr);
         free(s->ptr);
-        break;
-    case CTS_API_HOST_UNREGISTER:
-        free(s->ptr);
+        s->pitch = 0;
         break;
     default:
         break;
