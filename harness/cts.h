@@ -275,6 +275,7 @@ struct cts_rep {
     double call_us;                /* host time inside the call */
     double release_to_return_us;   /* waits only: from the gate opening to the return */
     double timeout_us;             /* when the watchdog opened the gate, this repetition */
+    double window_us;              /* how long its markers had to run while it was closed */
     /* Waits only, where this repetition's wait was itself tracked: the
      * attempt with the shorter timeout it was measured against (NAN when the
      * wait was prompt and the case's first tracked wait already proved it). */
@@ -324,6 +325,8 @@ struct cts_result {
     int drain_measured;       /* drain_max_us was measured (only when a held marker was late) */
     int waits_tracked;        /* repetitions whose wait was proven by tracking the release */
     double late_call_us, late_timeout_us; /* the last attempt a wait is to track (engine's own) */
+    int holds_tracked[3];     /* holds proven by tracking: op_after, third_blocking, third_nonblocking */
+    double hold_window_us, hold_late_us[3]; /* the last attempt a hold is to track (engine's own) */
     double drain_max_us;      /* how long the call's work takes once held work ahead ends */
     struct cts_control control;
     int control_own; /* the control was the case's own: its set-up and hooks, no call */

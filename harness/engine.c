@@ -806,7 +806,7 @@ fail:
 
 /* ---- one repetition ------------------------------------------------------------ */
 
-enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT };
+enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT, REP_HOLD_TO_TRACK };
 
 /* Returns REP_DONE, or which wait proved too short to tell "held" from
  * "slow" (the repetition is then measured again with that wait doubled). */
@@ -857,6 +857,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     }
     cts_latch_arm(&e->latch, res->timeout_us);
     r->timeout_us = res->timeout_us;
+    r->window_us = res->window_us;
     latch_armed = 1;
     struct cts_call args = {dst, src, v, ops, scratch};
     double t0 = cts_now_us();
@@ -1025,6 +1026,41 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
                      gpu[i], prompt_us, res->window_us);
                 return REP_WINDOW_SHORT;
             }
+        /* A hold the control does not show is the call's doing, the finding,
+         * and is proven like a wait: a marker slow by itself (a host
+         * function's thread waking late) can miss the window and run soon
+         * after the gate opens too.  Measured again with the window doubled,
+         * a held marker is held again, and runs as soon after the opening as
+         * before: its time from launch grew with the window.  A slow one
+         * runs earlier against the opening, or inside the longer window.  A
+         * case's first hold in each column is tracked so; a later one is
+         * the one the first proved. */
+        enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
+                                 res->control.third_nonblocking};
+        int unproven = -1;
+        for (int i = 0; i < 3; i++) {
+            if (ord[i] != CTS_ORDER_HELD || ctl[i] != CTS_ORDER_RUNS)
+                continue;
+            if (res->hold_window_us > 0 && res->window_us > res->hold_window_us &&
+                !isnan(res->hold_late_us[i]) &&
+                gpu[i] - res->hold_late_us[i] >= -TRACK_FRACTION * (res->window_us - res->hold_window_us))
+                res->holds_tracked[i]++;
+            else if (!res->holds_tracked[i] && unproven < 0)
+                unproven = i;
+        }
+        if (unproven >= 0) {
+            static const char *const what[3] = {"its own stream", "a third blocking stream",
+                                                "a third non-blocking stream"};
+            for (int i = 0; i < 3; i++)
+                res->hold_late_us[i] = ord[i] == CTS_ORDER_HELD ? gpu[i] : NAN;
+            res->hold_window_us = res->window_us;
+            r->status = CTS_INCONCLUSIVE;
+            setf(r->reason, "a marker on %s was held through the %.0f us window and ran %.1f us "
+                            "after the gate opened, and was not held again when measured with "
+                            "longer windows",
+                 what[unproven], res->window_us, gpu[unproven]);
+            return REP_HOLD_TO_TRACK;
+        }
     }
 
     /* Did the copy happen, and when did it read its source? */
@@ -1114,7 +1150,7 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_re
     memset(r, 0, sizeof *r);
     r->status = CTS_PASS;
     r->release_to_return_us = r->op_after_gpu_us = NAN;
-    r->timeout_us = r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+    r->timeout_us = r->window_us = r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
     r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = NAN;
     if (c->family->prepare) {
         const char *why = NULL;
@@ -1301,13 +1337,14 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
          * starts from the case's first timeout, and may need a longer one
          * to prove its wait. */
         int window_retries = 0, timeout_retries = 0;
-        res->late_call_us = res->late_timeout_us = 0;
+        res->late_call_us = res->late_timeout_us = res->hold_window_us = 0;
         res->timeout_us = first_timeout_us;
         for (;;) {
             int rc = run_rep(e, c, res, &res->reps[i]);
             if (rc == REP_WINDOW_SHORT && !res->drain_measured) {
                 measure_drain(e, c, res); /* was the bound on "promptly" too tight? */
-            } else if (rc == REP_WINDOW_SHORT && window_retries < WAIT_RETRIES) {
+            } else if ((rc == REP_WINDOW_SHORT || rc == REP_HOLD_TO_TRACK) &&
+                       window_retries < WAIT_RETRIES) {
                 window_retries++;
                 res->window_retries++;
                 res->window_us = fmin(2 * res->window_us, WAIT_MAX_US);

@@ -76,6 +76,10 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
         json_object_set_new(ev, "drain_max_us", us(r->drain_max_us));
     if (r->waits_tracked)
         json_object_set_new(ev, "waits_tracked", json_integer(r->waits_tracked));
+    if (r->holds_tracked[0] + r->holds_tracked[1] + r->holds_tracked[2])
+        json_object_set_new(ev, "holds_tracked",
+                            json_pack("{s:i,s:i,s:i}", "op_after", r->holds_tracked[0], "third_blocking",
+                                      r->holds_tracked[1], "third_nonblocking", r->holds_tracked[2]));
     json_object_set_new(ev, "control",
                         r->nreps ? json_pack("{s:s?,s:s?,s:s?,s:b}", "op_after",
                                              cts_order_name(r->control.op_after), "third_blocking",
@@ -84,22 +88,25 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
                                              cts_order_name(r->control.third_nonblocking),
                                              "with_case_setup", r->control_own)
                                  : json_null());
-    /* Per repetition; an array that holds nothing is left out, and so is
-     * rep_timeout_us where every repetition was decided at timeout_us.
-     * tracked_from_*: the shorter-timeout attempt a repetition's wait was
-     * proven against (see engine.c). */
-    enum { N = 11 };
+    /* Per repetition; an array that holds nothing is left out, and so are
+     * rep_timeout_us and rep_window_us where every repetition was decided
+     * at timeout_us and window_us.  tracked_from_*: the shorter-timeout
+     * attempt a repetition's wait was proven against (see engine.c). */
+    enum { N = 12 };
     const char *names[N] = {"call_us", "release_to_return_us", "op_after_gpu_us",
                             "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst",
-                            "rep_timeout_us", "tracked_from_timeout_us", "tracked_from_call_us"};
+                            "rep_timeout_us", "tracked_from_timeout_us", "tracked_from_call_us",
+                            "rep_window_us"};
     json_t *arr[N];
     for (int k = 0; k < N; k++)
         arr[k] = json_array();
-    int own_timeouts = 0;
+    int own_timeouts = 0, own_windows = 0;
     for (int i = 0; i < r->nreps; i++) {
         const struct cts_rep *p = &r->reps[i];
         own_timeouts |= !isnan(p->timeout_us) && p->timeout_us != r->timeout_us;
+        own_windows |= !isnan(p->window_us) && p->window_us != r->window_us;
         json_array_append_new(arr[8], us(p->timeout_us));
+        json_array_append_new(arr[11], us(p->window_us));
         json_array_append_new(arr[9], us(p->tracked_from_timeout_us));
         json_array_append_new(arr[10], us(p->tracked_from_call_us));
         json_array_append_new(arr[0], us(p->call_us));
@@ -113,6 +120,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     }
     if (!own_timeouts)
         json_array_clear(arr[8]);
+    if (!own_windows)
+        json_array_clear(arr[11]);
     for (int k = 0; k < N; k++) {
         int any = 0;
         for (size_t i = 0; i < json_array_size(arr[k]); i++)
