@@ -1,31 +1,7 @@
 #!/usr/bin/env bash
 # sync-cts check: deviations and waivers, the baseline mode, and bad input,
 # on the committed matrices (copied: reports/ is never written).
-set -u
-cts=${1:?usage: check.sh path/to/sync-cts}
-cts="$(cd "$(dirname "$cts")" && pwd)/$(basename "$cts")"
-root="$(cd "$(dirname "$0")/.." && pwd)"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# run CODE ARGS...: sync-cts ARGS exits CODE; stdout in $tmp/out, stderr in $tmp/err.
-run() {
-    local code=$1
-    shift
-    "$cts" "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    [ "$rc" -eq "$code" ] || fail "sync-cts $*: exit $rc, expected $code ($(head -c 300 "$tmp/err"))"
-}
-# error MESSAGE ARGS...: exit 2, one stderr line containing MESSAGE.
-error() {
-    local msg=$1
-    shift
-    run 2 "$@"
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sync-cts $*: stderr is not one line: $(cat "$tmp/err")"
-    grep -qF -- "$msg" "$tmp/err" || fail "sync-cts $*: stderr '$(cat "$tmp/err")' lacks '$msg'"
-}
+. "$(dirname "$0")/lib.sh" "$@"
 
 h200="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
 h100="$root/reports/nvidia-h100-80gb-hbm3/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
@@ -104,8 +80,4 @@ error "'$tmp/unjudged.json' is not judged against the documentation: run sync-ct
 error "'$tmp/w.json': waiver 1 has a driver bound" run 'memcpy.d2d.*' --waivers "$tmp/w.json" --out "$tmp/m.json"
 [ -e "$tmp/m.json" ] && fail "a run with a bad waivers file left a matrix"
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures check test(s) failed" >&2
-    exit 1
-fi
-echo "check tests passed"
+finish "check tests"

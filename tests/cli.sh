@@ -1,53 +1,35 @@
 #!/usr/bin/env bash
 # The command line: every kind of bad input gets a one-line error naming the
 # problem, a non-zero exit, and leaves no file behind.  Runs with or without a GPU.
-set -u
-cts=${1:?usage: cli.sh path/to/sync-cts}
-cts="$(cd "$(dirname "$cts")" && pwd)/$(basename "$cts")"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+. "$(dirname "$0")/lib.sh" "$@"
 
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# expect CODE PATTERN -- ARGS...: exit code CODE, stderr one line matching PATTERN.
-expect() {
-    local code=$1 pattern=$2
-    shift 3
-    "$cts" "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    [ "$rc" -eq "$code" ] || fail "sync-cts $*: exit $rc, expected $code ($(cat "$tmp/err"))"
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "sync-cts $*: stderr is not one line: $(cat "$tmp/err")"
-    grep -qF -- "$pattern" "$tmp/err" || fail "sync-cts $*: stderr '$(cat "$tmp/err")' lacks '$pattern'"
-}
-
-expect 2 "no command given" --
-expect 2 "unknown command 'frobnicate'" -- frobnicate
-expect 2 "unknown option '--bogus'" -- run --bogus
-expect 2 "unknown option '--bogus'" -- list --bogus
-expect 2 "unknown option '--bogus'" -- env --bogus
-expect 2 "unknown option '-x'" -- list -x
-expect 2 "option '--out' needs a value" -- render m.json --out
-expect 2 "option '--repeat' needs a value" -- run --repeat
-expect 2 "--repeat wants a whole number from 1 to 16, not '0'" -- run --repeat 0
-expect 2 "--repeat wants a whole number from 1 to 16, not 'many'" -- run --repeat many
-expect 2 "--device wants a device index, not '-1'" -- run --device -1
-expect 2 "no case matches 'nothing.*'" -- list 'nothing.*'
-expect 2 "no case matches 'memcpy.h2d.*.op_nonblocking.*'" -- run 'memcpy.h2d.*.op_nonblocking.*' --out "$tmp/m.json"
-expect 2 "unexpected argument 'extra'" -- list 'memcpy.*' extra
-expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger)" -- list --family nope
-expect 2 "no case of group 'nope' matches '*'" -- list --group nope
-expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" -- run --schedule fast
-expect 2 "cannot write '/nonexistent/dir/m.json.gz'" -- run --out /nonexistent/dir/m.json.gz
-expect 2 "no case of family 'alloc' matches 'memcpy*'" -- run --family alloc 'memcpy*' --out "$tmp/m.json"
-expect 2 "cannot write '/nonexistent/dir/m.json'" -- run --out /nonexistent/dir/m.json
-expect 2 "cannot write '$tmp/ok.log.d/x.log'" -- run --out "$tmp/ok.json" --log "$tmp/ok.log.d/x.log"
-expect 2 "cannot read '$tmp/none.log'" -- log "$tmp/none.log"
-expect 2 "log wants a log file" -- log
-expect 2 "render wants a matrix file" -- render
-expect 2 "cannot read '$tmp/none.json'" -- render "$tmp/none.json"
+expect 2 "no command given"
+expect 2 "unknown command 'frobnicate'" frobnicate
+expect 2 "unknown option '--bogus'" run --bogus
+expect 2 "unknown option '--bogus'" list --bogus
+expect 2 "unknown option '--bogus'" env --bogus
+expect 2 "unknown option '-x'" list -x
+expect 2 "option '--out' needs a value" render m.json --out
+expect 2 "option '--repeat' needs a value" run --repeat
+expect 2 "--repeat wants a whole number from 1 to 16, not '0'" run --repeat 0
+expect 2 "--repeat wants a whole number from 1 to 16, not 'many'" run --repeat many
+expect 2 "--device wants a device index, not '-1'" run --device -1
+expect 2 "no case matches 'nothing.*'" list 'nothing.*'
+expect 2 "no case matches 'memcpy.h2d.*.op_nonblocking.*'" run 'memcpy.h2d.*.op_nonblocking.*' --out "$tmp/m.json"
+expect 2 "unexpected argument 'extra'" list 'memcpy.*' extra
+expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger)" list --family nope
+expect 2 "no case of group 'nope' matches '*'" list --group nope
+expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" run --schedule fast
+expect 2 "cannot write '/nonexistent/dir/m.json.gz'" run --out /nonexistent/dir/m.json.gz
+expect 2 "no case of family 'alloc' matches 'memcpy*'" run --family alloc 'memcpy*' --out "$tmp/m.json"
+expect 2 "cannot write '/nonexistent/dir/m.json'" run --out /nonexistent/dir/m.json
+expect 2 "cannot write '$tmp/ok.log.d/x.log'" run --out "$tmp/ok.json" --log "$tmp/ok.log.d/x.log"
+expect 2 "cannot read '$tmp/none.log'" log "$tmp/none.log"
+expect 2 "log wants a log file" log
+expect 2 "render wants a matrix file" render
+expect 2 "cannot read '$tmp/none.json'" render "$tmp/none.json"
 echo '{"not": "a matrix"}' >"$tmp/bad.json"
-expect 2 "'$tmp/bad.json' is not a cuda-sync-cts matrix" -- render "$tmp/bad.json"
+expect 2 "'$tmp/bad.json' is not a cuda-sync-cts matrix" render "$tmp/bad.json"
 rm -f "$tmp/bad.json"
 
 # Nothing half-written: the failed runs above left no file at all.
@@ -57,7 +39,7 @@ leftover=$(find "$tmp" -mindepth 1 -not -name out -not -name err)
 # An unwritable directory (skipped as root, who can write anywhere).
 if [ "$(id -u)" -ne 0 ]; then
     mkdir "$tmp/ro" && chmod 555 "$tmp/ro"
-    expect 2 "cannot write '$tmp/ro/m.json'" -- run --out "$tmp/ro/m.json"
+    expect 2 "cannot write '$tmp/ro/m.json'" run --out "$tmp/ro/m.json"
 fi
 
 # A valid run: skipped (77) with its reason and no file where there is no GPU;
@@ -98,11 +80,11 @@ grep -qx 'cu_memset_d2d8_async memset' "$tmp/groups" || fail "list --groups lack
 # judge and cite on a committed matrix (a copy: reports/ is never written).
 src="$(cd "$(dirname "$0")/.." && pwd)/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
 cp "$src" "$tmp/h200.json.gz"
-expect 2 "judge wants a matrix file" -- judge
-expect 2 "cannot read '$tmp/none.json'" -- judge "$tmp/none.json"
-expect 2 "cannot write '/nonexistent/dir/j.json'" -- judge "$tmp/h200.json.gz" --out /nonexistent/dir/j.json
+expect 2 "judge wants a matrix file" judge
+expect 2 "cannot read '$tmp/none.json'" judge "$tmp/none.json"
+expect 2 "cannot write '/nonexistent/dir/j.json'" judge "$tmp/h200.json.gz" --out /nonexistent/dir/j.json
 cp "${src%/default/matrix.json.gz}/per-thread-default-stream/matrix.json.gz" "$tmp/ptds.json.gz"
-expect 2 "'$tmp/ptds.json.gz' was measured with the per-thread default stream: judge it with sync-cts-ptds" -- judge "$tmp/ptds.json.gz"
+expect 2 "'$tmp/ptds.json.gz' was measured with the per-thread default stream: judge it with sync-cts-ptds" judge "$tmp/ptds.json.gz"
 "$cts" judge "$tmp/h200.json.gz" --out "$tmp/judged.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "judge exited $?: $(cat "$tmp/err")"
 grep -qE "^$tmp/judged.json.gz: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECORDED, [0-9]+ without a verdict$" "$tmp/out" ||
     fail "judge printed: $(cat "$tmp/out")"
@@ -113,7 +95,7 @@ done
 grep -q "^## Deviations" "$tmp/r.md" || fail "the Markdown has no Deviations section"
 [ "$(wc -l <"$tmp/r.csv")" -eq 19018 ] || fail "the CSV is not a header and 19017 rows"
 grep -q 'id="memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"' "$tmp/r.html" || fail "the HTML lacks a case anchor"
-expect 2 "--format wants md, csv or html, not 'pdf'" -- render "$tmp/judged.json.gz" --format pdf --out "$tmp/r.pdf"
+expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json.gz" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
 rm -f "$tmp"/r.md "$tmp"/r.csv "$tmp"/r.html
 one='memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same'
@@ -125,9 +107,9 @@ for want in "cudaMemcpy of 4096 bytes, host to device, pageable memory (malloc)"
     "Verdict: DEVIATES." "(case $one)"; do
     grep -qF -- "$want" "$tmp/out" || fail "cite lacks '$want': $(cat "$tmp/out")"
 done
-expect 2 "cite wants a case id" -- cite
-expect 2 "cite takes a case id and one matrix, not 'extra'" -- cite "$one" "$tmp/judged.json.gz" extra
-expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json.gz' (nearest: $one," -- \
+expect 2 "cite wants a case id" cite
+expect 2 "cite takes a case id and one matrix, not 'extra'" cite "$one" "$tmp/judged.json.gz" extra
+expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json.gz' (nearest: $one," \
     cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam "$tmp/judged.json.gz"
 (cd "$tmp" && "$cts" cite "$one" >out 2>err; [ $? -eq 2 ] && grep -qF "cannot read 'matrix.json'" err) ||
     fail "cite with no matrix here did not name matrix.json"
@@ -140,8 +122,4 @@ printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"result","id":"a.b","stat
 [ $? -eq 3 ] || fail "log of a crashed run did not exit 3"
 grep -q '^CRASH c.d' "$tmp/out" || fail "log did not name the crashed case: $(cat "$tmp/out")"
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures CLI check(s) failed" >&2
-    exit 1
-fi
-echo "CLI checks passed"
+finish "CLI checks"

@@ -2,33 +2,7 @@
 # sync-cts diff: which cases changed between matrices, in which group, in each
 # format; exit 0 / 1 / 2; one-line errors and no half-written output.  Builds
 # small matrices with python3 (json, gzip), and alters a copy of a committed one.
-set -u
-cts=${1:?usage: diff.sh path/to/sync-cts}
-root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# run CODE ARGS...: sync-cts diff ARGS, stdout in $tmp/out, stderr in $tmp/err; exit CODE.
-run() {
-    local code=$1
-    shift
-    "$cts" diff "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    [ "$rc" -eq "$code" ] || fail "diff $*: exit $rc, expected $code ($(head -c 300 "$tmp/err"))"
-}
-
-# expect_error PATTERN ARGS...: exit 2, stderr one line containing PATTERN, nothing on stdout.
-expect_error() {
-    local pattern=$1
-    shift
-    run 2 "$@"
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "diff $*: stderr is not one line: $(cat "$tmp/err")"
-    grep -qF -- "$pattern" "$tmp/err" || fail "diff $*: stderr '$(cat "$tmp/err")' lacks '$pattern'"
-    [ -s "$tmp/out" ] && fail "diff $*: wrote to stdout on an error"
-}
+. "$(dirname "$0")/lib.sh" "$@"
 
 # has FILE LINE: FILE has LINE exactly (carriage returns ignored).
 has() { tr -d '\r' <"$1" | grep -qxF -- "$2" || fail "$(basename "$1") lacks the line '$2'"; }
@@ -93,12 +67,12 @@ open(f"{d}/trunc.json.gz", "wb").write(raw[: len(raw) // 2])
 EOF
 
 # Identical matrices: nothing changed.
-run 0 "$tmp/a.json" "$tmp/a2.json"
+run 0 diff "$tmp/a.json" "$tmp/a2.json"
 grep -q "^A -> B: 0 cases changed$" "$tmp/out" || fail "identical matrices: no '0 cases changed': $(cat "$tmp/out")"
 [ -s "$tmp/err" ] && fail "identical matrices: stderr: $(cat "$tmp/err")"
 
 # A against B (gzip): four changes, each in its group; times and the VARIES order are not changes.
-run 1 "$tmp/a.json" "$tmp/b.json.gz"
+run 1 diff "$tmp/a.json" "$tmp/b.json.gz"
 t="$tmp/out"
 has "$t" "A -> B: 4 cases changed"
 has "$t" "  regressed 1, fixed 0, newly NOTSUPP 1, no longer NOTSUPP 0, changed 1, only in A 0, only in B 1"
@@ -121,7 +95,7 @@ grep -q '^\* counts  *PASS 5, VARIES 1  *PASS 4, VARIES 1, FAIL 1, NOTSUPP 1$' "
     fail "text: counts row: $(grep counts "$t")"
 
 # Markdown: the header table, the counts, one table per non-empty group.
-run 1 "$tmp/a.json" "$tmp/b.json.gz" --format md
+run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format md
 m="$tmp/out"
 has "$m" "| GPU | Test GPU | Other GPU | yes |"
 has "$m" "| runtime | 13.0 | 13.0 |  |"
@@ -135,7 +109,7 @@ has "$m" "| \`c.only_b\` | absent | A | call 10.0 us |"
 lacks "$m" "### fixed"
 
 # CSV: exactly these lines, CRLF-terminated, RFC 4180 quoting.
-run 1 "$tmp/a.json" "$tmp/b.json.gz" --format csv
+run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format csv
 printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
     "regressed,c.pass_fail,PASS,FAIL,W,,," \
     "newly NOTSUPP,c.notsupp,PASS,NOTSUPP,A,,," \
@@ -144,42 +118,42 @@ printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conf
 cmp -s "$tmp/out" "$tmp/want.csv" || fail "csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
 
 # Three matrices: each later one against A; CSV names the later matrix; a quoted id.
-run 1 "$tmp/a.json" "$tmp/b.json.gz" "$tmp/c.json" --format csv
+run 1 diff "$tmp/a.json" "$tmp/b.json.gz" "$tmp/c.json" --format csv
 has "$tmp/out" "matrix,group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b"
 has "$tmp/out" "$tmp/b.json.gz,changed,c.w_a,PASS,PASS,W,A,,"
 has "$tmp/out" "$tmp/c.json,only in A,\"x,\"\"y\"\"\",PASS,,A,,,"
 [ "$(wc -l <"$tmp/out")" -eq 6 ] || fail "3-matrix csv: $(wc -l <"$tmp/out") lines, expected 6"
-run 1 "$tmp/a.json" "$tmp/a2.json" "$tmp/c.json"
+run 1 diff "$tmp/a.json" "$tmp/a2.json" "$tmp/c.json"
 has "$tmp/out" "A -> B: 0 cases changed"
 has "$tmp/out" "A -> C: 1 case changed"
 has "$tmp/out" "only in A (1)"
 
 # Conformance: CONFORMS -> DEVIATES regressed, DEVIATES -> RECORDED fixed; not compared without a spec in A.
-run 1 "$tmp/sa.json" "$tmp/sb.json" --format csv
+run 1 diff "$tmp/sa.json" "$tmp/sb.json" --format csv
 printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
     "regressed,c.notsupp,PASS,PASS,A,A,CONFORMS,DEVIATES" \
     "fixed,c.timing,PASS,PASS,A,A,DEVIATES,RECORDED" >"$tmp/want.csv"
 cmp -s "$tmp/out" "$tmp/want.csv" || fail "conformance csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
-run 1 "$tmp/sa.json" "$tmp/sb.json"
+run 1 diff "$tmp/sa.json" "$tmp/sb.json"
 has "$tmp/out" "  c.notsupp  A [CONFORMS] -> A [DEVIATES]  (call 10.0 us -> 10.0 us)"
 
 # --out: the same bytes in the file, nothing on stdout.
-run 1 "$tmp/a.json" "$tmp/b.json.gz" --format md --out "$tmp/report.md"
+run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format md --out "$tmp/report.md"
 [ -s "$tmp/out" ] && fail "--out: wrote to stdout too"
 "$cts" diff "$tmp/a.json" "$tmp/b.json.gz" --format md >"$tmp/stdout.md"
 cmp -s "$tmp/report.md" "$tmp/stdout.md" || fail "--out: the file differs from stdout"
 
 # Errors: exit 2, one line naming the problem, and no output file.
-expect_error "diff wants at least two matrix files" --
-expect_error "diff wants at least two matrix files" "$tmp/a.json"
-expect_error "cannot read '$tmp/none.json'" "$tmp/a.json" "$tmp/none.json" --out "$tmp/o.txt"
-expect_error "'$tmp/notm.json' is not a cuda-sync-cts matrix" "$tmp/notm.json" "$tmp/a.json" --out "$tmp/o.txt"
-expect_error "'$tmp/v2.json' has schema version 2" "$tmp/a.json" "$tmp/v2.json" --out "$tmp/o.txt"
-expect_error "'$tmp/trunc.json.gz' is a truncated or damaged gzip file" "$tmp/a.json" "$tmp/trunc.json.gz"
-expect_error "--format wants text, md or csv, not 'html'" "$tmp/a.json" "$tmp/b.json.gz" --format html
-expect_error "unknown option '--bogus'" "$tmp/a.json" "$tmp/b.json.gz" --bogus
-expect_error "option '--format' needs a value" "$tmp/a.json" "$tmp/b.json.gz" --format
-expect_error "cannot write '$tmp/no/dir/o.txt'" "$tmp/a.json" "$tmp/b.json.gz" --out "$tmp/no/dir/o.txt"
+error "diff wants at least two matrix files" diff --
+error "diff wants at least two matrix files" diff "$tmp/a.json"
+error "cannot read '$tmp/none.json'" diff "$tmp/a.json" "$tmp/none.json" --out "$tmp/o.txt"
+error "'$tmp/notm.json' is not a cuda-sync-cts matrix" diff "$tmp/notm.json" "$tmp/a.json" --out "$tmp/o.txt"
+error "'$tmp/v2.json' has schema version 2" diff "$tmp/a.json" "$tmp/v2.json" --out "$tmp/o.txt"
+error "'$tmp/trunc.json.gz' is a truncated or damaged gzip file" diff "$tmp/a.json" "$tmp/trunc.json.gz"
+error "--format wants text, md or csv, not 'html'" diff "$tmp/a.json" "$tmp/b.json.gz" --format html
+error "unknown option '--bogus'" diff "$tmp/a.json" "$tmp/b.json.gz" --bogus
+error "option '--format' needs a value" diff "$tmp/a.json" "$tmp/b.json.gz" --format
+error "cannot write '$tmp/no/dir/o.txt'" diff "$tmp/a.json" "$tmp/b.json.gz" --out "$tmp/no/dir/o.txt"
 [ -e "$tmp/o.txt" ] && fail "an error left the --out file behind"
 ls "$tmp" | grep -q '\.tmp\.' && fail "an error left a temporary file: $(ls "$tmp")"
 
@@ -205,13 +179,13 @@ EOF
     # Judged again, the altered case (a call that now waits where the
     # documentation promises it does not) deviates: a regression.
     "$cts" judge "$tmp/altered.json.gz" >/dev/null || fail "judge of the altered matrix failed"
-    run 0 "$tmp/real.json.gz" "$real"
+    run 0 diff "$tmp/real.json.gz" "$real"
     has "$tmp/out" "A -> B: 0 cases changed"
-    run 1 "$tmp/real.json.gz" "$tmp/altered.json.gz" --format csv
+    run 1 diff "$tmp/real.json.gz" "$tmp/altered.json.gz" --format csv
     printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
         "regressed,$id,PASS,PASS,A,W,CONFORMS,DEVIATES" >"$tmp/want.csv"
     cmp -s "$tmp/out" "$tmp/want.csv" || fail "real matrix: csv is not exactly '$id': $(head -c 500 "$tmp/out")"
-    run 1 "$tmp/real.json.gz" "$tmp/altered.json.gz"
+    run 1 diff "$tmp/real.json.gz" "$tmp/altered.json.gz"
     has "$tmp/out" "A -> B: 1 case changed"
     grep -q "^  $id  A \[CONFORMS\] -> W \[DEVIATES\]  (call [0-9.]* us -> [0-9.]* us; host: returns -> waits)$" "$tmp/out" ||
         fail "real matrix: no line for '$id': $(tail -n 3 "$tmp/out")"
@@ -220,8 +194,4 @@ else
     fail "no committed matrix at $real"
 fi
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures diff check(s) failed" >&2
-    exit 1
-fi
-echo "diff checks passed"
+finish "diff checks"
