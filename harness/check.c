@@ -16,11 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *s_of(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
+#define s_of cts_json_str
 
 /* Compares dotted version strings numerically ("580.159.04" < "581.1");
  * anything after the digits and dots is ignored. */

@@ -11,11 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *s_of(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
+#define s_of cts_json_str
 
 static const char *op_words(const char *op, const char *default_stream)
 {

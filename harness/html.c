@@ -14,16 +14,8 @@
 #define NCOLS CTS_BUSY_COLUMNS
 #define busy_cols cts_busy_columns
 
-static const char *str(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
-static const char *path_str(const json_t *o, const char *a, const char *b)
-{
-    return str(json_object_get(o, a), b);
-}
+#define str cts_json_str
+#define path_str cts_json_path_str
 
 /* Every string that comes from the matrix goes through here. */
 static void esc(FILE *f, const char *s)
@@ -223,6 +215,17 @@ static void environment(FILE *f, const json_t *m)
     fputs("</table>\n", f);
 }
 
+/* The cells naming a row's call variant: memory, size, copy kind, op stream. */
+static void variant_cells(FILE *f, const json_t *c)
+{
+    static const char *const keys[] = {"memory", "size_label", "kind", "op_stream"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        fputs("<td>", f);
+        esc(f, str(c, keys[k]));
+        fputs("</td>", f);
+    }
+}
+
 static void cell(FILE *f, const char *id, const json_t *c)
 {
     const char *st = str(c, "status"), *sym = str(c, "symbol");
@@ -398,15 +401,9 @@ int cts_render_html(const json_t *m, FILE *f)
                 e++;
             }
             const json_t *idle = json_object_get(json_object_get(row, "evidence"), "idle_call_us");
-            fputs("<tr><td>", f);
-            esc(f, str(row, "memory"));
-            fputs("</td><td>", f);
-            esc(f, str(row, "size_label"));
-            fputs("</td><td>", f);
-            esc(f, str(row, "kind"));
-            fputs("</td><td>", f);
-            esc(f, str(row, "op_stream"));
-            fputs("</td><td>", f);
+            fputs("<tr>", f);
+            variant_cells(f, row);
+            fputs("<td>", f);
             if (json_is_number(idle))
                 fprintf(f, "%.1f", json_number_value(idle));
             fputs("</td>", f);
@@ -426,15 +423,9 @@ int cts_render_html(const json_t *m, FILE *f)
             fputs("<p>Outside the grid:</p>\n<table class=\"m\"><tbody>\n", f);
             for (size_t x = 0; x < nextra; x++) {
                 const json_t *c = rows[extra[x]].c;
-                fputs("<tr><td>", f);
-                esc(f, str(c, "memory"));
-                fputs("</td><td>", f);
-                esc(f, str(c, "size_label"));
-                fputs("</td><td>", f);
-                esc(f, str(c, "kind"));
-                fputs("</td><td>", f);
-                esc(f, str(c, "op_stream"));
-                fputs("</td><td>busy ", f);
+                fputs("<tr>", f);
+                variant_cells(f, c);
+                fputs("<td>busy ", f);
                 esc(f, str(c, "busy"));
                 fputs("</td>", f);
                 cell(f, rows[extra[x]].id, c);

@@ -10,16 +10,8 @@
 #define NCOLS CTS_BUSY_COLUMNS
 #define busy_cols cts_busy_columns
 
-static const char *str(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
-static const char *path_str(const json_t *o, const char *a, const char *b)
-{
-    return str(json_object_get(o, a), b);
-}
+#define str cts_json_str
+#define path_str cts_json_path_str
 
 #define row cts_row
 

@@ -9,11 +9,18 @@ const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1] = {
     "same", "legacy", "blocking", "nonblocking", "perthread", "thread_legacy", "thread_perthread",
     "hostfn", NULL};
 
-static const char *str(const json_t *o, const char *key)
+const char *cts_json_str(const json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
     return s ? s : "";
 }
+
+const char *cts_json_path_str(const json_t *o, const char *a, const char *b)
+{
+    return cts_json_str(json_object_get(o, a), b);
+}
+
+#define str cts_json_str
 
 /* Position of s in a NULL-terminated list; unknown values sort last. */
 static int rank(const char *const *list, const char *s)

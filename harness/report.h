@@ -44,6 +44,9 @@ struct cts_row {
 };
 struct cts_row *cts_sorted_cases(const json_t *m, size_t *n);
 const char *cts_dir_words(const char *token);
+/* A matrix's string member, "" when absent or not a string; the same one level down. */
+const char *cts_json_str(const json_t *o, const char *key);
+const char *cts_json_path_str(const json_t *o, const char *a, const char *b);
 
 /* csv.c: one CSV field (RFC 4180), quoted where it holds a comma, a quote or a line break. */
 void cts_csv_text(FILE *f, const char *s);
