@@ -52,16 +52,7 @@ struct comparison {
 
 static int g_oom; /* set when a string could not be allocated; checked before anything is written */
 
-static int diff_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("sync-cts: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return DIFF_ERROR;
-}
+#define diff_error(...) cts_die(DIFF_ERROR, __VA_ARGS__)
 
 /* A formatted string to free; NULL (and g_oom) if memory ran out. */
 static char *dupf(const char *fmt, ...)

@@ -45,7 +45,7 @@ static const char usage_text[] =
     "per-case log FILE.log.  --group selects one CTest group exactly (list --groups).\n"
     "Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
 
-static int die(int code, const char *fmt, ...)
+int cts_die(int code, const char *fmt, ...)
 {
     va_list ap;
     fputs("sync-cts: ", stderr);
@@ -73,7 +73,7 @@ static int take_glob(int argc, char **argv, const char **glob)
     if (optind < argc)
         *glob = argv[optind++];
     if (optind < argc)
-        return die(EXIT_USAGE, "unexpected argument '%s' (one GLOB at most)", argv[optind]);
+        return cts_die(EXIT_USAGE, "unexpected argument '%s' (one GLOB at most)", argv[optind]);
     return 0;
 }
 
@@ -81,8 +81,8 @@ static int take_glob(int argc, char **argv, const char **glob)
 static int bad_option(int c, char **argv)
 {
     if (c == ':')
-        return die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-    return die(EXIT_USAGE, "unknown option '%s' (see sync-cts --help)", argv[optind - 1]);
+        return cts_die(EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+    return cts_die(EXIT_USAGE, "unknown option '%s' (see sync-cts --help)", argv[optind - 1]);
 }
 
 /* The cases the optional GLOB selects; a GLOB that selects nothing is bad input. */
@@ -101,18 +101,18 @@ static int select_cases(int argc, char **argv, const char *family, const char *g
             for (f = 0; f < cts_family_count; f++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", f ? ", " : "",
                          cts_families[f]->name);
-            return die(EXIT_USAGE, "no family '%s' (families: %s)", family, names);
+            return cts_die(EXIT_USAGE, "no family '%s' (families: %s)", family, names);
         }
     }
     *n = cts_select(*glob, family, group, sel);
     if (*n == 0) {
         free(*sel);
         if (group)
-            return die(EXIT_USAGE, "no case of group '%s'%s%s matches '%s' (groups: sync-cts list --groups)",
+            return cts_die(EXIT_USAGE, "no case of group '%s'%s%s matches '%s' (groups: sync-cts list --groups)",
                        group, family ? " in family " : "", family ? family : "", *glob ? *glob : "*");
         if (family)
-            return die(EXIT_USAGE, "no case of family '%s' matches '%s'", family, *glob ? *glob : "*");
-        return die(EXIT_USAGE, "no case matches '%s'", *glob);
+            return cts_die(EXIT_USAGE, "no case of family '%s' matches '%s'", family, *glob ? *glob : "*");
+        return cts_die(EXIT_USAGE, "no case matches '%s'", *glob);
     }
     return 0;
 }
@@ -169,10 +169,10 @@ static int find_device(int dev)
         return EXIT_SKIP;
     }
     if (e != cudaSuccess)
-        return die(EXIT_NO_VERDICT, "cannot start CUDA: cudaGetDeviceCount returned %s",
+        return cts_die(EXIT_NO_VERDICT, "cannot start CUDA: cudaGetDeviceCount returned %s",
                    cudaGetErrorName(e));
     if (dev >= n)
-        return die(EXIT_USAGE, "no CUDA device %d (this machine has %d)", dev, n);
+        return cts_die(EXIT_USAGE, "no CUDA device %d (this machine has %d)", dev, n);
     return 0;
 }
 
@@ -187,17 +187,17 @@ static int cmd_env(int argc, char **argv)
         if (c == 'd' && parse_int(optarg, 0, 1023, &dev) == 0)
             continue;
         if (c == 'd')
-            return die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
+            return cts_die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
         return bad_option(c, argv);
     }
     if (optind < argc)
-        return die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+        return cts_die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
     if ((rc = find_device(dev)))
         return rc;
     char err[256];
     json_t *env = cts_env_collect(dev, err, sizeof err);
     if (!env)
-        return die(EXIT_NO_VERDICT, "cannot read the environment: %s", err);
+        return cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", err);
     json_dumpf(env, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
     putchar('\n');
     json_decref(env);
@@ -267,12 +267,12 @@ static int cmd_run(int argc, char **argv)
         switch (c) {
         case 'r':
             if (parse_int(optarg, 1, CTS_MAX_REPEAT, &repeat))
-                return die(EXIT_USAGE, "--repeat wants a whole number from 1 to %d, not '%s'",
+                return cts_die(EXIT_USAGE, "--repeat wants a whole number from 1 to %d, not '%s'",
                            CTS_MAX_REPEAT, optarg);
             break;
         case 'd':
             if (parse_int(optarg, 0, 1023, &dev))
-                return die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
+                return cts_die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
             break;
         case 'o': out = optarg; break;
         case 'f': family = optarg; break;
@@ -284,7 +284,7 @@ static int cmd_run(int argc, char **argv)
             for (sched = 0; sched < 4 && strcmp(optarg, schedules[sched].name); sched++)
                 ;
             if (sched == 4)
-                return die(EXIT_USAGE, "--schedule wants auto, spin, yield or blocking-sync, not '%s'",
+                return cts_die(EXIT_USAGE, "--schedule wants auto, spin, yield or blocking-sync, not '%s'",
                            optarg);
             break;
         default:
@@ -302,12 +302,12 @@ static int cmd_run(int argc, char **argv)
     json_t *waivers = NULL, *baseline = NULL;
     if (waivers_path && !(waivers = cts_waivers_load(waivers_path, err, sizeof err))) {
         free(sel);
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
     if (baseline_path && !(baseline = cts_matrix_load(baseline_path, err, sizeof err))) {
         json_decref(waivers);
         free(sel);
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
     derive_path(mdpath, sizeof mdpath, out, ".md");
     if (!logpath) {
@@ -316,24 +316,24 @@ static int cmd_run(int argc, char **argv)
     }
     if (strcmp(out, mdpath) == 0 || strcmp(out, logpath) == 0 || strcmp(mdpath, logpath) == 0) {
         free(sel);
-        return die(EXIT_USAGE, "--out and --log name the same file '%s'", logpath);
+        return cts_die(EXIT_USAGE, "--out and --log name the same file '%s'", logpath);
     }
     struct cts_outfile jf, mf;
     if (cts_outfile_open(&jf, out, err, sizeof err)) {
         free(sel);
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
     if (cts_outfile_open(&mf, mdpath, err, sizeof err)) {
         cts_outfile_abort(&jf);
         free(sel);
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
     struct cts_log log = {0};
     if (!writable(logpath)) { /* the log is streamed, so it is probed rather than staged */
         cts_outfile_abort(&jf);
         cts_outfile_abort(&mf);
         free(sel);
-        return die(EXIT_USAGE, "cannot write '%s'", logpath);
+        return cts_die(EXIT_USAGE, "cannot write '%s'", logpath);
     }
 
     if ((rc = find_device(dev))) {
@@ -346,7 +346,7 @@ static int cmd_run(int argc, char **argv)
         cts_outfile_abort(&jf);
         cts_outfile_abort(&mf);
         free(sel);
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
 
     double t_start = cts_now_us();
@@ -361,7 +361,7 @@ static int cmd_run(int argc, char **argv)
             cts_outfile_abort(&mf);
             cts_log_close(&log);
             free(sel);
-            return die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s", schedules[sched].name,
+            return cts_die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s", schedules[sched].name,
                        cudaGetErrorName(serr));
         }
     }
@@ -373,7 +373,7 @@ static int cmd_run(int argc, char **argv)
         cts_log_close(&log);
         free(sel);
         free(e);
-        return die(EXIT_NO_VERDICT, "cannot read the environment: %s", env ? "out of memory" : err);
+        return cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", env ? "out of memory" : err);
     }
     if (cts_engine_init(e, dev))
         fprintf(stderr, "sync-cts: harness set-up failed, every case is BROKEN: %s\n", e->broken);
@@ -468,7 +468,7 @@ static int cmd_run(int argc, char **argv)
         free(sel);
         free(res);
         free(e);
-        return die(EXIT_NO_VERDICT, "%s", werr ? "cannot render the matrix" : err);
+        return cts_die(EXIT_NO_VERDICT, "%s", werr ? "cannot render the matrix" : err);
     }
 
     printf("%zu cases in %.1f s (%.0f cases/s):", n, wall_s, n / wall_s);
@@ -510,12 +510,12 @@ static int cmd_run(int argc, char **argv)
 static int cmd_log(int argc, char **argv)
 {
     if (argc != 2 || argv[1][0] == '-')
-        return die(EXIT_USAGE, argc < 2 ? "log wants a log file" : "log takes one log file, not '%s'",
+        return cts_die(EXIT_USAGE, argc < 2 ? "log wants a log file" : "log takes one log file, not '%s'",
                    argc < 2 ? "" : argv[argc - 1]);
     char err[512];
     json_t *scan = cts_log_scan(argv[1], err, sizeof err);
     if (!scan)
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     size_t count[CTS_STATUS_COUNT] = {0};
     const char *id;
     json_t *st;
@@ -559,18 +559,18 @@ static int cmd_render(int argc, char **argv)
             for (fmt = 0; fmt < 3 && strcmp(optarg, formats[fmt].name); fmt++)
                 ;
             if (fmt == 3)
-                return die(EXIT_USAGE, "--format wants md, csv or html, not '%s'", optarg);
+                return cts_die(EXIT_USAGE, "--format wants md, csv or html, not '%s'", optarg);
         } else {
             return bad_option(c, argv);
         }
     }
     if (optind != argc - 1)
-        return die(EXIT_USAGE, optind >= argc ? "render wants a matrix file"
+        return cts_die(EXIT_USAGE, optind >= argc ? "render wants a matrix file"
                                               : "render takes one matrix file");
     char err[512], mdpath[4200];
     json_t *m = cts_matrix_load(argv[optind], err, sizeof err);
     if (!m)
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     if (!out) {
         derive_path(mdpath, sizeof mdpath, argv[optind], formats[fmt].ext);
         out = mdpath;
@@ -578,16 +578,16 @@ static int cmd_render(int argc, char **argv)
     struct cts_outfile mf;
     if (cts_outfile_open(&mf, out, err, sizeof err)) {
         json_decref(m);
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
     int rc = formats[fmt].render(m, mf.f);
     json_decref(m);
     if (rc) {
         cts_outfile_abort(&mf);
-        return die(EXIT_NO_VERDICT, "cannot render '%s'", argv[optind]);
+        return cts_die(EXIT_NO_VERDICT, "cannot render '%s'", argv[optind]);
     }
     if (cts_outfile_commit(&mf, err, sizeof err))
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     return 0;
 }
 
@@ -609,20 +609,20 @@ static int cmd_judge(int argc, char **argv)
             return bad_option(c, argv);
     }
     if (optind != argc - 1)
-        return die(EXIT_USAGE, optind >= argc ? "judge wants a matrix file" : "judge takes one matrix file");
+        return cts_die(EXIT_USAGE, optind >= argc ? "judge wants a matrix file" : "judge takes one matrix file");
     const char *in = argv[optind];
     if (!out)
         out = in;
     char err[512];
     json_t *m = cts_matrix_load(in, err, sizeof err);
     if (!m)
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     const char *ds = json_string_value(
         json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
     int per_thread = ds && strcmp(ds, "per-thread") == 0;
     if (per_thread != cts_build_per_thread()) { /* the two builds declare different ids */
         json_decref(m);
-        return die(EXIT_USAGE, "'%s' was measured with the %s default stream: judge it with %s", in,
+        return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: judge it with %s", in,
                    per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
     }
     size_t count[4] = {0}, unknown = 0;
@@ -645,16 +645,16 @@ static int cmd_judge(int argc, char **argv)
     struct cts_outfile f;
     if (cts_outfile_open(&f, out, err, sizeof err)) {
         json_decref(m);
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
     int werr = ends_with(out, ".gz") ? cts_matrix_dump_gz(m, f.f) : cts_matrix_dump(m, f.f);
     json_decref(m);
     if (werr) {
         cts_outfile_abort(&f);
-        return die(EXIT_NO_VERDICT, "cannot write '%s'", out);
+        return cts_die(EXIT_NO_VERDICT, "cannot write '%s'", out);
     }
     if (cts_outfile_commit(&f, err, sizeof err))
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     printf("%s: %zu CONFORMS, %zu DEVIATES, %zu RECORDED, %zu without a verdict", out, count[1],
            count[2], count[3], count[0]);
     if (unknown)
@@ -683,22 +683,22 @@ static int cmd_check(int argc, char **argv)
             return bad_option(c, argv);
     }
     if (optind != argc - 1)
-        return die(EXIT_USAGE, optind >= argc ? "check wants a matrix file" : "check takes one matrix file");
+        return cts_die(EXIT_USAGE, optind >= argc ? "check wants a matrix file" : "check takes one matrix file");
     char err[512];
     json_t *m = cts_matrix_load(argv[optind], err, sizeof err), *w = NULL, *b = NULL;
     if (!m)
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     if ((wpath && !(w = cts_waivers_load(wpath, err, sizeof err))) ||
         (bpath && !(b = cts_matrix_load(bpath, err, sizeof err)))) {
         json_decref(m);
         json_decref(w);
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
     if (!json_is_object(json_object_get(m, "spec"))) {
         json_decref(m);
         json_decref(w);
         json_decref(b);
-        return die(EXIT_USAGE, "'%s' is not judged against the documentation: run sync-cts judge on it",
+        return cts_die(EXIT_USAGE, "'%s' is not judged against the documentation: run sync-cts judge on it",
                    argv[optind]);
     }
     int failing = cts_check(m, w, b, stdout, err, sizeof err);
@@ -706,7 +706,7 @@ static int cmd_check(int argc, char **argv)
     json_decref(w);
     json_decref(b);
     if (failing < 0)
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     return failing ? EXIT_FAILED : 0;
 }
 
@@ -720,29 +720,29 @@ static int cmd_cite(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
         return bad_option(c, argv);
     if (optind >= argc)
-        return die(EXIT_USAGE, "cite wants a case id (see sync-cts list)");
+        return cts_die(EXIT_USAGE, "cite wants a case id (see sync-cts list)");
     if (argc - optind > 2)
-        return die(EXIT_USAGE, "cite takes a case id and one matrix, not '%s'", argv[optind + 2]);
+        return cts_die(EXIT_USAGE, "cite takes a case id and one matrix, not '%s'", argv[optind + 2]);
     const char *id = argv[optind], *path = argc - optind == 2 ? argv[optind + 1] : "matrix.json";
     char err[512];
     json_t *m = cts_matrix_load(path, err, sizeof err);
     if (!m)
-        return die(EXIT_USAGE, "%s", err);
+        return cts_die(EXIT_USAGE, "%s", err);
     if (!json_object_get(json_object_get(m, "cases"), id)) {
         char near[3 * CTS_ID_MAX + 8];
         cts_nearest_ids(m, id, near, sizeof near);
         json_decref(m);
-        return die(EXIT_USAGE, "no case '%s' in '%s' (nearest: %s)", id, path, near);
+        return cts_die(EXIT_USAGE, "no case '%s' in '%s' (nearest: %s)", id, path, near);
     }
     int rc = cts_cite(m, id, stdout);
     json_decref(m);
-    return rc ? die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
+    return rc ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return die(EXIT_USAGE, "no command given (see sync-cts --help)");
+        return cts_die(EXIT_USAGE, "no command given (see sync-cts --help)");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage_text, stdout);
@@ -775,5 +775,5 @@ int main(int argc, char **argv)
         return cmd_check(argc, argv);
     if (!strcmp(cmd, "diff"))
         return cts_diff_main(argc, argv);
-    return die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
+    return cts_die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
 }
