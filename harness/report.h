@@ -55,7 +55,7 @@ void cts_csv_text(FILE *f, const char *s);
  * has no such case or the write fails.  The nearest ids to one m lacks. */
 int cts_cite(const json_t *m, const char *id, FILE *out);
 void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len);
-/* main.c: the one-line error of bad input: "sync-cts: ..." on stderr; returns code. */
+/* cli.c: the one-line error of bad input: "sync-cts: ..." on stderr; returns code. */
 int cts_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* diff.c: `sync-cts diff A B [C ...]`, argv[0] being "diff"; returns the
  * exit status: 0 no case changed, 1 some did, 2 bad input. */
