@@ -37,9 +37,12 @@
  * the device idle.  The array is allocated once, by the first prepare() or poke() that needs
  * it, and kept for the process.  No other prepare, and no cleanup/before/after.
  *
- * NOTSUPP: cudaMemcpyBatchAsync below driver 12.8, and on the legacy stream (its reference:
- * the stream "must not be legacy NULL stream"); it runs on stream 0 of the per-thread build.
- * A driver API copy where the driver lacks the function. */
+ * Rejections: cudaMemcpyBatchAsync given the handle 0 (in both builds) or cudaStreamLegacy,
+ * whose reference says the stream "must not be legacy NULL stream" and lists
+ * cudaErrorInvalidValue among its errors (RT-BATCH-NULL-STREAM).
+ *
+ * NOTSUPP: cudaMemcpyBatchAsync below driver 12.8; a driver API copy where the driver lacks
+ * the function. */
 #include "../harness/cts.h"
 #include "../harness/driver.h"
 #include "../harness/family.h"
@@ -202,14 +205,7 @@ static int needs(const struct cts_case *c, char *why, size_t len)
 {
     const char *f = cts_api_function(c->api);
     if (c->api == CTS_API_MEMCPY_BATCH_ASYNC) {
-        if (cts_need_driver_version(12080, f, why, len))
-            return -1;
-        if (cts_op_is_legacy(c->op)) {
-            snprintf(why, len, "the stream of cudaMemcpyBatchAsync \"must not be legacy NULL "
-                               "stream\" (cudaMemcpyBatchAsync reference)");
-            return -1;
-        }
-        return 0;
+        return cts_need_driver_version(12080, f, why, len);
     }
     int driver_api = strncmp(f, "cu", 2) == 0 && strncmp(f, "cuda", 4) != 0;
     return driver_api ? cts_need_driver(f, why, len) : 0;
@@ -438,7 +434,17 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     }
 }
 
+/* The handle 0 is read as the "legacy NULL stream" in both builds: the
+ * per-thread build's runtime rejects it too (H100 and H200, 580.159.04). */
+static const char *rejects(const struct cts_case *c, const char **clause)
+{
+    if (c->api != CTS_API_MEMCPY_BATCH_ASYNC || (c->op != CTS_OP_NULL && c->op != CTS_OP_LEGACY))
+        return NULL;
+    *clause = "RT-BATCH-NULL-STREAM";
+    return "cudaErrorInvalidValue";
+}
+
 const struct cts_family cts_family_copy = {
     .name = "copy", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
-    .prepare = prepare, .poke = poke, .peek = peek,
+    .prepare = prepare, .poke = poke, .peek = peek, .rejects = rejects,
 };

@@ -7,7 +7,8 @@
  * Before each call its memory is put where the call has work to do:
  * prefetched to the host before a prefetch to the device, and to the device
  * before anything else.  After it, advice is unset and the attachment made
- * global again. */
+ * global again.  Attaching singly to the NULL (legacy) stream is illegal: it
+ * is tested as a rejection (RT-ATTACH-NULL-STREAM). */
 #include "../harness/cts.h"
 #include "../harness/family.h"
 
@@ -46,11 +47,7 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
 
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
-    if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC && cts_op_is_legacy(c->op)) {
-        snprintf(why, len, "cudaMemAttachSingle to the NULL (legacy) stream is illegal "
-                           "(cudaStreamAttachMemAsync reference)");
-        return -1;
-    }
+    (void)c;
     return cts_need_attribute(cudaDevAttrConcurrentManagedAccess, "cudaDevAttrConcurrentManagedAccess",
                             why, len);
 }
@@ -130,4 +127,17 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     return cts_result(err, error);
 }
 
-const struct cts_family cts_family_managed = {"managed", generate, buffers, needs, issue, prepare, cleanup};
+/* "It is illegal to attach singly to the NULL stream [...] An error will be
+ * returned in this case": the reference names no error. */
+static const char *rejects(const struct cts_case *c, const char **clause)
+{
+    if (c->api != CTS_API_STREAM_ATTACH_MEM_ASYNC || !cts_op_is_legacy(c->op))
+        return NULL;
+    *clause = "RT-ATTACH-NULL-STREAM";
+    return "";
+}
+
+const struct cts_family cts_family_managed = {
+    .name = "managed", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .prepare = prepare, .cleanup = cleanup, .rejects = rejects,
+};

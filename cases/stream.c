@@ -11,8 +11,9 @@
  * the call run instead of being captured; cudaStreamEndCapture, with before()
  * beginning a relaxed capture on the op stream and capturing one sleep-kernel
  * launch.  cleanup() destroys the captured graph (and ends a capture a failed
- * call left open).  Capture of the legacy stream is not allowed, so those
- * cases are NOTSUPP where the op stream is the legacy stream.
+ * call left open).  Capture of the legacy stream is not allowed: on it,
+ * cudaStreamBeginCapture is tested as a rejection (RT-CAPTURE-LEGACY), and
+ * cudaStreamEndCapture, which needs a capture begun there, is NOTSUPP.
  *
  * Synchronize calls, plain: cudaStreamSynchronize of the op stream;
  * cudaEventSynchronize of an event before() records on the op stream (the op
@@ -94,10 +95,9 @@ static int pending(const struct cts_case *c)
 
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
-    if ((c->api == CTS_API_STREAM_BEGIN_CAPTURE || c->api == CTS_API_STREAM_END_CAPTURE) &&
-        cts_op_is_legacy(c->op)) {
+    if (c->api == CTS_API_STREAM_END_CAPTURE && cts_op_is_legacy(c->op)) {
         snprintf(why, len, "the op stream is the legacy stream, and capture may not be initiated on "
-                           "cudaStreamLegacy (cudaStreamBeginCapture)");
+                           "cudaStreamLegacy (cudaStreamBeginCapture), so there is none to end");
         return -1;
     }
     return 0;
@@ -339,7 +339,17 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     return cts_result(err, error);
 }
 
+/* "Capture may not be initiated if stream is cudaStreamLegacy": the
+ * reference names no error. */
+static const char *rejects(const struct cts_case *c, const char **clause)
+{
+    if (c->api != CTS_API_STREAM_BEGIN_CAPTURE || !cts_op_is_legacy(c->op))
+        return NULL;
+    *clause = "RT-CAPTURE-LEGACY";
+    return "";
+}
+
 const struct cts_family cts_family_stream = {
     .name = "stream", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
-    .prepare = prepare, .cleanup = cleanup, .before = before, .after = after,
+    .prepare = prepare, .cleanup = cleanup, .before = before, .after = after, .rejects = rejects,
 };

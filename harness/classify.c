@@ -14,6 +14,7 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
 {
     struct cts_verdict v = {0};
     v.host = r->host;
+    v.rejected = r->rejected;
     if (r->host != CTS_HOST_RETURNS)
         return v; /* the gate was open before the call returned: no order to see */
     v.op_after = against(r->op_after, ctl->op_after);
@@ -42,12 +43,14 @@ static const char *field_value(const struct cts_verdict *v, int field)
     case 3: s = cts_order_name(v->third_nonblocking); break;
     case 4: s = cts_src_name(v->src); break;
     case 5: s = cts_dst_name(v->dst); break;
+    case 6: s = v->rejected; break;
     }
     return s ? s : "n/a";
 }
 
-static const char *const field_names[6] = {
-    "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst",
+#define FIELDS 7
+static const char *const field_names[FIELDS] = {
+    "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected",
 };
 
 /* Clears field f of v (the fields as field_value numbers them). */
@@ -60,6 +63,7 @@ static void clear_field(struct cts_verdict *v, int f)
     case 3: v->third_nonblocking = CTS_ORDER_NA; break;
     case 4: v->src = CTS_SRC_NA; break;
     case 5: v->dst = CTS_DST_NA; break;
+    case 6: v->rejected = NULL; break;
     }
 }
 
@@ -91,7 +95,7 @@ void cts_classify(struct cts_result *res)
     res->status = CTS_PASS;
     res->verdict = v[0];
     size_t n = 0;
-    for (int f = 0; f < 6; f++) {
+    for (int f = 0; f < FIELDS; f++) {
         int agree = 1;
         for (int i = 1; i < res->nreps; i++)
             if (strcmp(field_value(&v[0], f), field_value(&v[i], f)) != 0)
@@ -127,7 +131,7 @@ void cts_classify(struct cts_result *res)
 void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
 {
     if (v->host == CTS_HOST_WAITS) {
-        snprintf(buf, len, "W");
+        snprintf(buf, len, "%sW", v->rejected ? "X" : "");
         return;
     }
     if (v->host != CTS_HOST_RETURNS) {
@@ -135,7 +139,7 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
         return;
     }
     static const char *const src_letter[] = {"", "c", "r", "p"};
-    snprintf(buf, len, "%s%s%s%s%s", v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
+    snprintf(buf, len, "%s%s%s%s%s", v->rejected ? "X" : v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
              src_letter[(unsigned)v->src < 4 ? v->src : 0], v->dst == CTS_DST_COMPLETE ? "!" : "",
              v->third_blocking == CTS_ORDER_HELD ? "+b" : "",
              v->third_nonblocking == CTS_ORDER_HELD ? "+n" : "");

@@ -187,6 +187,14 @@ struct cts_family {
      * with the device idle.  The call gets NULL for that side. */
     int (*poke)(const struct cts_case *c, int side, size_t off, unsigned char v, const char **error);
     int (*peek)(const struct cts_case *c, int side, size_t off, unsigned char *v, const char **error);
+    /* Optional: where the documentation forbids the call (a stream it must
+     * not be given), the case is tested as a rejection: returns the name of
+     * the error the documentation names ("" where it says only that an error
+     * is returned) and the clause in *clause; NULL where the call is allowed.
+     * A rejected call is measured like any other (does the rejection wait,
+     * does it hold other streams); returning another error is FAIL, and
+     * succeeding DEVIATES from the clause. */
+    const char *(*rejects)(const struct cts_case *c, const char **clause);
 };
 
 extern const struct cts_family cts_family_memcpy;
@@ -288,6 +296,7 @@ struct cts_rep {
     double third_nonblocking_gpu_us;
     enum cts_src src; /* raw; the verdict keeps it only where it is race-free */
     enum cts_dst dst;
+    const char *rejected; /* the error a documented rejection returned (cts_family.rejects), or NULL */
 };
 
 struct cts_verdict {
@@ -297,6 +306,7 @@ struct cts_verdict {
     enum cts_order third_nonblocking;
     enum cts_src src;
     enum cts_dst dst;
+    const char *rejected; /* the documented rejection's error, where the call was rejected */
 };
 
 /* The control: the same gate and markers with no call in between (and, for
@@ -322,12 +332,15 @@ struct cts_result {
     int window_retries;       /* times the window was doubled after proving too short (all
                                * repetitions together; at most WAIT_RETRIES each) */
     int timeout_retries;      /* likewise the timeout */
-    int drain_measured;       /* drain_max_us was measured (only when a held marker was late) */
     int waits_tracked;        /* repetitions whose wait was proven by tracking the release */
+    int late_holds_tracked;   /* late holds (by stream semantics, or by the call once proven)
+                               * proven by tracking the gate's end */
+    int perturbed_retries;    /* attempts measured again because this thread was descheduled
+                               * between the call's return and its claim of the latch */
     double late_call_us, late_timeout_us; /* the last attempt a wait is to track (engine's own) */
     int holds_tracked[3];     /* holds proven by tracking: op_after, third_blocking, third_nonblocking */
     double hold_window_us, hold_late_us[3]; /* the last attempt a hold is to track (engine's own) */
-    double drain_max_us;      /* how long the call's work takes once held work ahead ends */
+    double grow_us;           /* how much longer the next attempt's timeout or window is (engine's own) */
     struct cts_control control;
     int control_own; /* the control was the case's own: its set-up and hooks, no call */
 };
@@ -343,7 +356,8 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
  * decides (BROKEN, TIMEOUT, FAIL, NOTSUPP, INCONCLUSIVE, in that order). */
 void cts_classify(struct cts_result *res);
 /* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for
- * third streams the call itself held (README "How to read a cell"). */
+ * third streams the call itself held, "X" for a documented rejection
+ * (README "How to read a cell"). */
 void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len);
 
 #endif

@@ -248,12 +248,14 @@ static int sample_offsets(size_t n, size_t off[3])
     return k;
 }
 
-/* Harness access to a sample byte while the device is idle.  Managed
- * memory is written through the GPU so its pages stay where they were put;
+/* Harness access to a sample byte while the device is idle.  Host memory
+ * is written by the host.  Device and managed memory are written by one
+ * poke kernel for all the samples of a repetition (queued in *dev, launched
+ * by flush_pokes), so managed pages stay on the device where they were put;
  * a family's own memory (CTS_MEM_OWN) through the family's poke and peek.
  * `side` is 0 for the source, 1 for the destination. */
-static cudaError_t poke(struct cts_engine *e, const struct cts_case *c, int side, enum cts_mem m,
-                        void *base, size_t off, unsigned char v, const char **ename)
+static cudaError_t poke(const struct cts_case *c, int side, enum cts_mem m, void *base, size_t off,
+                        unsigned char v, struct cts_bytes *dev, const char **ename)
 {
     *ename = NULL;
     if (m == CTS_MEM_OWN) {
@@ -267,27 +269,45 @@ static cudaError_t poke(struct cts_engine *e, const struct cts_case *c, int side
         ((volatile unsigned char *)base)[off] = v;
         return cudaSuccess;
     }
-    e->poke_host[0] = v;
-    return cudaMemcpy((char *)base + off, e->poke_host, 1, cudaMemcpyDefault);
+    if (dev->n == CTS_BYTES_MAX) {
+        *ename = "harness: more device-side sample bytes than one poke takes";
+        return cudaErrorInvalidValue;
+    }
+    dev->at[dev->n] = (unsigned char *)base + off;
+    dev->value[dev->n++] = v;
+    return cudaSuccess;
 }
 
-static cudaError_t peek(struct cts_engine *e, const struct cts_case *c, enum cts_mem m,
-                        const void *base, size_t off, unsigned char *v, const char **ename)
+/* The destination's sample bytes, read while the device is idle; device
+ * and managed memory by one peek kernel into the mapped page. */
+static cudaError_t peek_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem m,
+                                const void *base, const size_t *off, int nsamp, unsigned char *v,
+                                const char **ename)
 {
     *ename = NULL;
-    if (m == CTS_MEM_OWN) {
-        if (!c->family->peek) {
-            *ename = "the family names its own memory but has no peek()";
-            return cudaErrorInvalidValue;
+    struct cts_bytes dev = {.n = 0};
+    for (int i = 0; i < nsamp; i++) {
+        if (m == CTS_MEM_OWN) {
+            if (!c->family->peek) {
+                *ename = "the family names its own memory but has no peek()";
+                return cudaErrorInvalidValue;
+            }
+            if (c->family->peek(c, 1, off[i], &v[i], ename))
+                return cudaErrorUnknown;
+        } else if (cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED) {
+            v[i] = ((const volatile unsigned char *)base)[off[i]];
+        } else {
+            dev.at[dev.n++] = (unsigned char *)base + off[i];
         }
-        return c->family->peek(c, 1, off, v, ename) ? cudaErrorUnknown : cudaSuccess;
     }
-    if (cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED) {
-        *v = ((const volatile unsigned char *)base)[off];
+    if (!dev.n)
         return cudaSuccess;
-    }
-    cudaError_t err = cudaMemcpy(e->poke_host, (const char *)base + off, 1, cudaMemcpyDefault);
-    *v = e->poke_host[0];
+    cudaError_t err = cts_launch_peek(e->nonblocking[0], &dev, e->poke_dev);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(e->nonblocking[0]);
+    for (int i = 0, k = 0; i < nsamp && err == cudaSuccess; i++)
+        if (m != CTS_MEM_OWN && !(cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED))
+            v[i] = ((volatile unsigned char *)e->poke_host)[k++];
     return err;
 }
 
@@ -312,20 +332,24 @@ static cudaError_t prepare_samples(struct cts_engine *e, const struct cts_case *
                                    int nsamp, unsigned char v, unsigned char u, const char **ename)
 {
     cudaError_t err = cudaSuccess;
-    if (e->prefetch_managed && (sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED)) {
+    int prefetched = e->prefetch_managed && (sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED);
+    if (prefetched) { /* the pokes below follow it in the same stream */
         struct cudaMemLocation loc = {cudaMemLocationTypeDevice, e->device};
         for (int i = 0; i < 2 && err == cudaSuccess; i++)
             err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], CTS_BUF_BYTES, loc, 0,
                                        e->nonblocking[0]);
-        if (err == cudaSuccess)
-            err = cudaStreamSynchronize(e->nonblocking[0]);
     }
+    struct cts_bytes dev = {.n = 0};
     for (int i = 0; i < nsamp && err == cudaSuccess; i++) {
         if (sm != CTS_MEM_NONE)
-            err = poke(e, c, 0, sm, src, off[i], v, ename);
+            err = poke(c, 0, sm, src, off[i], v, &dev, ename);
         if (err == cudaSuccess && dm != CTS_MEM_NONE)
-            err = poke(e, c, 1, dm, dst, off[i], u, ename);
+            err = poke(c, 1, dm, dst, off[i], u, &dev, ename);
     }
+    if (err == cudaSuccess && dev.n)
+        err = cts_launch_poke(e->nonblocking[0], &dev);
+    if (err == cudaSuccess && (dev.n || prefetched))
+        err = cudaStreamSynchronize(e->nonblocking[0]);
     return err;
 }
 
@@ -594,7 +618,8 @@ int cts_engine_init(struct cts_engine *e, int device)
     e->gate_dev = (struct cts_gate_record *)((char *)mapped_dev + 64);
     e->mk_host = (struct cts_marker_record *)((char *)mapped + 256);
     e->mk_dev = (struct cts_marker_record *)((char *)mapped_dev + 256);
-    HCHECK(e->broken, cudaMallocHost((void **)&e->poke_host, 64));
+    HCHECK(e->broken, cudaHostAlloc((void **)&e->poke_host, 64, cudaHostAllocMapped));
+    HCHECK(e->broken, cudaHostGetDevicePointer((void **)&e->poke_dev, e->poke_host, 0));
 
     for (int m = 0; m < CTS_MEM_COUNT; m++)
         if (alloc_kind(e, m, e->broken))
@@ -623,6 +648,10 @@ int cts_engine_init(struct cts_engine *e, int device)
             HCHECK(e->broken, cts_launch_sleep(all[i], 1000));
             HCHECK(e->broken, cudaDeviceSynchronize());
         }
+        struct cts_bytes none = {.n = 0};
+        HCHECK(e->broken, cts_launch_poke(e->nonblocking[0], &none));
+        HCHECK(e->broken, cts_launch_peek(e->nonblocking[0], &none, e->poke_dev));
+        HCHECK(e->broken, cudaDeviceSynchronize());
         for (int pt = 0; pt < 2; pt++) { /* the second thread's legacy and per-thread streams */
             unsigned seq = ++e->seq;
             HCHECK(e->broken, worker_launch_gate(e, pt, 1000000000ull, seq));
@@ -698,6 +727,24 @@ static void *buffer(struct cts_engine *e, enum cts_mem m, int slot)
     return m < 0 ? NULL : e->buf[m][slot];
 }
 
+/* Whether the error c's call returned (named ename) is the rejection its
+ * documentation declares (cts_family.rejects): 1, the error cleared from
+ * the runtime's last-error state; 0 otherwise, with why in why[] where a
+ * rejection was declared but another error came. */
+static int rejected_as_documented(const struct cts_case *c, const char *ename, char *why)
+{
+    const char *clause = NULL, *want = c->family->rejects ? c->family->rejects(c, &clause) : NULL;
+    why[0] = '\0';
+    if (!want)
+        return 0;
+    if (!*want || (ename && strcmp(ename, want) == 0)) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    setf(why, "; its documented rejection (%s) is %s", clause ? clause : "?", want);
+    return 0;
+}
+
 /* A family hook that may be absent: 0 if it is, or if it succeeded. */
 static int hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *, const char **),
                 const struct cts_case *c, struct cts_scratch *s, cudaStream_t st, const char **ename)
@@ -756,12 +803,17 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
         int err = c->family->issue(c, &args, &ename);
         double t1 = cts_now_us();
         const char *aname = "?";
-        int aerr = err ? 0 : hook(c->family->after, c, &scratch, s, &aname);
-        if (err || aerr) {
+        char other[CTS_REASON_MAX];
+        if (err && rejected_as_documented(c, ename, other))
+            err = 0; /* a documented rejection: measured like any call; no after-hook */
+        else if (!err)
+            err = -hook(c->family->after, c, &scratch, s, &aname);
+        if (err) {
             (void)cudaGetLastError();
-            idle->status = err ? CTS_FAIL : CTS_BROKEN;
-            if (err)
-                setf(idle->reason, "%s returned %s on an idle GPU", cts_api_function(c->api), ename);
+            idle->status = err > 0 ? CTS_FAIL : CTS_BROKEN;
+            if (err > 0)
+                setf(idle->reason, "%s returned %s on an idle GPU%s", cts_api_function(c->api),
+                     ename, other);
             else
                 setf(idle->reason, "harness: after %s: %s", cts_api_function(c->api), aname);
             (void)cudaDeviceSynchronize();
@@ -806,7 +858,24 @@ fail:
 
 /* ---- one repetition ------------------------------------------------------------ */
 
-enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT, REP_HOLD_TO_TRACK };
+/* CTS_TRACE=1: one line per attempt on stderr, with how long this thread
+ * waited for a processor during the call (schedstat's run delay): for
+ * studying the harness, never part of a verdict. */
+static int tracing = -1;
+static double trace_run_delay_us;
+
+static double run_delay_us(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long on = 0, wait = 0;
+    int ok = f && fscanf(f, "%llu %llu", &on, &wait) == 2;
+    if (f)
+        fclose(f);
+    return ok ? (double)wait / 1e3 : NAN;
+}
+
+
+enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT, REP_HOLD_TO_TRACK, REP_PERTURBED };
 
 /* Returns REP_DONE, or which wait proved too short to tell "held" from
  * "slow" (the repetition is then measured again with that wait doubled). */
@@ -860,20 +929,26 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     r->window_us = res->window_us;
     latch_armed = 1;
     struct cts_call args = {dst, src, v, ops, scratch};
+    double rd0 = tracing > 0 ? run_delay_us() : 0;
     double t0 = cts_now_us();
     int err = c->family->issue(c, &args, &ename);
     double t1 = cts_now_us();
     int closed = cts_latch_claim(&e->latch);
     r->call_us = t1 - t0;
-    if (err) {
+    if (tracing > 0)
+        trace_run_delay_us = run_delay_us() - rd0;
+    char other[CTS_REASON_MAX];
+    if (err && rejected_as_documented(c, ename, other)) {
+        r->rejected = ename; /* measured on: did the rejection wait, or hold other streams? */
+    } else if (err) {
         (void)cudaGetLastError();
         cts_latch_open(&e->latch);
         (void)cudaDeviceSynchronize();
         r->status = CTS_FAIL;
-        setf(r->reason, "%s returned %s", cts_api_function(c->api), ename);
+        setf(r->reason, "%s returned %s%s", cts_api_function(c->api), ename, other);
         return 0;
     }
-    if (hook(c->family->after, c, scratch, ops, &ename)) {
+    if (!r->rejected && hook(c->family->after, c, scratch, ops, &ename)) {
         (void)cudaGetLastError();
         cts_latch_open(&e->latch);
         (void)cudaDeviceSynchronize();
@@ -885,13 +960,13 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     int dst_live = touchable_while_busy(dm), src_live = touchable_while_busy(sm);
     if (closed) {
         r->host = CTS_HOST_RETURNS;
-        if (dst_live) {
+        if (dst_live && !r->rejected) {
             int complete = 1;
             for (int i = 0; i < nsamp; i++)
                 complete &= ((volatile unsigned char *)dst)[off[i]] == v;
             r->dst = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
         }
-        if (src_live)
+        if (src_live && !r->rejected)
             for (int i = 0; i < nsamp; i++)
                 ((volatile unsigned char *)src)[off[i]] = w;
         /* Third streams first: a marker on the op stream could itself make
@@ -900,10 +975,19 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         HCHECK(r->reason, cts_launch_marker(third[1], &e->mk_dev[2], seq));
         HCHECK(r->reason, cts_launch_marker(ops, &e->mk_dev[0], seq));
         markers = 3;
+        /* The window ends early once every marker the control saw run has
+         * run: one the control saw held is held by stream semantics alone
+         * (held_anyway) and cannot run before the gate opens. */
+        enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
+                                 res->control.third_nonblocking};
         double tm = cts_now_us();
-        while (cts_now_us() - tm < res->window_us &&
-               !(e->mk_host[0].done == seq && e->mk_host[1].done == seq && e->mk_host[2].done == seq))
-            ;
+        for (;;) {
+            int waiting = 0;
+            for (int i = 0; i < 3; i++)
+                waiting |= ctl[i] == CTS_ORDER_RUNS && e->mk_host[i].done != seq;
+            if (!waiting || cts_now_us() - tm >= res->window_us)
+                break;
+        }
         enum cts_order *ord[3] = {&r->op_after, &r->third_blocking, &r->third_nonblocking};
         for (int i = 0; i < 3; i++)
             *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
@@ -932,16 +1016,35 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         r->host = CTS_HOST_WAITS;
         r->release_to_return_us = t1 - e->latch.released_us;
         cts_latch_open(&e->latch);
+        if (r->release_to_return_us < 0) {
+            /* The call returned before the watchdog opened the gate, but this
+             * thread claimed the latch only afterwards: it lost the processor
+             * between the two.  Nothing is proven; measure it again. */
+            (void)cudaDeviceSynchronize();
+            r->status = CTS_INCONCLUSIVE;
+            setf(r->reason, "the call returned %.1f us before the gate opened, but the host thread "
+                            "claimed the latch only after it (the thread was descheduled), every "
+                            "time it was measured",
+                 -r->release_to_return_us);
+            return REP_PERTURBED;
+        }
         /* "Waits" is proven, not inferred from returning after the gate
-         * opened: a call slow by itself under load does that too (a
-         * synchronous memset under blocking-sync took 330-400 us against a
-         * 270 us timeout).  So the attempt is measured again with the
-         * timeout doubled: a call that does not wait for the gate then
-         * returns before it opens; one that waits returns after it again,
-         * its time grown with the timeout.  A case's first wait is tracked
-         * so, and every late one (past "promptly", e.g. a slow wake-up under
-         * blocking-sync or a long staging tail); a later prompt wait is the
-         * one the first proved. */
+         * opened: a call slow by itself does that too (a synchronous memset
+         * under blocking-sync took 330-400 us against a 270 us timeout; a
+         * calling thread that loses its processor under CPU load takes
+         * milliseconds).  So the attempt is measured again with a longer
+         * timeout: a call that does not wait for the gate then returns
+         * before it opens; one that waits returns after it again, its time
+         * grown with the timeout by at least TRACK_FRACTION of the growth.
+         * The growth is at least the timeout, twice the call's time and
+         * twice its lateness: a waiting call's lateness after the release
+         * is >= 0 each time, so with such a growth its time grows by at
+         * least half of it whatever its lateness was; a call that does not
+         * wait would have to take three times as long as it just did.  A
+         * case's first wait is tracked so, and every late one (past
+         * "promptly": a slow wake-up, a staged copy's tail, a thread that
+         * lost its processor); a later prompt wait is the one the first
+         * proved. */
         double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
         int late = r->release_to_return_us > prompt_us;
         int tracked = res->late_timeout_us > 0 && res->timeout_us > res->late_timeout_us &&
@@ -955,6 +1058,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
             int again = res->late_timeout_us > 0;
             res->late_call_us = r->call_us;
             res->late_timeout_us = res->timeout_us;
+            res->grow_us = fmax(res->timeout_us, 2 * fmax(r->call_us, r->release_to_return_us));
             (void)cudaDeviceSynchronize();
             r->status = CTS_INCONCLUSIVE;
             if (late)
@@ -1009,44 +1113,54 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     }
     if (markers) {
         /* "Held" must be proven both ways: the marker did not run while the
-         * gate was closed, and it ran promptly once it opened.  One the GPU
-         * clock puts before the gate's end ran while it was closed (after the
-         * window); one that ran long after the gate opened was waiting on
-         * something slower than the window, not on the gate.  Either way the
-         * window was too short to tell: measure again with a longer one. */
+         * gate was closed, and its running tracks the gate's end.  One the
+         * GPU clock puts before the gate's end ran while it was closed
+         * (after the window): the window was too short to tell, and is
+         * doubled.  One that ran promptly after the gate opened (within 2x
+         * the idle completion + slack) was held by it.  One that ran later
+         * (a staged copy's tail, a host function's thread waking late) is
+         * tracked: measured again with the window grown by at least twice
+         * that lateness, it must be held again and run no earlier against
+         * the gate's end than half the growth.  A marker that was merely
+         * slow by itself runs inside the longer window, or that much earlier
+         * against the gate's end; a held one runs after the gate's end
+         * (lateness >= 0), which passes whatever its first lateness was.
+         * A hold the control does not show (the call's doing, the finding)
+         * is tracked so too, the first in each column of a case; a later
+         * prompt one is the one the first proved. */
         double gpu[3] = {r->op_after_gpu_us, r->third_blocking_gpu_us, r->third_nonblocking_gpu_us};
         enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
-        double prompt_us = PROMPT_FACTOR * fmax(res->idle_complete_max_us, res->drain_max_us) +
-                           PROMPT_SLACK_US;
-        for (int i = 0; i < 3; i++)
-            if (ord[i] == CTS_ORDER_HELD && (gpu[i] < 0 || gpu[i] > prompt_us)) {
-                r->status = CTS_INCONCLUSIVE;
-                setf(r->reason, "a held marker ran %.1f us after the gate opened (prompt: 0 to %.0f "
-                                "us); the %.0f us window was too short to tell",
-                     gpu[i], prompt_us, res->window_us);
-                return REP_WINDOW_SHORT;
-            }
-        /* A hold the control does not show is the call's doing, the finding,
-         * and is proven like a wait: a marker slow by itself (a host
-         * function's thread waking late) can miss the window and run soon
-         * after the gate opens too.  Measured again with the window doubled,
-         * a held marker is held again, and runs as soon after the opening as
-         * before: its time from launch grew with the window.  A slow one
-         * runs earlier against the opening, or inside the longer window.  A
-         * case's first hold in each column is tracked so; a later one is
-         * the one the first proved. */
         enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
                                  res->control.third_nonblocking};
+        double prompt_us = PROMPT_FACTOR * res->idle_complete_max_us + PROMPT_SLACK_US;
+        for (int i = 0; i < 3; i++)
+            if (ord[i] == CTS_ORDER_HELD && gpu[i] < 0) {
+                r->status = CTS_INCONCLUSIVE;
+                setf(r->reason, "a marker ran %.1f us before the gate opened but after the %.0f us "
+                                "window: the window was too short to tell",
+                     -gpu[i], res->window_us);
+                return REP_WINDOW_SHORT;
+            }
         int unproven = -1;
+        double lateness = 0;
         for (int i = 0; i < 3; i++) {
-            if (ord[i] != CTS_ORDER_HELD || ctl[i] != CTS_ORDER_RUNS)
+            if (ord[i] != CTS_ORDER_HELD)
+                continue;
+            int late = gpu[i] > prompt_us, the_call = ctl[i] == CTS_ORDER_RUNS;
+            if (!late && !(the_call && !res->holds_tracked[i]))
                 continue;
             if (res->hold_window_us > 0 && res->window_us > res->hold_window_us &&
                 !isnan(res->hold_late_us[i]) &&
-                gpu[i] - res->hold_late_us[i] >= -TRACK_FRACTION * (res->window_us - res->hold_window_us))
-                res->holds_tracked[i]++;
-            else if (!res->holds_tracked[i] && unproven < 0)
+                gpu[i] - res->hold_late_us[i] >= -TRACK_FRACTION * (res->window_us - res->hold_window_us)) {
+                if (the_call)
+                    res->holds_tracked[i]++;
+                else
+                    res->late_holds_tracked++;
+                continue;
+            }
+            if (unproven < 0)
                 unproven = i;
+            lateness = fmax(lateness, gpu[i]);
         }
         if (unproven >= 0) {
             static const char *const what[3] = {"its own stream", "a third blocking stream",
@@ -1054,27 +1168,33 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
             for (int i = 0; i < 3; i++)
                 res->hold_late_us[i] = ord[i] == CTS_ORDER_HELD ? gpu[i] : NAN;
             res->hold_window_us = res->window_us;
+            res->grow_us = fmax(res->window_us, 2 * lateness);
             r->status = CTS_INCONCLUSIVE;
             setf(r->reason, "a marker on %s was held through the %.0f us window and ran %.1f us "
-                            "after the gate opened, and was not held again when measured with "
-                            "longer windows",
-                 what[unproven], res->window_us, gpu[unproven]);
+                            "after the gate opened (prompt: up to %.0f us), and was not held again "
+                            "when measured with longer windows",
+                 what[unproven], res->window_us, gpu[unproven], prompt_us);
             return REP_HOLD_TO_TRACK;
         }
     }
 
     /* Did the copy happen, and when did it read its source? */
+    if (r->rejected)
+        return 0; /* nothing was copied or set */
     int got_v = 0, got_w = 0;
-    for (int i = 0; i < nsamp && dm != CTS_MEM_NONE; i++) {
-        unsigned char b = 0;
+    unsigned char got[3] = {0};
+    if (dm != CTS_MEM_NONE && nsamp) {
         const char *pname = NULL;
-        if (peek(e, c, dm, dst, off[i], &b, &pname) != cudaSuccess) {
+        if (peek_samples(e, c, dm, dst, off, nsamp, got, &pname) != cudaSuccess) {
             (void)cudaGetLastError();
             r->status = CTS_BROKEN;
             setf(r->reason, "harness: reading the destination's samples failed: %s",
                  pname ? pname : "?");
             return 0;
         }
+    }
+    for (int i = 0; i < nsamp && dm != CTS_MEM_NONE; i++) {
+        unsigned char b = got[i];
         if (b == v)
             got_v++;
         else if (b == w && src_live && closed)
@@ -1097,48 +1217,21 @@ fail:
     return 0;
 }
 
-/* How long the call's work takes to drain once held work ahead of it ends:
- * the call is queued behind a gate that opens itself at its %globaltimer
- * deadline (no watchdog: the deadline is the timer), and a marker after it
- * is timed from the gate's end.  Measured only when a held marker proved late,
- * e.g. behind a host function, whose worker thread wakes slowly after a
- * long hold (H200, 580.159.04: 0.3-0.65 ms, against ~20 us on an idle GPU). */
-static void measure_drain(struct cts_engine *e, const struct cts_case *c, struct cts_result *res)
+static void trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
+                          const struct cts_rep *r)
 {
-    enum cts_mem sm, dm;
-    c->family->buffers(c, &sm, &dm);
-    void *src = buffer(e, sm, 0), *dst = buffer(e, dm, 1);
-    cudaStream_t s = op_stream(e, c->op);
-    double worst = 0;
-    for (int i = 0; i < IDLE_SAMPLES; i++) {
-        struct cts_scratch scratch = {0};
-        const char *ename = "?";
-        unsigned seq = ++e->seq;
-        if (cudaDeviceSynchronize() != cudaSuccess ||
-            (c->family->prepare && c->family->prepare(c, &scratch, &ename)) ||
-            cudaDeviceSynchronize() != cudaSuccess)
-            break;
-        cts_latch_close(&e->latch);
-        int ok = cts_launch_gate(s, e->flag_dev, (unsigned long long)(WINDOW_FLOOR_US * 1e3),
-                                 e->gate_dev, seq) == cudaSuccess &&
-                 wait_gate_started(e, seq);
-        struct cts_call args = {dst, src, 0x11, s, &scratch};
-        ok = ok && hook(c->family->before, c, &scratch, s, &ename) == 0;
-        ok = ok && c->family->issue(c, &args, &ename) == 0;
-        ok = ok && hook(c->family->after, c, &scratch, s, &ename) == 0;
-        ok = ok && cts_launch_marker(s, &e->mk_dev[0], seq) == cudaSuccess &&
-             wait_marker(e, 0, seq, DRAIN_LIMIT_US);
-        cudaError_t err = cudaDeviceSynchronize();
-        if (c->family->cleanup)
-            (void)c->family->cleanup(c, &scratch, &ename); /* failures show in the repetitions */
-        if (!ok || err != cudaSuccess || e->gate_host->reason != CTS_GATE_DEADLINE) {
-            (void)cudaGetLastError();
-            break;
-        }
-        worst = fmax(worst, ((double)e->mk_host[0].stamp_ns - (double)e->gate_host->end_ns) / 1e3);
-    }
-    res->drain_max_us = worst;
-    res->drain_measured = 1;
+    static const char *const rcs[] = {"done", "window_short", "timeout_short", "hold_to_track",
+                                      "perturbed"};
+    fprintf(stderr,
+            "trace %s rep %d %s: %s timeout %.0f window %.0f call %.1f host %s tail %.1f "
+            "run_delay %.1f markers %s/%s/%s at %.1f/%.1f/%.1f%s%s\n",
+            c->id, rep + 1, rcs[rc], cts_status_name(r->status), res->timeout_us, res->window_us,
+            r->call_us, r->host == CTS_HOST_WAITS ? "waits" : "returns", r->release_to_return_us,
+            trace_run_delay_us, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
+            r->third_blocking == CTS_ORDER_RUNS ? "runs" : "held",
+            r->third_nonblocking == CTS_ORDER_RUNS ? "runs" : "held", r->op_after_gpu_us,
+            r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, r->reason[0] ? ": " : "",
+            r->reason);
 }
 
 /* One repetition, between the family's set-up and clean-up. */
@@ -1332,26 +1425,34 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
     double first_timeout_us = res->timeout_us;
+    if (tracing < 0)
+        tracing = getenv("CTS_TRACE") && strcmp(getenv("CTS_TRACE"), "0") != 0;
     for (int i = 0; i < repeat; i++) {
         /* Retries and tracking are each repetition's own: every repetition
          * starts from the case's first timeout, and may need a longer one
          * to prove its wait. */
-        int window_retries = 0, timeout_retries = 0;
+        int window_retries = 0, timeout_retries = 0, perturbed = 0;
         res->late_call_us = res->late_timeout_us = res->hold_window_us = 0;
         res->timeout_us = first_timeout_us;
         for (;;) {
             int rc = run_rep(e, c, res, &res->reps[i]);
-            if (rc == REP_WINDOW_SHORT && !res->drain_measured) {
-                measure_drain(e, c, res); /* was the bound on "promptly" too tight? */
-            } else if ((rc == REP_WINDOW_SHORT || rc == REP_HOLD_TO_TRACK) &&
-                       window_retries < WAIT_RETRIES) {
+            if (tracing > 0)
+                trace_attempt(c, i, rc, res, &res->reps[i]);
+            if (rc == REP_WINDOW_SHORT && window_retries < WAIT_RETRIES) {
                 window_retries++;
                 res->window_retries++;
                 res->window_us = fmin(2 * res->window_us, WAIT_MAX_US);
+            } else if (rc == REP_HOLD_TO_TRACK && window_retries < WAIT_RETRIES) {
+                window_retries++;
+                res->window_retries++;
+                res->window_us = fmin(res->window_us + res->grow_us, WAIT_MAX_US);
             } else if (rc == REP_TIMEOUT_SHORT && timeout_retries < WAIT_RETRIES) {
                 timeout_retries++;
                 res->timeout_retries++;
-                res->timeout_us = fmin(2 * res->timeout_us, WAIT_MAX_US);
+                res->timeout_us = fmin(res->timeout_us + res->grow_us, WAIT_MAX_US);
+            } else if (rc == REP_PERTURBED && perturbed < WAIT_RETRIES) {
+                perturbed++;
+                res->perturbed_retries++;
             } else {
                 break;
             }

@@ -75,7 +75,7 @@ struct cts_engine {
     unsigned int *flag_dev;
     struct cts_gate_record *gate_host, *gate_dev;
     struct cts_marker_record *mk_host, *mk_dev;
-    unsigned char *poke_host; /* pinned bytes for setting and reading samples */
+    unsigned char *poke_host, *poke_dev; /* mapped bytes the peek kernel reads samples into */
     void *buf[CTS_MEM_COUNT][2];
     char notsupp[CTS_MEM_COUNT][CTS_REASON_MAX]; /* why a memory kind is missing */
     struct cts_latch latch;

@@ -26,6 +26,17 @@ struct cts_marker_record {
     unsigned int pad;
 };
 
+/* Up to CTS_BYTES_MAX single bytes of device-accessible memory. */
+#define CTS_BYTES_MAX 6
+struct cts_bytes {
+    unsigned char *at[CTS_BYTES_MAX];
+    unsigned char value[CTS_BYTES_MAX];
+    int n;
+};
+/* Writes value[i] to at[i], i < n, in one launch. */
+cudaError_t cts_launch_poke(cudaStream_t s, const struct cts_bytes *b);
+/* Reads *at[i] into out_dev[i] (mapped host memory), i < n, in one launch. */
+cudaError_t cts_launch_peek(cudaStream_t s, const struct cts_bytes *b, unsigned char *out_dev);
 cudaError_t cts_launch_gate(cudaStream_t s, const volatile unsigned int *flag_dev,
                             unsigned long long budget_ns, struct cts_gate_record *rec_dev,
                             unsigned int seq);

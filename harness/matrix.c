@@ -61,6 +61,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
                         name_or_null(pass ? cts_order_name(r->verdict.third_nonblocking) : NULL));
     json_object_set_new(v, "src", name_or_null(pass ? cts_src_name(r->verdict.src) : NULL));
     json_object_set_new(v, "dst", name_or_null(pass ? cts_dst_name(r->verdict.dst) : NULL));
+    if (pass && r->verdict.rejected) /* only where the call was rejected: older matrices lack it */
+        json_object_set_new(v, "rejected", json_string(r->verdict.rejected));
     json_object_set_new(j, "verdict", v);
 
     json_t *ev = json_object();
@@ -72,8 +74,10 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(ev, "window_us", us(r->nreps ? r->window_us : NAN));
     json_object_set_new(ev, "window_retries", json_integer(r->window_retries));
     json_object_set_new(ev, "timeout_retries", json_integer(r->timeout_retries));
-    if (r->drain_measured)
-        json_object_set_new(ev, "drain_max_us", us(r->drain_max_us));
+    if (r->late_holds_tracked)
+        json_object_set_new(ev, "late_holds_tracked", json_integer(r->late_holds_tracked));
+    if (r->perturbed_retries)
+        json_object_set_new(ev, "perturbed_retries", json_integer(r->perturbed_retries));
     if (r->waits_tracked)
         json_object_set_new(ev, "waits_tracked", json_integer(r->waits_tracked));
     if (r->holds_tracked[0] + r->holds_tracked[1] + r->holds_tracked[2])

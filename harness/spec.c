@@ -171,6 +171,16 @@ const struct cts_clause cts_clauses[] = {
     {"RT-BATCH-ANY", "Runtime API reference, cudaMemcpySrcAccessOrderAny",
      "Indicates that access to the source pointer can be out of stream order and the accesses can "
      "happen even after the API call returns.", RT_REF "group__CUDART__TYPES.html", NULL},
+    {"RT-BATCH-NULL-STREAM", "Runtime API reference, cudaMemcpyBatchAsync",
+     "hStream - The stream to enqueue the operations in. Must not be legacy NULL stream. [...] "
+     "Returns cudaSuccess, cudaErrorInvalidValue", RT_REF "group__CUDART__MEMORY.html", NULL},
+    {"RT-CAPTURE-LEGACY", "Runtime API reference, cudaStreamBeginCapture",
+     "Capture may not be initiated if stream is cudaStreamLegacy.", RT_REF "group__CUDART__STREAM.html",
+     NULL},
+    {"RT-ATTACH-NULL-STREAM", "Runtime API reference, cudaStreamAttachMemAsync",
+     "It is illegal to attach singly to the NULL stream, because the NULL stream is a virtual global "
+     "stream and not a specific stream. An error will be returned in this case.",
+     RT_REF "group__CUDART__STREAM.html", NULL},
     {"RT-MEMCPY-PEER", "Runtime API reference, cudaMemcpyPeer",
      "This function is asynchronous with respect to the host, but serialized with respect all pending "
      "and future asynchronous work in to the current device, srcDevice, and dstDevice (use "
@@ -189,7 +199,8 @@ const struct cts_clause *cts_clause_find(const char *id)
 
 const char *cts_about_name(enum cts_about a)
 {
-    static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call"};
+    static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call",
+                                    "rejected"};
     return (unsigned)a < CTS_ABOUT_COUNT ? n[a] : "?";
 }
 
@@ -338,6 +349,8 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
             return p == CTS_PRED_GUARANTEED ? 0 : 1;
         return at > 0;
     }
+    case CTS_ABOUT_REJECTED:
+        return o->rejected;
     default:
         return -1;
     }
@@ -492,6 +505,11 @@ static void call_rules(struct judge *j)
 {
     const struct cts_case *c = j->c;
     enum form f;
+    const char *clause = NULL;
+    if (c->family->rejects && c->family->rejects(c, &clause)) {
+        add(j, clause, CTS_ABOUT_REJECTED, CTS_PRED_GUARANTEED); /* nothing else applies */
+        return;
+    }
     if ((f = copy_form(c->api)) != NONE)
         copy_rules(j, f);
     else if ((f = memset_form(c->api)) != NONE)
@@ -602,6 +620,7 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
     o.verdict.third_blocking = parse_name(str_at(v, "third_blocking"), order_n, 4);
     o.verdict.third_nonblocking = parse_name(str_at(v, "third_nonblocking"), order_n, 4);
     o.verdict.src = parse_name(str_at(v, "src"), src_n, 4);
+    o.rejected = str_at(v, "rejected") != NULL;
     o.control.op_after = parse_name(str_at(ctl, "op_after"), order_n, 4);
     o.control.third_blocking = parse_name(str_at(ctl, "third_blocking"), order_n, 4);
     o.control.third_nonblocking = parse_name(str_at(ctl, "third_nonblocking"), order_n, 4);

@@ -4,7 +4,8 @@
  * A clause predicts one observation of a case (`about`): whether the call
  * waits for the held work (host), whether later work on a third blocking or
  * non-blocking stream waits for it, or whether a copy reads its source
- * during the call.  The prediction is guaranteed (the documentation says it
+ * during the call, or whether the call is rejected with an error (a
+ * documented rejection: cts_family.rejects).  The prediction is guaranteed (the documentation says it
  * happens), guaranteed_not (it says it does not), may (it allows either) or
  * undocumented.  A case CONFORMS when every guarantee that applies holds and
  * at least one applies, DEVIATES when one is contradicted, and is RECORDED
@@ -18,7 +19,7 @@
 #include <jansson.h>
 
 enum cts_about { CTS_ABOUT_HOST, CTS_ABOUT_THIRD_BLOCKING, CTS_ABOUT_THIRD_NONBLOCKING,
-                 CTS_ABOUT_SRC_AT_CALL, CTS_ABOUT_COUNT };
+                 CTS_ABOUT_SRC_AT_CALL, CTS_ABOUT_REJECTED, CTS_ABOUT_COUNT };
 enum cts_pred { CTS_PRED_GUARANTEED, CTS_PRED_GUARANTEED_NOT, CTS_PRED_MAY, CTS_PRED_UNDOCUMENTED };
 enum cts_conformance { CTS_CONF_NONE, CTS_CONFORMS, CTS_DEVIATES, CTS_RECORDED };
 
@@ -50,6 +51,7 @@ struct cts_observed {
     int nreps;
     enum cts_host host[CTS_MAX_REPEAT]; /* each repetition's */
     enum cts_src src[CTS_MAX_REPEAT];
+    int rejected;                /* the verdict names the error of a documented rejection */
     int per_thread;              /* stream 0 was the per-thread stream (the matrix's build) */
 };
 

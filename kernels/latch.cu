@@ -59,6 +59,34 @@ __global__ void cts_sleep_kernel(unsigned long long ns)
         __nanosleep(1000);
 }
 
+/* Sets (or reads) the harness's sample bytes of device-side memory in one
+ * launch, where one synchronous copy a byte cost ~10 us each. */
+__global__ void cts_poke_kernel(struct cts_bytes b)
+{
+    for (int i = 0; i < b.n; i++)
+        *b.at[i] = b.value[i];
+    __threadfence_system();
+}
+
+__global__ void cts_peek_kernel(struct cts_bytes b, unsigned char *out)
+{
+    for (int i = 0; i < b.n; i++)
+        out[i] = *b.at[i];
+    __threadfence_system();
+}
+
+extern "C" cudaError_t cts_launch_poke(cudaStream_t s, const struct cts_bytes *b)
+{
+    cts_poke_kernel<<<1, 1, 0, s>>>(*b);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cts_launch_peek(cudaStream_t s, const struct cts_bytes *b, unsigned char *out_dev)
+{
+    cts_peek_kernel<<<1, 1, 0, s>>>(*b, out_dev);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t cts_launch_gate(cudaStream_t s, const volatile unsigned int *flag_dev,
                                        unsigned long long budget_ns,
                                        struct cts_gate_record *rec_dev, unsigned int seq)

@@ -169,5 +169,26 @@ int main(void)
     CHECK_INT(res.status, CTS_PASS);
     cts_verdict_symbol(&res.verdict, sym, sizeof sym);
     CHECK_STR(sym, "A+b+n");
+
+    /* A documented rejection is a verdict of its own: "X", and "XW" where
+     * the rejection waited; repetitions rejected and accepted differ. */
+    res.nreps = 3;
+    for (int i = 0; i < 3; i++) {
+        res.reps[i] = returns_rep(CTS_ORDER_RUNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+        res.reps[i].rejected = "cudaErrorInvalidValue";
+    }
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_STR(res.verdict.rejected, "cudaErrorInvalidValue");
+    CHECK_STR(res.symbol, "X");
+    for (int i = 0; i < 3; i++)
+        res.reps[i] = waits_rep(), res.reps[i].rejected = "cudaErrorInvalidValue";
+    cts_classify(&res);
+    CHECK_STR(res.symbol, "XW");
+    res.reps[2] = returns_rep(CTS_ORDER_RUNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK(res.verdict.rejected == NULL);
+    CHECK_CONTAINS(res.reason, "rejected: cudaErrorInvalidValue cudaErrorInvalidValue n/a");
     CHECK_DONE();
 }

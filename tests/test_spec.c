@@ -236,5 +236,20 @@ int main(void)
     json_t *table = cts_spec_table_json();
     CHECK(json_object_get(json_object_get(json_object_get(table, "clauses"), "PG-CONC-64KB"), "url") != NULL);
     json_decref(table);
+    /* A documented rejection: the case is judged on the rejection alone,
+     * CONFORMS when the call was rejected, DEVIATES when it was accepted. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    o.rejected = 1;
+    CHECK_INT(judge("memcpy_batch_async.stream.h2d.pinned.4KiB.op_null.busy_nonblocking", &o, j, &n),
+              CTS_CONFORMS);
+    k = find(j, n, "RT-BATCH-NULL-STREAM", CTS_ABOUT_REJECTED);
+    CHECK(k && k->pred == CTS_PRED_GUARANTEED && k->holds == 1);
+    CHECK(!find(j, n, "RT-BATCH-STREAM", CTS_ABOUT_SRC_AT_CALL));
+    o.rejected = 0;
+    CHECK_INT(judge("stream_begin_capture.op_legacy.busy_nonblocking", &o, j, &n), CTS_DEVIATES);
+    k = find(j, n, "RT-CAPTURE-LEGACY", CTS_ABOUT_REJECTED);
+    CHECK(k && k->holds == 0);
+    CHECK_INT(judge("stream_begin_capture.op_blocking.busy_nonblocking", &o, j, &n), CTS_RECORDED);
+    CHECK(!find(j, n, "RT-CAPTURE-LEGACY", CTS_ABOUT_REJECTED));
     CHECK_DONE();
 }
