@@ -75,6 +75,8 @@ enum cts_api {
     CTS_API_DEVICE_SET_CACHE_CONFIG, CTS_API_FUNC_SET_CACHE_CONFIG, CTS_API_DEVICE_SET_LIMIT,
     CTS_API_FUNC_GET_ATTRIBUTES, CTS_API_CU_MODULE_LOAD_DATA, CTS_API_CU_MODULE_UNLOAD,
     CTS_API_CU_MODULE_GET_FUNCTION, CTS_API_CU_LAUNCH_KERNEL,
+    /* fault family: test-only, declared only under CTS_FAULT_CASES=1 */
+    CTS_API_FAULT,
     CTS_API_COUNT
 };
 /* Whether an API takes a stream (an op stream) or has one implied. */
@@ -204,6 +206,7 @@ extern const struct cts_family cts_family_stream;
 extern const struct cts_family cts_family_managed;
 extern const struct cts_family cts_family_copy;
 extern const struct cts_family cts_family_trigger;
+extern const struct cts_family cts_family_fault; /* test-only: CTS_FAULT_CASES=1 */
 extern const struct cts_family *const cts_families[];
 extern const size_t cts_family_count;
 

@@ -822,7 +822,21 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
             return;
         }
         HCHECK(idle->reason, cts_launch_marker(s, &e->mk_dev[0], seq));
-        if (!wait_marker(e, 0, seq, DRAIN_LIMIT_US)) {
+        /* Nothing is held here, so the stream may be asked after a while:
+         * work that failed (a lost context) ends the wait at once. */
+        cudaError_t qerr = cudaSuccess;
+        for (double tw = cts_now_us(); !wait_marker(e, 0, seq, 1000.0);) {
+            qerr = cudaStreamQuery(s);
+            if ((qerr != cudaSuccess && qerr != cudaErrorNotReady) || cts_now_us() - tw > DRAIN_LIMIT_US)
+                break;
+        }
+        if (qerr != cudaSuccess && qerr != cudaErrorNotReady) {
+            (void)cudaGetLastError();
+            idle->status = CTS_BROKEN;
+            setf(idle->reason, "the call's work failed on an idle GPU: %s", cudaGetErrorName(qerr));
+            return;
+        }
+        if (e->mk_host[0].done != seq) {
             idle->status = CTS_TIMEOUT;
             setf(idle->reason, "the call did not complete on an idle GPU within %.0f s",
                  DRAIN_LIMIT_US / 1e6);

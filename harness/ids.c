@@ -57,7 +57,7 @@ TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async", "mem
       "stream_begin_capture", "stream_end_capture",
       "device_set_cache_config", "func_set_cache_config", "device_set_limit",
       "func_get_attributes", "cu_module_load_data", "cu_module_unload", "cu_module_get_function",
-      "cu_launch_kernel")
+      "cu_launch_kernel", "fault")
 TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset",
       "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemset3D", "cudaMemset3DAsync",
       "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async",
@@ -83,7 +83,7 @@ TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAs
       "cudaStreamBeginCapture", "cudaStreamEndCapture",
       "cudaDeviceSetCacheConfig", "cudaFuncSetCacheConfig", "cudaDeviceSetLimit",
       "cudaFuncGetAttributes", "cuModuleLoadData", "cuModuleUnload", "cuModuleGetFunction",
-      "cuLaunchKernel")
+      "cuLaunchKernel", "(a test-only fault)")
 
 int cts_api_takes_stream(enum cts_api a)
 {

@@ -42,6 +42,8 @@ cudaError_t cts_launch_gate(cudaStream_t s, const volatile unsigned int *flag_de
                             unsigned int seq);
 cudaError_t cts_launch_marker(cudaStream_t s, struct cts_marker_record *rec_dev, unsigned int seq);
 cudaError_t cts_launch_sleep(cudaStream_t s, unsigned long long ns);
+/* Test-only (the fault family): a kernel that writes to an invalid address. */
+cudaError_t cts_launch_fault(cudaStream_t s);
 /* The sleep kernel itself, for the calls that take a kernel function
  * (cudaFuncSetCacheConfig, cudaFuncGetAttributes). */
 const void *cts_sleep_kernel_fn(void);

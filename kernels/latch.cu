@@ -6,6 +6,8 @@
  * call while the GPU is still held. */
 #include "../harness/kernels.h"
 
+#include <stdint.h>
+
 static __device__ __forceinline__ unsigned long long globaltimer(void)
 {
     unsigned long long t;
@@ -84,6 +86,19 @@ extern "C" cudaError_t cts_launch_poke(cudaStream_t s, const struct cts_bytes *b
 extern "C" cudaError_t cts_launch_peek(cudaStream_t s, const struct cts_bytes *b, unsigned char *out_dev)
 {
     cts_peek_kernel<<<1, 1, 0, s>>>(*b, out_dev);
+    return cudaGetLastError();
+}
+
+/* The fault family's illegal address: a store to an address no allocation
+ * has, which loses the context (a sticky cudaErrorIllegalAddress). */
+__global__ void cts_fault_kernel(unsigned int *bad)
+{
+    *bad = 1u;
+}
+
+extern "C" cudaError_t cts_launch_fault(cudaStream_t s)
+{
+    cts_fault_kernel<<<1, 1, 0, s>>>((unsigned int *)(uintptr_t)0x10);
     return cudaGetLastError();
 }
 
