@@ -88,8 +88,10 @@ struct cts_log {
 int cts_log_open(struct cts_log *l, const char *path, char *err, size_t errlen);
 void cts_log_event(struct cts_log *l, const char *event, const char *id, json_t *extra);
 void cts_log_close(struct cts_log *l);
-/* Reads a log and returns, per case id, its last status, or "CRASH" for a
- * case with a begin and no end.  NULL and a reason if it cannot be read. */
-json_t *cts_log_scan(const char *path, char *err, size_t errlen);
+/* Reads a log and returns, per case id, its status, or "CRASH" for a case
+ * with a begin and no result (a torn last line is ignored); *crashes (if
+ * not NULL) gets each CRASH case's reason.  NULL and a reason if it cannot
+ * be read or is not a log this program wrote. */
+json_t *cts_log_scan(const char *path, json_t **crashes, char *err, size_t errlen);
 
 #endif

@@ -338,6 +338,11 @@ static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
         return -1;
     }
     self[k] = '\0';
+    /* Test-only: the supervisor's own tests (tests/run.sh) put a scripted
+     * worker here, to crash it where they choose without a GPU. */
+    const char *fake = getenv("CTS_TEST_WORKER");
+    if (fake && *fake)
+        snprintf(self, sizeof self, "%s", fake);
     snprintf(from_s, sizeof from_s, "%zu", from);
     snprintf(fd_s, sizeof fd_s, "%d", 3);
     snprintf(dev_s, sizeof dev_s, "%d", o->device);
@@ -388,7 +393,7 @@ static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
 static void describe_exit(int status, char *buf, size_t len)
 {
     if (WIFSIGNALED(status))
-        snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
     else
         snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
 }
@@ -524,8 +529,8 @@ static int supervise_one(struct supervisor *s)
     char how[128], why[CTS_REASON_MAX];
     describe_exit(status, how, sizeof how);
     if (in_case) {
-        snprintf(why, sizeof why, "the process running this case died: it %s; the run went on in "
-                                  "a fresh process", how);
+        snprintf(why, sizeof why, "the process running this case %s; the run went on in a fresh "
+                                  "process", how);
         record_lost(s, CTS_CRASH, why);
         fprintf(stderr, "sync-cts: CRASH %s: %s\n", s->sel[s->next - 1]->id, how);
         return 1;
@@ -753,7 +758,7 @@ int cts_cmd_log(int argc, char **argv)
         return cts_die(EXIT_USAGE, argc < 2 ? "log wants a log file" : "log takes one log file, not '%s'",
                    argc < 2 ? "" : argv[argc - 1]);
     char err[512];
-    json_t *scan = cts_log_scan(argv[1], err, sizeof err);
+    json_t *crashes = NULL, *scan = cts_log_scan(argv[1], &crashes, err, sizeof err);
     if (!scan)
         return cts_die(EXIT_USAGE, "%s", err);
     size_t count[CTS_STATUS_COUNT] = {0};
@@ -765,7 +770,7 @@ int cts_cmd_log(int argc, char **argv)
         if (s >= 0)
             count[s]++;
         if (s == CTS_CRASH)
-            printf("CRASH %s: the log has its begin and no end\n", id);
+            printf("CRASH %s: %s\n", id, json_string_value(json_object_get(crashes, id)));
     }
     printf("%zu cases:", json_object_size(scan));
     for (int s = 0; s < CTS_STATUS_COUNT; s++)
@@ -773,6 +778,7 @@ int cts_cmd_log(int argc, char **argv)
             printf(" %zu %s", count[s], cts_status_name(s));
     printf("\n");
     json_decref(scan);
+    json_decref(crashes);
     return count[CTS_CRASH] ? EXIT_NO_VERDICT : 0;
 }
 

@@ -233,13 +233,13 @@ int main(void)
     cts_log_event(&log, "end", "case.one", NULL);
     cts_log_event(&log, "begin", "case.two", NULL);
     cts_log_close(&log);
-    json_t *scan = cts_log_scan(path, err, sizeof err);
+    json_t *scan = cts_log_scan(path, NULL, err, sizeof err);
     CHECK(scan != NULL);
     CHECK_STR(json_string_value(json_object_get(scan, "case.one")), "PASS");
     CHECK_STR(json_string_value(json_object_get(scan, "case.two")), "CRASH");
     json_decref(scan);
     write_text(path, "not a log\n");
-    CHECK(cts_log_scan(path, err, sizeof err) == NULL);
+    CHECK(cts_log_scan(path, NULL, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "line 1 is not a sync-cts log event");
 
     json_decref(m);

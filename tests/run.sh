@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# sync-cts run's supervisor, without a GPU: a scripted worker
+# (tests/fake-worker.py, through the test-only CTS_TEST_WORKER) crashes, loses
+# its context, tears a line, dies before its first case or finds no device,
+# and the supervisor must record that case as CRASH, go on in a fresh worker,
+# and write the matrix and the log whole (or nothing, when skipped).
+. "$(dirname "$0")/lib.sh" "$@"
+command -v python3 >/dev/null || { echo "skipped: python3 is needed for the scripted worker"; exit 77; }
+
+glob='memcpy.d2d.device.1B.*'
+export CTS_TEST_WORKER="$root/tests/fake-worker.py"
+export CTS_TEST_MATRIX="$tmp/committed.json" CTS_TEST_IDS="$tmp/ids" CTS_TEST_STATE="$tmp/state"
+"$cts" list "$glob" >"$tmp/ids" || fail "list failed"
+# The committed records of those cases, for the scripted worker to report.
+python3 - "$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz" "$tmp/ids" \
+    "$tmp/committed.json" <<'PY' || fail "python3 could not cut the committed matrix"
+import gzip, json, sys
+m = json.load(gzip.open(sys.argv[1]))
+ids = open(sys.argv[2]).read().split()
+m["cases"] = {i: m["cases"][i] for i in ids}
+json.dump(m, open(sys.argv[3], "w"))
+PY
+n=$(wc -l <"$tmp/ids")
+second=$(sed -n 2p "$tmp/ids") third=$(sed -n 3p "$tmp/ids")
+
+# status ID: the case's status in $tmp/m.json; reason ID likewise.
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cases'][sys.argv[2]][sys.argv[3]])" "$tmp/m.json" "$1" "$2"; }
+ncases() { python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['cases']))" "$tmp/m.json"; }
+
+# scenario NAME CODE: a run with that scenario at the second case exits CODE.
+scenario() {
+    rm -f "$tmp/state" "$tmp"/m.*
+    CTS_TEST_SCENARIO=$1 CTS_TEST_CASE=$second run "$2" run "$glob" --out "$tmp/m.json"
+}
+
+scenario "" 0
+[ "$(ncases)" -eq "$n" ] || fail "a clean run has $(ncases) of $n cases"
+[ "$(wc -l <"$tmp/state")" -eq 1 ] || fail "a clean run started $(wc -l <"$tmp/state") workers"
+
+scenario crash 3
+[ "$(ncases)" -eq "$n" ] || fail "after a crash the matrix has $(ncases) of $n cases"
+[ "$(field "$second" status)" = CRASH ] || fail "the crashed case is $(field "$second" status)"
+field "$second" reason | grep -q "was killed by signal 11 (Segmentation fault); the run went on in a fresh process" ||
+    fail "the crash's reason: $(field "$second" reason)"
+[ "$(field "$third" status)" = PASS ] || fail "the case after the crash is $(field "$third" status)"
+[ "$(tr '\n' ' ' <"$tmp/state")" = "start 0 start 2 " ] || fail "workers started at: $(cat "$tmp/state")"
+grep -q "CRASH $second" "$tmp/out" || fail "run did not name the crashed case: $(cat "$tmp/out")"
+run 3 log "$tmp/m.log"
+grep -q "^CRASH $second: the process running this case was killed by signal 11" "$tmp/out" ||
+    fail "log did not report the crash: $(cat "$tmp/out")"
+grep -qx "$n cases: $((n - 1)) PASS 1 CRASH" "$tmp/out" || fail "log summary: $(tail -n 1 "$tmp/out")"
+[ -s "$tmp/m.md" ] || fail "no Markdown after a crash"
+
+scenario lost 3
+[ "$(field "$second" status)" = CRASH ] || fail "the case that lost its context is $(field "$second" status)"
+field "$second" reason | grep -q "context was lost" || fail "lost context reason: $(field "$second" reason)"
+[ "$(field "$third" status)" = PASS ] || fail "the case after the lost context is $(field "$third" status)"
+[ "$(tr '\n' ' ' <"$tmp/state")" = "start 0 start 2 " ] || fail "workers started at: $(cat "$tmp/state")"
+
+scenario torn 3
+[ "$(ncases)" -eq "$n" ] || fail "after a torn line the matrix has $(ncases) of $n cases"
+field "$second" reason | grep -q "exited with status 1" || fail "torn line reason: $(field "$second" reason)"
+[ "$(field "$third" status)" = PASS ] || fail "the case after the torn line is $(field "$third" status)"
+
+scenario early 3
+[ "$(ncases)" -eq "$n" ] || fail "a worker that died at once left $(ncases) of $n cases"
+[ "$(field "$second" status)" = BROKEN ] || fail "with no worker the case is $(field "$second" status)"
+field "$second" reason | grep -q "exited with status 1 before its first case" || fail "early: $(field "$second" reason)"
+[ "$(wc -l <"$tmp/state")" -eq 1 ] || fail "a worker that dies at once was started $(wc -l <"$tmp/state") times"
+
+scenario skip 77
+grep -q "^sync-cts: skipped: no CUDA device" "$tmp/out" || fail "a skipped run gave no reason: $(cat "$tmp/out")"
+ls "$tmp"/m.* >/dev/null 2>&1 && fail "a skipped run left files: $(ls "$tmp"/m.*)"
+
+# The log reader: a torn last line is the process dying; anything else off is bad input.
+printf '%s\n' '{"event":"begin","id":"a.b"}' >"$tmp/l.log"
+printf '{"event":"res' >>"$tmp/l.log"
+run 3 log "$tmp/l.log"
+grep -q '^CRASH a.b: the log has its begin and no result' "$tmp/out" || fail "torn log: $(cat "$tmp/out")"
+printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"result","id":"a.b","status":"GREAT"}' >"$tmp/l.log"
+error "line 2: case 'a.b' has an unknown status 'GREAT'" log "$tmp/l.log"
+printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"end","id":"a.b"}' >"$tmp/l.log"
+error "line 2: case 'a.b' ends without a result" log "$tmp/l.log"
+printf '%s\n' '{"event":"begin","id":"a.b"}' 'garbage' '{"event":"end","id":"a.b"}' >"$tmp/l.log"
+error "line 2 is not a sync-cts log event" log "$tmp/l.log"
+
+finish "run supervisor tests"
