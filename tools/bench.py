@@ -5,11 +5,13 @@ Prints, for each run, the wall time, cases per second and status counts; then
 the slowest groups (from the matrices' run.groups); how many INCONCLUSIVE
 (undecided) and VARIES (intermittent) cases each run had and which; whether
 the verdicts of cases that passed in every run are identical across runs; and
-how many cases had the same outcome (status and symbol) in every run.  Needs a
-GPU.  Exit 0 if the runs were made (whatever they found), 2 on bad input or if
-a run could not complete.
+how many cases had the same outcome (status and symbol) in every run.  With
+--load N, N busy processes of its own keep the host's processors loaded during
+the runs (verdicts must not depend on the host being idle).  Needs a GPU.
+Exit 0 if the runs were made (whatever they found), 2 on bad input or if a run
+could not complete.
 
-    tools/bench.py [--runs 5] [--glob GLOB] [--sync-cts build/sync-cts] [--out DIR]
+    tools/bench.py [--runs 5] [--glob GLOB] [--sync-cts build/sync-cts] [--out DIR] [--load N]
 """
 import argparse
 import gzip
@@ -33,17 +35,33 @@ def main():
     ap.add_argument("--sync-cts", default="build/sync-cts")
     ap.add_argument("--out", default=None, help="keep the matrices here (default: a temp dir)")
     ap.add_argument("--slowest", type=int, default=8)
+    ap.add_argument("--load", type=int, default=0, help="busy processes during the runs")
     a = ap.parse_args()
     if a.runs < 1:
         die("--runs wants a positive number")
+    if a.load < 0:
+        die("--load wants a number of processes, 0 or more")
     if not os.access(a.sync_cts, os.X_OK):
         die(f"{a.sync_cts} is not an executable sync-cts (build it first)")
     out = a.out or tempfile.mkdtemp(prefix="sync-cts-bench-")
     os.makedirs(out, exist_ok=True)
 
+    busy = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(a.load)]
+    if busy:
+        print(f"host load: {a.load} busy processes on {os.cpu_count()} processors")
+    try:
+        matrices = run_all(a, out)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    report(a, out, matrices)
+
+
+def run_all(a, out):
     matrices = []
     for i in range(1, a.runs + 1):
-        path = os.path.join(out, f"run{i}.json")
+        path = os.path.join(out, f"run{i}.json.gz")
         cmd = [a.sync_cts, "run"] + ([a.glob] if a.glob else []) + ["--out", path]
         t0 = time.monotonic()
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -58,8 +76,12 @@ def main():
         r = m["run"]
         counts = ", ".join(f"{v} {k}" for k, v in sorted(r["counts"].items()) if v)
         print(f"run {i}: {r['cases']} cases, {r['wall_s']:.1f} s in the run "
-              f"({wall:.1f} s with start-up), {r['cases_per_second']:.0f} cases/s: {counts}")
+              f"({wall:.1f} s with start-up), {r['cases_per_second']:.0f} cases/s: {counts}",
+              flush=True)
+    return matrices
 
+
+def report(a, out, matrices):
     print(f"\nslowest groups (mean over {a.runs} runs):")
     groups = {}
     for m in matrices:
@@ -91,6 +113,13 @@ def main():
     outcome = lambda m, k: (m["cases"][k]["status"], m["cases"][k]["symbol"])
     same = [k for k in ids if all(outcome(m, k) == outcome(matrices[0], k) for m in matrices[1:])]
     print(f"outcomes: {len(same)} of {len(ids)} cases had the same status and symbol in every run")
+    flips = [k for k in ids if k not in same]
+    for k in flips[:10]:
+        print(f"  {k}: " + " | ".join(f"{m['cases'][k]['status']} {m['cases'][k]['symbol']}"
+                                      for m in matrices))
+    inconclusive = sum(c["status"] == "INCONCLUSIVE" for m in matrices for c in m["cases"].values())
+    print(f"stability over {a.runs} runs: {len(flips)} cases whose outcome differs between runs, "
+          f"{inconclusive} INCONCLUSIVE results")
     print(f"matrices in {out}")
 
 
