@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -246,6 +248,7 @@ static int run_worker(const struct run_opts *o, const struct cts_case **sel, siz
     char idle_key[CTS_ID_MAX] = "", why[CTS_REASON_MAX];
     for (size_t i = (size_t)o->worker_from; i < n; i++) {
         const struct cts_case *cs = sel[i];
+        emit(ev, json_pack("{s:s,s:s}", "event", "begin", "id", cs->id));
         /* Cases differing only in busy placement share one idle measurement. */
         const char *dot = strrchr(cs->id, '.');
         size_t klen = (size_t)(dot - cs->id);
@@ -254,7 +257,6 @@ static int run_worker(const struct run_opts *o, const struct cts_case **sel, siz
             if (!e->broken[0])
                 cts_engine_idle(e, cs, &idle);
         }
-        emit(ev, json_pack("{s:s,s:s}", "event", "begin", "id", cs->id));
         cts_engine_run_case(e, cs, &idle, o->repeat, res);
         int lost = !e->broken[0] && context_lost(why, sizeof why);
         if (lost) {
@@ -323,6 +325,60 @@ static int split_groups(const json_t *matrix, const char *dir, char *err, size_t
 }
 
 /* ---- the supervisor ---- */
+
+/* A case the worker has said nothing about for this long has hung: the
+ * worker is killed and the case is CRASH.  (The slowest real case takes
+ * well under a minute: every wait of the harness is bounded.) */
+#define CASE_LIMIT_S 300
+
+/* The worker's report, a line at a time, with a limit on the silence. */
+struct reader {
+    int fd;
+    char *buf;
+    size_t len, cap, start;
+};
+
+/* 1 and *line (NUL-terminated, valid until the next call); 0 at the end of
+ * the report; -1 after limit_s seconds without a line. */
+static int read_line(struct reader *r, char **line, int limit_s)
+{
+    if (r->start) {
+        memmove(r->buf, r->buf + r->start, r->len - r->start);
+        r->len -= r->start;
+        r->start = 0;
+    }
+    for (;;) {
+        char *nl = r->len ? memchr(r->buf, '\n', r->len) : NULL;
+        if (nl) {
+            *nl = '\0';
+            *line = r->buf;
+            r->start = (size_t)(nl - r->buf) + 1;
+            return 1;
+        }
+        if (r->len + 65536 + 1 > r->cap) {
+            char *bigger = realloc(r->buf, r->cap = 2 * r->cap + 65536 + 1);
+            if (!bigger)
+                return 0;
+            r->buf = bigger;
+        }
+        struct pollfd p = {r->fd, POLLIN, 0};
+        int pr = poll(&p, 1, limit_s * 1000);
+        if (pr == 0)
+            return -1;
+        ssize_t k = pr < 0 ? -1 : read(r->fd, r->buf + r->len, r->cap - r->len - 1);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (!r->len)
+                return 0;
+            r->buf[r->len] = '\0'; /* a last line with no newline: torn */
+            *line = r->buf;
+            r->start = r->len;
+            return 1;
+        }
+        r->len += (size_t)k;
+    }
+}
 
 /* Starts a worker for sel[from..) with its report pipe on *rfd. */
 static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
@@ -467,11 +523,18 @@ static int supervise_one(struct supervisor *s)
     pid_t pid = spawn_worker(s->o, s->next, &rfd);
     if (pid < 0)
         return cts_die(EXIT_NO_VERDICT, "cannot start a worker process: %s", strerror(errno));
-    FILE *f = fdopen(rfd, "r");
+    struct reader rd = {.fd = rfd};
     char *line = NULL;
-    size_t cap = 0;
-    int in_case = 0, done = 0, bad = 0;
-    while (f && !done && !bad && getline(&line, &cap, f) > 0) {
+    int in_case = 0, done = 0, bad = 0, hung = 0, got, limit_s = CASE_LIMIT_S;
+    const char *test_limit = getenv("CTS_TEST_CASE_LIMIT_S"); /* tests/run.sh only */
+    if (test_limit && cts_parse_int(test_limit, 1, CASE_LIMIT_S, &limit_s))
+        limit_s = CASE_LIMIT_S;
+    while (!done && !bad && (got = read_line(&rd, &line, limit_s)) != 0) {
+        if (got < 0) {
+            hung = 1;
+            kill(pid, SIGKILL);
+            break;
+        }
         json_t *j = json_loads(line, 0, NULL);
         const char *ev = json_string_value(json_object_get(j, "event"));
         const char *id = json_string_value(json_object_get(j, "id"));
@@ -513,11 +576,8 @@ static int supervise_one(struct supervisor *s)
         }
         json_decref(j);
     }
-    free(line);
-    if (f)
-        fclose(f);
-    else
-        close(rfd);
+    free(rd.buf);
+    close(rfd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
@@ -528,6 +588,13 @@ static int supervise_one(struct supervisor *s)
         return code; /* no device, or it could not start: it said why */
     char how[128], why[CTS_REASON_MAX];
     describe_exit(status, how, sizeof how);
+    if (in_case && hung) {
+        snprintf(why, sizeof why, "the case said nothing for %d s (a hang): its process was killed, "
+                                  "and the run went on in a fresh one", limit_s);
+        record_lost(s, CTS_CRASH, why);
+        fprintf(stderr, "sync-cts: CRASH %s: hung\n", s->sel[s->next - 1]->id);
+        return 1;
+    }
     if (in_case) {
         snprintf(why, sizeof why, "the process running this case %s; the run went on in a fresh "
                                   "process", how);

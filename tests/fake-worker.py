@@ -8,6 +8,7 @@ CTS_TEST_CASE (later workers behave):
   crash  dies by SIGSEGV after that case's begin
   lost   reports that case as CRASH (its context lost) and exits 4
   torn   writes half of that case's result line and exits 1
+  hang   sleeps after that case's begin (the supervisor must kill it)
   early  exits 1 before its first case (every time)
   skip   says there is no device and exits 77 (every time)
 Each start appends a line to $CTS_TEST_STATE.  Needs CTS_TEST_MATRIX (a
@@ -18,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 args = sys.argv[1:]
 start = int(args[args.index("--worker-from") + 1])
@@ -53,6 +55,8 @@ for cid in ids[start:]:
     if cid == target and first_time:
         if scenario == "crash":
             os.kill(os.getpid(), signal.SIGSEGV)
+        if scenario == "hang":
+            time.sleep(3600)
         if scenario == "lost":
             case = dict(case, status="CRASH", reason="the CUDA context was lost in this case (scripted)")
             emit({"event": "result", "id": cid, "case": case})

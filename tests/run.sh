@@ -62,6 +62,11 @@ scenario torn 3
 field "$second" reason | grep -q "exited with status 1" || fail "torn line reason: $(field "$second" reason)"
 [ "$(field "$third" status)" = PASS ] || fail "the case after the torn line is $(field "$third" status)"
 
+CTS_TEST_CASE_LIMIT_S=1 scenario hang 3
+[ "$(field "$second" status)" = CRASH ] || fail "the case that hung is $(field "$second" status)"
+field "$second" reason | grep -q "said nothing for 1 s (a hang)" || fail "hang: $(field "$second" reason)"
+[ "$(field "$third" status)" = PASS ] || fail "the case after the hang is $(field "$third" status)"
+
 scenario early 3
 [ "$(ncases)" -eq "$n" ] || fail "a worker that died at once left $(ncases) of $n cases"
 [ "$(field "$second" status)" = BROKEN ] || fail "with no worker the case is $(field "$second" status)"
