@@ -5,10 +5,15 @@
 #include "spec.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -318,54 +323,821 @@ static char *read_matrix_text(const char *path, size_t *len, char *err, size_t e
     return text;
 }
 
-json_t *cts_matrix_load(const char *path, char *err, size_t errlen)
+/* ---- memory for loaded matrices ---------------------------------------------
+ *
+ * A committed matrix is some 1.2 million JSON values.  Allocated one by one
+ * with malloc, and freed one by one, they cost more than parsing them.  So
+ * whatever jansson allocates while it decodes a matrix comes from a bump
+ * arena (json_set_alloc_funcs): a block of chunks that is never freed value
+ * by value.  A tree loaded whole stays until the process ends; a case read
+ * on its own (cts_matrix_load_each) is dropped by rewinding the arena to
+ * where it began.  Outside a load, jansson allocates with malloc as usual,
+ * and a free of anything not in the arena is a plain free. */
+
+struct chunk {
+    char *base;
+    size_t size, used;
+};
+#define ARENA_CHUNKS 48
+static struct chunk arena[ARENA_CHUNKS];
+static int arena_n, arena_cur, arena_on;
+
+static void *json_alloc(size_t n)
+{
+    if (!arena_on)
+        return malloc(n);
+    n = (n + 15) & ~(size_t)15; /* malloc's alignment */
+    while (arena_cur < arena_n) {
+        struct chunk *c = &arena[arena_cur];
+        if (c->size - c->used >= n) {
+            void *p = c->base + c->used;
+            c->used += n;
+            return p;
+        }
+        if (arena_cur + 1 == arena_n)
+            break;
+        arena[++arena_cur].used = 0;
+    }
+    if (arena_n == ARENA_CHUNKS)
+        return malloc(n); /* still right: json_free frees what is not in a chunk */
+    size_t size = (size_t)1 << (20 + (arena_n < 6 ? arena_n : 6)); /* 1 MiB, doubling to 64 MiB */
+    if (size < n)
+        size = n;
+    char *b = malloc(size);
+    if (!b)
+        return NULL;
+    arena[arena_n] = (struct chunk){b, size, n};
+    arena_cur = arena_n++;
+    return b;
+}
+
+static void json_free(void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (!p)
+        return;
+    for (int i = 0; i < arena_n; i++)
+        if (a >= (uintptr_t)arena[i].base && a < (uintptr_t)arena[i].base + arena[i].size)
+            return;
+    free(p);
+}
+
+struct arena_mark {
+    int cur;
+    size_t used;
+};
+
+static struct arena_mark arena_mark(void)
+{
+    return arena_n ? (struct arena_mark){arena_cur, arena[arena_cur].used} : (struct arena_mark){-1, 0};
+}
+
+/* Frees everything allocated in the arena since the mark. */
+static void arena_rewind(struct arena_mark m)
+{
+    for (int i = m.cur + 1; i < arena_n; i++)
+        arena[i].used = 0;
+    arena_cur = m.cur < 0 ? 0 : m.cur;
+    if (m.cur >= 0)
+        arena[m.cur].used = m.used;
+}
+
+static void arena_install(void)
+{
+    static int done;
+    if (!done) {
+        json_set_alloc_funcs(json_alloc, json_free);
+        done = 1;
+    }
+}
+
+/* ---- validation ---------------------------------------------------------------
+ *
+ * Every member a command reads is checked when the matrix is loaded, so that
+ * no command has to guess: a wrong type, a missing member or an impossible
+ * value is refused with the file, the case and the member named.  Members
+ * nothing reads are left alone. */
+
+#define BAD(...) (snprintf(why, len, __VA_ARGS__), -1)
+enum { REQ = 0, OPT = 1, NUL = 2 }; /* a member may be absent (OPT) or null (NUL) */
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    default: return "null";
+    }
+}
+
+/* Member `key` of o (called pre+key in messages): *v, NULL where it may be
+ * absent or null and is. */
+static int member(const json_t *o, const char *pre, const char *key, int flags, const json_t **v, char *why,
+                  size_t len)
+{
+    *v = json_object_get(o, key);
+    if (!*v)
+        return flags & OPT ? 0 : BAD("%s%s is missing", pre, key);
+    if (json_is_null(*v)) {
+        *v = NULL;
+        return flags & NUL ? 0 : BAD("%s%s is null", pre, key);
+    }
+    return 0;
+}
+
+static int v_str(const json_t *o, const char *pre, const char *key, int flags, const char **s, char *why,
+                 size_t len)
+{
+    const json_t *v;
+    if (member(o, pre, key, flags, &v, why, len))
+        return -1;
+    if (v && !json_is_string(v))
+        return BAD("%s%s is %s, not a string", pre, key, type_name(v));
+    if (s)
+        *s = v ? json_string_value(v) : NULL;
+    return 0;
+}
+
+static int v_obj(const json_t *o, const char *pre, const char *key, int flags, const json_t **out, char *why,
+                 size_t len)
+{
+    if (member(o, pre, key, flags, out, why, len))
+        return -1;
+    if (*out && !json_is_object(*out))
+        return BAD("%s%s is %s, not an object", pre, key, type_name(*out));
+    return 0;
+}
+
+static int v_int(const json_t *o, const char *pre, const char *key, int flags, json_int_t lo, json_int_t hi,
+                 json_int_t *out, char *why, size_t len)
+{
+    const json_t *v;
+    if (member(o, pre, key, flags, &v, why, len))
+        return -1;
+    if (v && !json_is_integer(v))
+        return BAD("%s%s is %s, not a whole number", pre, key, type_name(v));
+    if (v && (json_integer_value(v) < lo || json_integer_value(v) > hi))
+        return BAD("%s%s is %lld, not from %lld to %lld", pre, key, (long long)json_integer_value(v),
+                   (long long)lo, (long long)hi);
+    if (out)
+        *out = v ? json_integer_value(v) : -1;
+    return 0;
+}
+
+/* A number: finite, and not negative where it is a time (`time`). */
+static int number_ok(const json_t *v, int time, const char *pre, const char *key, char *why, size_t len)
+{
+    if (!json_is_number(v))
+        return BAD("%s%s is %s, not a number", pre, key, type_name(v));
+    double x = json_number_value(v);
+    if (!isfinite(x))
+        return BAD("%s%s is not a finite number", pre, key);
+    if (time && x < 0)
+        return BAD("%s%s is %g: a time cannot be negative", pre, key, x);
+    return 0;
+}
+
+static int v_num(const json_t *o, const char *pre, const char *key, int flags, int time, char *why, size_t len)
+{
+    const json_t *v;
+    if (member(o, pre, key, flags, &v, why, len))
+        return -1;
+    return v ? number_ok(v, time, pre, key, why, len) : 0;
+}
+
+/* The names an enum has, 1..count-1 (0 is "none": null in the matrix). */
+static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
+static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
+static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
+static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
+static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
+static const char *about_n(int i) { return i ? cts_about_name((enum cts_about)(i - 1)) : NULL; }
+static const char *pred_n(int i) { return i ? cts_pred_name((enum cts_pred)(i - 1)) : NULL; }
+struct names {
+    const char *(*name)(int);
+    int count;
+};
+static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
+                          CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
+
+/* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
+static int name_ok(const json_t *v, struct names n, int flags, const char *pre, const char *key, char *why,
+                   size_t len)
+{
+    if (json_is_null(v) && (flags & NUL))
+        return 0;
+    const char *s = json_string_value(v);
+    for (int i = 1; s && i < n.count; i++)
+        if (!strcmp(s, n.name(i)))
+            return i;
+    char list[160] = "";
+    for (int i = 1; i < n.count; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i > 1 ? (i + 1 < n.count ? ", " : " or ") : "",
+                 n.name(i));
+    if (s)
+        return BAD("%s%s is \"%.40s\", not %s%s", pre, key, s, list, flags & NUL ? " (or null)" : "");
+    return BAD("%s%s is %s, not %s%s", pre, key, type_name(v), list, flags & NUL ? " (or null)" : "");
+}
+
+static int v_name(const json_t *o, const char *pre, const char *key, int flags, struct names n, int *idx,
+                  char *why, size_t len)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!v) {
+        if (flags & OPT) {
+            if (idx)
+                *idx = 0;
+            return 0;
+        }
+        return BAD("%s%s is missing", pre, key);
+    }
+    int i = name_ok(v, n, flags, pre, key, why, len);
+    if (i < 0)
+        return -1;
+    if (idx)
+        *idx = i;
+    return 0;
+}
+
+/* The verdict members, in the order they are written (sorted). */
+static const char *const verdict_keys[] = {"dst", "host", "op_after", "src", "third_blocking", "third_nonblocking"};
+
+/* Per-repetition arrays: the kind of their elements. */
+enum rep_kind { REP_TIME, REP_SIGNED, REP_HOST, REP_SRC, REP_DST };
+static const struct {
+    const char *key;
+    enum rep_kind kind;
+} rep_arrays[] = {{"call_us", REP_TIME},
+                  {"release_to_return_us", REP_TIME},
+                  {"op_after_gpu_us", REP_SIGNED}, /* negative: the marker ran while the gate was closed */
+                  {"third_blocking_gpu_us", REP_SIGNED},
+                  {"third_nonblocking_gpu_us", REP_SIGNED},
+                  {"host", REP_HOST},
+                  {"src", REP_SRC},
+                  {"dst", REP_DST},
+                  {"rep_timeout_us", REP_TIME},
+                  {"tracked_from_timeout_us", REP_TIME},
+                  {"tracked_from_call_us", REP_TIME},
+                  {"rep_window_us", REP_TIME}};
+
+/* How many numbers an array holds. */
+static size_t numbers_in(const json_t *a)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(a); i++)
+        k += json_is_number(json_array_get(a, i));
+    return k;
+}
+
+static int check_evidence(const json_t *ev, int status, char *why, size_t len)
+{
+    static const char *const P = "evidence.";
+    int verdict_status = status == CTS_PASS || status == CTS_VARIES;
+    json_int_t reps;
+    const json_t *ctl, *ht;
+    if (v_int(ev, P, "repetitions", REQ, verdict_status ? 1 : 0, CTS_MAX_REPEAT, &reps, why, len) ||
+        v_int(ev, P, "window_retries", REQ, 0, INT32_MAX, NULL, why, len) ||
+        v_int(ev, P, "timeout_retries", REQ, 0, INT32_MAX, NULL, why, len) ||
+        v_int(ev, P, "waits_tracked", OPT, 0, INT32_MAX, NULL, why, len) ||
+        v_num(ev, P, "idle_call_us", verdict_status ? REQ : NUL, 1, why, len) ||
+        v_num(ev, P, "idle_call_max_us", NUL, 1, why, len) || v_num(ev, P, "idle_complete_us", NUL, 1, why, len) ||
+        v_num(ev, P, "timeout_us", NUL, 1, why, len) || v_num(ev, P, "window_us", NUL, 1, why, len) ||
+        v_num(ev, P, "drain_max_us", OPT, 1, why, len) || v_obj(ev, P, "holds_tracked", OPT, &ht, why, len) ||
+        v_obj(ev, P, "control", NUL, &ctl, why, len))
+        return -1;
+    static const char *const columns[] = {"op_after", "third_blocking", "third_nonblocking"};
+    for (int k = 0; ht && k < 3; k++)
+        if (v_int(ht, "evidence.holds_tracked.", columns[k], OPT, 0, INT32_MAX, NULL, why, len))
+            return -1;
+    if (ctl && (v_name(ctl, "evidence.control.", "op_after", NUL, ORDER, NULL, why, len) ||
+                v_name(ctl, "evidence.control.", "third_blocking", NUL, ORDER, NULL, why, len) ||
+                v_name(ctl, "evidence.control.", "third_nonblocking", NUL, ORDER, NULL, why, len)))
+        return -1;
+    const json_t *own = json_object_get(ctl, "with_case_setup");
+    if (own && !json_is_boolean(own))
+        return BAD("evidence.control.with_case_setup is %s, not true or false", type_name(own));
+    for (size_t k = 0; k < sizeof rep_arrays / sizeof *rep_arrays; k++) {
+        const char *key = rep_arrays[k].key;
+        const json_t *a = json_object_get(ev, key);
+        if (!a)
+            continue;
+        if (!json_is_array(a))
+            return BAD("evidence.%s is %s, not an array (one value a repetition)", key, type_name(a));
+        if ((json_int_t)json_array_size(a) != reps)
+            return BAD("evidence.%s has %zu values, but evidence.repetitions is %lld", key, json_array_size(a),
+                       (long long)reps);
+        for (size_t i = 0; i < json_array_size(a); i++) {
+            const json_t *x = json_array_get(a, i);
+            char at[64];
+            snprintf(at, sizeof at, "%s[%zu]", key, i);
+            if (json_is_null(x))
+                continue;
+            enum rep_kind kind = rep_arrays[k].kind;
+            if (kind == REP_TIME || kind == REP_SIGNED) {
+                if (number_ok(x, kind == REP_TIME, P, at, why, len))
+                    return -1;
+            } else if (name_ok(x, kind == REP_HOST ? HOST : kind == REP_SRC ? SRC : DST, NUL, P, at, why, len) < 0) {
+                return -1;
+            }
+        }
+    }
+    /* What a verdict is told with: the call's time. */
+    if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))
+        return BAD("evidence.call_us has no time, but the case has a verdict (%s)", cts_status_name(status));
+    return 0;
+}
+
+/* A case's "spec": the judgement.  Each clause id it names is noted in refs
+ * (clause id -> the first case naming it), to be found in the matrix's table. */
+static int check_spec(const json_t *spec, const char *id, json_t *refs, char *why, size_t len)
+{
+    int conf;
+    const json_t *cl = json_object_get(spec, "clauses");
+    if (v_name(spec, "spec.", "conformance", NUL, CONF, &conf, why, len))
+        return -1;
+    if (!cl)
+        return BAD("spec.clauses is missing");
+    if (!json_is_array(cl))
+        return BAD("spec.clauses is %s, not an array", type_name(cl));
+    int contradicted = 0;
+    for (size_t i = 0; i < json_array_size(cl); i++) {
+        const json_t *e = json_array_get(cl, i);
+        char pre[40];
+        const char *cid;
+        snprintf(pre, sizeof pre, "spec.clauses[%zu].", i);
+        if (!json_is_object(e))
+            return BAD("spec.clauses[%zu] is %s, not an object", i, type_name(e));
+        if (v_str(e, pre, "id", REQ, &cid, why, len) || v_name(e, pre, "about", REQ, ABOUT, NULL, why, len) ||
+            v_name(e, pre, "prediction", REQ, PRED, NULL, why, len))
+            return -1;
+        const json_t *h = json_object_get(e, "holds");
+        if (!h)
+            return BAD("%sholds is missing", pre);
+        if (!json_is_boolean(h) && !json_is_null(h))
+            return BAD("%sholds is %s, not true, false or null", pre, type_name(h));
+        contradicted |= json_is_false(h);
+        if (refs && !json_object_get(refs, cid) && json_object_set_new(refs, cid, json_string(id)))
+            return BAD("out of memory");
+    }
+    if (contradicted != (conf == CTS_DEVIATES))
+        return BAD("spec.conformance is %s, but %s of its clauses is contradicted", conf ? conf_n(conf) : "null",
+                   contradicted ? "one" : "none");
+    return 0;
+}
+
+/* One case.  The message starts "has ..." or names a member. */
+static int check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len)
+{
+    if (!json_is_object(c))
+        return BAD("is %s, not an object", type_name(c));
+    const char *st = json_string_value(json_object_get(c, "status"));
+    int status = st ? cts_status_parse(st) : -1;
+    if (status < 0) {
+        const json_t *v = json_object_get(c, "status");
+        if (st)
+            return BAD("has no valid status (\"%.40s\" is not a status)", st);
+        return BAD("has no valid status (status is %s)", v ? type_name(v) : "missing");
+    }
+    static const char *const required[] = {"family", "group", "api", "function", "op_stream", "busy"};
+    static const char *const nullable[] = {"variant", "direction", "memory", "allocator", "size_label",
+                                           "kind", "copy_kind"};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (v_str(c, "", required[i], REQ, NULL, why, len))
+            return -1;
+    for (size_t i = 0; i < sizeof nullable / sizeof *nullable; i++)
+        if (v_str(c, "", nullable[i], NUL, NULL, why, len))
+            return -1;
+    const char *reason, *symbol;
+    const json_t *verdict, *ev, *spec, *shape;
+    int verdict_status = status == CTS_PASS || status == CTS_VARIES;
+    if (v_int(c, "", "size", NUL, 0, INT64_MAX, NULL, why, len) ||
+        v_str(c, "", "reason", status == CTS_PASS ? NUL : REQ, &reason, why, len) ||
+        v_str(c, "", "symbol", verdict_status ? REQ : NUL, &symbol, why, len) ||
+        v_obj(c, "", "shape", OPT | NUL, &shape, why, len) || v_obj(c, "", "verdict", REQ, &verdict, why, len) ||
+        v_obj(c, "", "evidence", REQ, &ev, why, len) || v_obj(c, "", "spec", OPT | NUL, &spec, why, len))
+        return -1;
+    if (verdict_status && !*symbol)
+        return BAD("symbol is empty, but the case has a verdict (%s)", st);
+    static const struct names *const verdict_names[] = {&DST, &HOST, &ORDER, &SRC, &ORDER, &ORDER};
+    for (size_t k = 0; k < 6; k++)
+        if (v_name(verdict, "verdict.", verdict_keys[k], NUL, *verdict_names[k], NULL, why, len))
+            return -1;
+    if (json_object_size(verdict) != 6) {
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)verdict, k, x)
+        {
+            size_t i = 0;
+            while (i < 6 && strcmp(k, verdict_keys[i]))
+                i++;
+            if (i == 6)
+                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s)", k, verdict_keys[0],
+                           verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4], verdict_keys[5]);
+        }
+    }
+    if (check_evidence(ev, status, why, len))
+        return -1;
+    return spec ? check_spec(spec, id, refs, why, len) : 0;
+}
+
+/* The matrix outside its cases: the environment, the run and the clause table. */
+static int check_top(const json_t *m, char *why, size_t len)
+{
+    const json_t *env = json_object_get(m, "environment"), *gpu, *ver, *set, *vars, *attr, *run, *counts, *spec;
+    if (v_obj(env, "environment.", "gpu", REQ, &gpu, why, len) ||
+        v_str(gpu, "environment.gpu.", "name", REQ, NULL, why, len) ||
+        v_str(gpu, "environment.gpu.", "compute_capability", REQ, NULL, why, len) ||
+        v_str(gpu, "environment.gpu.", "uuid", REQ, NULL, why, len) ||
+        v_obj(env, "environment.", "versions", REQ, &ver, why, len) ||
+        v_str(ver, "environment.versions.", "driver", NUL, NULL, why, len) ||
+        v_str(env, "environment.", "suite_revision", REQ, NULL, why, len) ||
+        v_obj(env, "environment.", "settings", REQ, &set, why, len) ||
+        v_str(set, "environment.settings.", "device_schedule", REQ, NULL, why, len) ||
+        v_obj(set, "environment.settings.", "environment_variables", REQ, &vars, why, len) ||
+        v_obj(env, "environment.", "attributes", REQ, &attr, why, len))
+        return -1;
+    static const char *const versions[] = {"driver_api", "runtime", "toolkit"};
+    for (int i = 0; i < 3; i++) {
+        const json_t *v;
+        char pre[48];
+        snprintf(pre, sizeof pre, "environment.versions.%s.", versions[i]);
+        if (v_obj(ver, "environment.versions.", versions[i], REQ, &v, why, len) ||
+            v_str(v, pre, "text", REQ, NULL, why, len))
+            return -1;
+    }
+    const char *ds = json_string_value(json_object_get(set, "default_stream"));
+    if (!ds || (strcmp(ds, "legacy") && strcmp(ds, "per-thread")))
+        return BAD("environment.settings.default_stream is not \"legacy\" or \"per-thread\"");
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)vars, k, x)
+        if (!json_is_string(x) && !json_is_null(x))
+            return BAD("environment.settings.environment_variables.%.40s is %s, not a string or null", k,
+                       type_name(x));
+    json_object_foreach((json_t *)attr, k, x)
+        if (!json_is_integer(x))
+            return BAD("environment.attributes.%.40s is %s, not a whole number", k, type_name(x));
+    static const char *const shown[] = {"asyncEngineCount", "concurrentKernels", "pageableMemoryAccess",
+                                        "concurrentManagedAccess"};
+    for (int i = 0; i < 4; i++)
+        if (!json_object_get(attr, shown[i]))
+            return BAD("environment.attributes.%s is missing", shown[i]);
+    if (v_obj(m, "", "run", REQ, &run, why, len) || v_str(run, "run.", "date", REQ, NULL, why, len) ||
+        v_num(run, "run.", "wall_s", REQ, 1, why, len) ||
+        v_int(run, "run.", "repeat", REQ, 1, CTS_MAX_REPEAT, NULL, why, len) ||
+        v_obj(run, "run.", "counts", REQ, &counts, why, len))
+        return -1;
+    json_object_foreach((json_t *)counts, k, x)
+        if (!json_is_integer(x) || json_integer_value(x) < 0)
+            return BAD("run.counts.%.40s is not a count", k);
+    if (v_obj(m, "", "spec", OPT | NUL, &spec, why, len))
+        return -1;
+    if (spec) {
+        const json_t *table;
+        if (v_str(spec, "spec.", "documentation", REQ, NULL, why, len) ||
+            v_obj(spec, "spec.", "clauses", REQ, &table, why, len))
+            return -1;
+        json_object_foreach((json_t *)table, k, x)
+        {
+            char pre[96];
+            snprintf(pre, sizeof pre, "spec.clauses.%.60s.", k);
+            if (!json_is_object(x))
+                return BAD("spec.clauses.%.60s is %s, not an object", k, type_name(x));
+            if (v_str(x, pre, "where", REQ, NULL, why, len) || v_str(x, pre, "quote", REQ, NULL, why, len) ||
+                v_str(x, pre, "url", REQ, NULL, why, len) || v_str(x, pre, "no_case", OPT, NULL, why, len))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* A case id as an error message may show it: control characters as '?',
+ * at most 80 characters. */
+static const char *shown_id(const char *id, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (; *id && n + 4 < len && n < 80; id++)
+        buf[n++] = (unsigned char)*id < 0x20 || *id == 0x7f ? '?' : *id;
+    if (*id && n + 4 < len)
+        buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
+    buf[n] = 0;
+    return buf;
+}
+
+/* Why an id cannot be a case id, or NULL. */
+static const char *bad_id(const char *id)
+{
+    size_t n = strlen(id);
+    if (!n)
+        return "is empty";
+    if (n >= CTS_ID_MAX)
+        return "is longer than any case id";
+    for (; *id; id++)
+        if ((unsigned char)*id < 0x20 || *id == 0x7f)
+            return "holds a control character";
+    return NULL;
+}
+
+/* ---- reading ------------------------------------------------------------------
+ *
+ * jansson decodes every key and value.  Only the two outer levels -- the
+ * matrix object and its "cases" object -- are walked here, member by
+ * member, so that each case can be decoded, validated and handed on (or
+ * dropped) on its own: a tool that keeps a summary of each case never holds
+ * a whole matrix's tree. */
+
+struct walk {
+    const char *path, *s;
+    size_t n, i;
+    char *err;
+    size_t errlen;
+    cts_case_fn each; /* NULL: every case goes into the tree */
+    void *ctx;
+    json_t *top, *ids, *refs;
+    int case_bad;
+    char case_err[768];
+};
+
+static void skip_ws(struct walk *w)
+{
+    while (w->i < w->n && (w->s[w->i] == ' ' || w->s[w->i] == '\t' || w->s[w->i] == '\n' || w->s[w->i] == '\r'))
+        w->i++;
+}
+
+static int peek(struct walk *w)
+{
+    skip_ws(w);
+    return w->i < w->n ? (unsigned char)w->s[w->i] : -1;
+}
+
+static int line_at(const struct walk *w, size_t pos)
+{
+    int line = 1;
+    for (const char *p = w->s, *e = w->s + pos; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+        line++;
+    return line;
+}
+
+static int syntax(struct walk *w, const char *what)
+{
+    snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: %s)", w->path, line_at(w, w->i), what);
+    return -1;
+}
+
+/* The JSON value at the walk's position, decoded by jansson; the position
+ * moves past it. */
+static json_t *value(struct walk *w)
 {
     json_error_t je;
+    arena_on = 1;
+    json_t *v = json_loadb(w->s + w->i, w->n - w->i,
+                           JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
+    arena_on = 0;
+    if (!v) {
+        snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: %s)", w->path, line_at(w, w->i) - 1 + je.line,
+                 je.text);
+        return NULL;
+    }
+    if (je.position < 0 || (size_t)je.position > w->n - w->i) {
+        snprintf(w->err, w->errlen, "'%s' is too large to read", w->path);
+        return NULL;
+    }
+    w->i += (size_t)je.position;
+    return v;
+}
+
+/* A key and its colon. */
+static json_t *key(struct walk *w)
+{
+    if (peek(w) != '"') {
+        syntax(w, "a string (an object key) expected");
+        return NULL;
+    }
+    json_t *k = value(w);
+    if (!k)
+        return NULL;
+    if (peek(w) != ':') {
+        syntax(w, "':' expected");
+        return NULL;
+    }
+    w->i++;
+    return k;
+}
+
+/* After a member: 1 at a ',', 0 at the closing '}', -1 otherwise. */
+static int next(struct walk *w)
+{
+    int c = peek(w);
+    w->i++;
+    if (c == ',')
+        return 1;
+    if (c == '}')
+        return 0;
+    w->i--;
+    return syntax(w, "',' or '}' expected");
+}
+
+static int walk_cases(struct walk *w)
+{
+    json_t *cases = json_object();
+    if (!cases || json_object_set_new(w->top, "cases", cases)) {
+        snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+        return -1;
+    }
+    w->i++; /* '{' */
+    if (peek(w) == '}') {
+        w->i++;
+        return 0;
+    }
+    for (int more = 1; more > 0; more = next(w)) {
+        struct arena_mark mark = arena_mark();
+        json_t *k = key(w), *c = k ? value(w) : NULL;
+        if (!c)
+            return -1;
+        const char *id = json_string_value(k), *whyid = bad_id(id);
+        char shown[96];
+        if (json_object_get(w->ids ? w->ids : cases, id)) {
+            snprintf(w->err, w->errlen, "'%s': case '%s' appears twice", w->path, shown_id(id, shown, sizeof shown));
+            return -1;
+        }
+        if (!w->case_bad && whyid) {
+            snprintf(w->case_err, sizeof w->case_err, "'%s': the case id '%s' %s", w->path,
+                     shown_id(id, shown, sizeof shown), whyid);
+            w->case_bad = 1;
+        }
+        if (!w->case_bad) {
+            char why[512];
+            if (check_case(c, id, w->refs, why, sizeof why)) {
+                snprintf(w->case_err, sizeof w->case_err, "'%s': case '%s'%s%s", w->path, id,
+                         strncmp(why, "has ", 4) ? ": " : " ", why);
+                w->case_bad = 1;
+            }
+        }
+        int oom = 0;
+        if (w->each) {
+            oom |= json_object_set_new(w->ids, id, json_null()) != 0;
+            if (!w->case_bad && !oom)
+                oom |= w->each(w->ctx, id, c) != 0;
+            arena_rewind(mark); /* k and c with it */
+        } else {
+            arena_on = 1;
+            oom |= json_object_set_new(cases, id, c) != 0;
+            arena_on = 0;
+        }
+        if (oom) {
+            snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+            return -1;
+        }
+    }
+    return w->err[0] ? -1 : 0;
+}
+
+static int walk(struct walk *w)
+{
+    if (peek(w) != '{') { /* not an object: is it JSON at all? */
+        json_error_t je;
+        json_t *v = json_loadb(w->s, w->n, JSON_DECODE_ANY, &je);
+        if (!v) {
+            snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: %s)", w->path, je.line, je.text);
+            return -1;
+        }
+        json_decref(v);
+        snprintf(w->err, w->errlen, "'%s' is not a cuda-sync-cts matrix", w->path);
+        return -1;
+    }
+    w->i++;
+    if (peek(w) == '}') {
+        w->i++;
+    } else {
+        for (int more = 1; more > 0; more = next(w)) {
+            json_t *k = key(w);
+            if (!k)
+                return -1;
+            const char *name = json_string_value(k);
+            if (json_object_get(w->top, name)) {
+                snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: duplicate object key '%.40s')", w->path,
+                         line_at(w, w->i), name);
+                return -1;
+            }
+            if (!strcmp(name, "cases") && peek(w) == '{') {
+                if (walk_cases(w))
+                    return -1;
+            } else {
+                json_t *v = value(w);
+                if (!v)
+                    return -1;
+                arena_on = 1;
+                int bad = json_object_set_new(w->top, name, v);
+                arena_on = 0;
+                if (bad) {
+                    snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+                    return -1;
+                }
+            }
+        }
+        if (w->err[0])
+            return -1;
+    }
+    if (peek(w) != -1)
+        return syntax(w, "end of file expected");
+    return 0;
+}
+
+static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen)
+{
     size_t len = 0;
+    arena_install();
+    err[0] = 0;
     char *text = read_matrix_text(path, &len, err, errlen);
     if (!text)
         return NULL;
-    json_t *m = json_loadb(text, len, 0, &je);
+    struct walk w = {.path = path, .s = text, .n = len, .err = err, .errlen = errlen, .each = each, .ctx = ctx};
+    w.top = json_object();
+    w.refs = json_object();
+    w.ids = each ? json_object() : NULL;
+    int bad = !w.top || !w.refs || (each && !w.ids);
+    if (bad)
+        snprintf(err, errlen, "out of memory reading '%s'", path);
+    else
+        bad = walk(&w);
     free(text);
-    if (!m) {
-        snprintf(err, errlen, "'%s' is not JSON (line %d: %s)", path, je.line, je.text);
-        return NULL;
-    }
+    json_decref(w.ids);
+    json_t *m = w.top;
     const char *schema = NULL;
     json_int_t version = -1;
     json_t *cases = NULL, *env = NULL;
-    if (!json_is_object(m) ||
-        json_unpack(m, "{s:s,s:I,s:o,s:o}", "schema", &schema, "schema_version", &version, "cases",
-                    &cases, "environment", &env) != 0 ||
-        strcmp(schema, CTS_MATRIX_SCHEMA) != 0) {
+    if (!bad && (json_unpack(m, "{s:s,s:I,s:o,s:o}", "schema", &schema, "schema_version", &version, "cases", &cases,
+                             "environment", &env) != 0 ||
+                 strcmp(schema, CTS_MATRIX_SCHEMA) != 0)) {
         snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix", path);
-        json_decref(m);
-        return NULL;
+        bad = 1;
     }
-    if (version != CTS_SCHEMA_VERSION) {
+    if (!bad && version != CTS_SCHEMA_VERSION) {
         snprintf(err, errlen, "'%s' has schema version %lld; this sync-cts reads version %d", path,
                  (long long)version, CTS_SCHEMA_VERSION);
-        json_decref(m);
-        return NULL;
+        bad = 1;
     }
-    if (!json_is_object(cases) || !json_is_object(env)) {
-        snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix (cases or environment malformed)",
-                 path);
-        json_decref(m);
-        return NULL;
+    if (!bad && (!json_is_object(cases) || !json_is_object(env))) {
+        snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix (cases or environment malformed)", path);
+        bad = 1;
     }
-    const char *id;
-    json_t *c;
-    json_object_foreach(cases, id, c)
-    {
-        const char *st;
-        if (json_unpack(c, "{s:s}", "status", &st) != 0 || cts_status_parse(st) < 0) {
-            snprintf(err, errlen, "'%s': case '%s' has no valid status", path, id);
-            json_decref(m);
-            return NULL;
-        }
+    if (!bad && w.case_bad) {
+        snprintf(err, errlen, "%s", w.case_err);
+        bad = 1;
+    }
+    char why[512];
+    if (!bad && check_top(m, why, sizeof why)) {
+        snprintf(err, errlen, "'%s': %s", path, why);
+        bad = 1;
+    }
+    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
+    if (!bad && table) { /* every clause a case names is in the table it was judged with */
+        const char *cid;
+        json_t *first;
+        /* (a matrix without a table is not judged: check refuses it, judge judges it) */
+        json_object_foreach(w.refs, cid, first)
+            if (!json_object_get(table, cid)) {
+                snprintf(err, errlen, "'%s': case '%s': spec.clauses names '%.40s', which is not in the matrix's "
+                         "clause table", path, json_string_value(first), cid);
+                bad = 1;
+                break;
+            }
+    }
+    json_decref(w.refs);
+    if (bad) {
+        json_decref(m); /* in the arena, or small */
+        return NULL;
     }
     return m;
+}
+
+json_t *cts_matrix_load(const char *path, char *err, size_t errlen)
+{
+    return load(path, NULL, NULL, err, errlen);
+}
+
+json_t *cts_matrix_load_each(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen)
+{
+    return load(path, each, ctx, err, errlen);
+}
+
+int cts_case_id_check(const char *id, char *err, size_t errlen)
+{
+    const char *why = bad_id(id);
+    char shown[96];
+    if (!why)
+        return 0;
+    if (strlen(id) >= CTS_ID_MAX)
+        snprintf(err, errlen, "'%s' is not a case id: it has %zu characters, and case ids have at most %d",
+                 shown_id(id, shown, sizeof shown), strlen(id), CTS_ID_MAX - 1);
+    else
+        snprintf(err, errlen, "'%s' is not a case id: it %s", shown_id(id, shown, sizeof shown), why);
+    return -1;
 }
 
 /* ---- files written whole or not at all ------------------------------------- */

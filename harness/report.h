@@ -17,8 +17,24 @@ json_t *cts_env_collect(int device, char *err, size_t errlen);
 json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r);
 json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases);
 /* Loads and validates a matrix, plain or gzip-compressed; on failure returns
- * NULL and a one-line reason. */
+ * NULL and a one-line reason naming the file (and the case and member that
+ * are wrong).  Every member a command reads has been checked: types,
+ * presence, names (status, verdict, conformance, ...), times finite and not
+ * negative, per-repetition arrays as long as evidence.repetitions, clause
+ * ids in the matrix's clause table.  The tree lives in an arena that is
+ * released when the process ends; json_decref on it is allowed but frees
+ * nothing. */
 json_t *cts_matrix_load(const char *path, char *err, size_t errlen);
+/* The same, case by case: each case, validated, is passed to each(ctx, id,
+ * c) and dropped after the call (copy what is kept; non-zero return: out of
+ * memory).  Returns the matrix with an empty "cases", validated as above;
+ * NULL and a reason on failure (cases already passed are then to be
+ * discarded).  A whole matrix's tree is never held. */
+typedef int (*cts_case_fn)(void *ctx, const char *id, const json_t *c);
+json_t *cts_matrix_load_each(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen);
+/* 0 when id could be a case id, else -1 and a one-line reason (too long,
+ * empty, a control character). */
+int cts_case_id_check(const char *id, char *err, size_t errlen);
 int cts_matrix_dump(const json_t *m, FILE *f);
 /* The same, gzip-compressed (committed matrices are FILE.json.gz). */
 int cts_matrix_dump_gz(const json_t *m, FILE *f);

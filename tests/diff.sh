@@ -15,21 +15,38 @@ d = sys.argv[1]
 NOV = dict(host=None, op_after=None, third_blocking=None, third_nonblocking=None, src=None, dst=None)
 def case(status, symbol=None, call=(10.0,), **verdict):
     v = dict(NOV); v.update(verdict)
-    return {"status": status, "symbol": symbol, "reason": None, "verdict": v,
-            "evidence": {"call_us": list(call)}, "family": "memcpy"}
+    verdict_status = status in ("PASS", "VARIES")
+    reps = len(call)
+    ev = {"repetitions": reps, "idle_call_us": 1.0 if verdict_status else None, "idle_call_max_us": None,
+          "idle_complete_us": None, "timeout_us": None, "window_us": None, "window_retries": 0,
+          "timeout_retries": 0, "control": None}
+    if reps:
+        ev["call_us"] = list(call)
+    if v["host"] == "waits":
+        ev["release_to_return_us"] = [1.0] * reps
+    return {"status": status, "symbol": symbol, "reason": None if status == "PASS" else status.lower(),
+            "verdict": v, "evidence": ev, "family": "memcpy", "group": "c", "api": "c", "function": "cudaC",
+            "variant": None, "direction": None, "memory": None, "allocator": None, "size": None,
+            "size_label": None, "kind": None, "copy_kind": None, "op_stream": "null", "busy": "same"}
 W = dict(host="waits")
 A = dict(host="returns", op_after="runs", third_blocking="runs", third_nonblocking="runs")
-def matrix(cases, gpu="Test GPU", date="2026-01-01T00:00:00Z", env=None):
+def matrix(cases, gpu="Test GPU", date="2026-01-01T00:00:00Z", env=None, spec=False):
     counts = {}
     for c in cases.values():
         counts[c["status"]] = counts.get(c["status"], 0) + 1
-    return {"schema": "cuda-sync-cts/matrix", "schema_version": 1,
-            "environment": {"gpu": {"name": gpu}, "suite_revision": "abc",
-                            "versions": {"driver": "580.1", "driver_api": {"number": 13000, "text": "13.0"},
-                                         "runtime": {"number": 13000, "text": "13.0"}},
-                            "settings": {"default_stream": "legacy", "device_schedule": "auto",
-                                         "environment_variables": env or {"CUDA_LAUNCH_BLOCKING": None}}},
-            "run": {"date": date, "counts": counts}, "cases": cases}
+    m = {"schema": "cuda-sync-cts/matrix", "schema_version": 1,
+         "environment": {"gpu": {"name": gpu, "compute_capability": "9.0", "uuid": "GPU-0"}, "suite_revision": "abc",
+                         "versions": {"driver": "580.1", "driver_api": {"number": 13000, "text": "13.0"},
+                                      "runtime": {"number": 13000, "text": "13.0"},
+                                      "toolkit": {"number": 13000, "text": "13.0"}},
+                         "attributes": {"asyncEngineCount": 3, "concurrentKernels": 1, "pageableMemoryAccess": 0,
+                                        "concurrentManagedAccess": 1},
+                         "settings": {"default_stream": "legacy", "device_schedule": "auto",
+                                      "environment_variables": env or {"CUDA_LAUNCH_BLOCKING": None}}},
+         "run": {"date": date, "counts": counts, "wall_s": 1.0, "repeat": 3}, "cases": cases}
+    if spec:
+        m["spec"] = {"documentation": "d", "clauses": {"PG-X": {"where": "w", "quote": "q", "url": "https://x"}}}
+    return m
 a = {"c.pass_fail": case("PASS", "W", **W),
      "c.w_a": case("PASS", "W", call=(10.0, 30.0, 20.0), **W),
      "c.notsupp": case("PASS", "A", **A),
@@ -51,13 +68,15 @@ with gzip.open(f"{d}/b.json.gz", "wt") as f:
 c = copy.deepcopy(a); del c['x,"y"']
 json.dump(matrix(c), open(f"{d}/c.json", "w"))
 # Conformance: compared where both sides carry a spec.
-def spec(cf): return {"conformance": cf, "clauses": []}
+def spec(cf):
+    return {"conformance": cf, "clauses": [{"id": "PG-X", "about": "host", "prediction": "guaranteed",
+                                            "holds": {"DEVIATES": False, "CONFORMS": True}.get(cf)}]}
 sa = copy.deepcopy(a); sb = copy.deepcopy(a)
 sa["c.notsupp"]["spec"] = spec("CONFORMS"); sb["c.notsupp"]["spec"] = spec("DEVIATES")
 sa["c.timing"]["spec"] = spec("DEVIATES");  sb["c.timing"]["spec"] = spec("RECORDED")
 sb["c.w_a"]["spec"] = spec("DEVIATES")      # no spec in A: not compared
-json.dump(matrix(sa), open(f"{d}/sa.json", "w"))
-json.dump(matrix(sb), open(f"{d}/sb.json", "w"))
+json.dump(matrix(sa, spec=True), open(f"{d}/sa.json", "w"))
+json.dump(matrix(sb, spec=True), open(f"{d}/sb.json", "w"))
 # Bad input.
 v2 = matrix(a); v2["schema_version"] = 2
 json.dump(v2, open(f"{d}/v2.json", "w"))
