@@ -428,7 +428,7 @@ static void env_table_free(struct env_table *t)
 
 struct diff_doc {
     size_t nm;
-    const char **paths;
+    const char *const *paths;
     json_t **m;
     struct env_table env;
     struct comparison *cmp; /* [nm - 1] */
@@ -638,7 +638,7 @@ int cts_diff_main(int argc, char **argv)
     if (nm > MAX_MATRICES)
         return diff_error("diff compares at most %d matrices, got %zu", MAX_MATRICES, nm);
 
-    struct diff_doc d = {.nm = nm, .paths = (const char **)argv + optind};
+    struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind};
     d.m = calloc(nm, sizeof *d.m);
     d.cmp = calloc(nm - 1, sizeof *d.cmp);
     char err[1024];
@@ -647,6 +647,10 @@ int cts_diff_main(int argc, char **argv)
     size_t len = 0;
     if (!d.m || !d.cmp) {
         diff_error("out of memory");
+        goto done;
+    }
+    if (cts_output_check(out, d.paths, nm, err, sizeof err)) {
+        diff_error("%s", err);
         goto done;
     }
     for (size_t i = 0; i < nm; i++) {
@@ -691,23 +695,18 @@ int cts_diff_main(int argc, char **argv)
         diff_error("out of memory");
         goto done;
     }
-    if (out) {
-        struct cts_outfile of;
-        if (cts_outfile_open(&of, out, err, sizeof err)) {
-            diff_error("%s", err);
-            goto done;
-        }
-        if (fwrite(text, 1, len, of.f) != len) {
-            cts_outfile_abort(&of);
-            diff_error("cannot write '%s'", out);
-            goto done;
-        }
-        if (cts_outfile_commit(&of, err, sizeof err)) {
-            diff_error("%s", err);
-            goto done;
-        }
-    } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-        diff_error("cannot write to standard output");
+    struct cts_outfile of;
+    if (cts_output_open(&of, out, d.paths, nm, err, sizeof err)) {
+        diff_error("%s", err);
+        goto done;
+    }
+    if (fwrite(text, 1, len, of.f) != len) {
+        cts_outfile_abort(&of);
+        diff_error("cannot write '%s'", of.std ? "standard output" : out);
+        goto done;
+    }
+    if (cts_outfile_commit(&of, err, sizeof err)) {
+        diff_error("%s", err);
         goto done;
     }
     rc = DIFF_SAME;

@@ -86,15 +86,42 @@ json_t *cts_waivers_load(const char *path, char *err, size_t len);
 int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out, char *err,
               size_t len);
 
-/* A file that appears at its path only when committed (temp file + rename). */
+/* A file that appears at its path only when committed (temp file + rename,
+ * in the directory of the file a symbolic link names; a replaced file keeps
+ * its mode).  A device or pipe (/dev/null) is written directly.  Until it
+ * is committed or aborted, its temporary file is removed if SIGINT, SIGTERM
+ * or SIGHUP ends the process. */
 struct cts_outfile {
     char path[4096];
     char tmp[4200];
     FILE *f;
+    int slot;   /* in the cleanup registry; -1 for none */
+    int direct; /* a device or pipe, written in place */
+    int std;    /* standard output (cts_output_open "-") */
 };
 int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t errlen);
 int cts_outfile_commit(struct cts_outfile *o, char *err, size_t errlen);
 void cts_outfile_abort(struct cts_outfile *o);
+/* The registry behind it, for any other temporary file (run.c): add its
+ * path (returns a slot, -1 if the registry is full or the path too long)
+ * as soon as the file exists, and remove the slot once the file is renamed
+ * or unlinked; the handler then unlinks every registered path on SIGINT,
+ * SIGTERM or SIGHUP and lets the signal end the process.  cts_cleanup_add
+ * installs the handler (cts_cleanup_install does only that); signals
+ * ignored at that time stay ignored. */
+void cts_cleanup_install(void);
+int cts_cleanup_add(const char *path);
+void cts_cleanup_remove(int slot);
+
+/* Two paths naming one file (st_dev and st_ino): 1, else 0. */
+int cts_same_file(const char *a, const char *b);
+/* Refuses an output (a path; "-" or NULL: standard output) that is one of
+ * the input files, by identity: -1 and a one-line reason. */
+int cts_output_check(const char *out, const char *const *inputs, size_t n, char *err, size_t errlen);
+/* cts_output_check, then "-" (or NULL) as standard output, any other path
+ * as cts_outfile_open; commit and abort as for an outfile. */
+int cts_output_open(struct cts_outfile *o, const char *out, const char *const *inputs, size_t n, char *err,
+                    size_t errlen);
 
 /* log.c: JSON lines, flushed per event.  A case with "begin" and no "end"
  * is one the process died in. */
