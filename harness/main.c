@@ -221,6 +221,23 @@ static int cmd_check(int argc, char **argv)
 
 /* ---- cite ---------------------------------------------------------------------------- */
 
+/* What cite keeps of a matrix read case by case: the case asked for, and the
+ * ids nearest to it. */
+struct cite_scan {
+    const char *want;
+    json_t *found;
+    struct cts_nearest near;
+};
+
+static int cite_case(void *ctx, const char *id, const json_t *c)
+{
+    struct cite_scan *s = ctx;
+    if (!strcmp(id, s->want))
+        return (s->found = json_deep_copy(c)) ? 0 : -1;
+    cts_nearest_add(&s->near, s->want, id);
+    return 0;
+}
+
 static int cmd_cite(int argc, char **argv)
 {
     static const struct option opts[] = {{0}};
@@ -234,18 +251,24 @@ static int cmd_cite(int argc, char **argv)
         return cts_die(EXIT_USAGE, "cite takes a case id and one matrix, not '%s'", argv[optind + 2]);
     const char *id = argv[optind], *path = argc - optind == 2 ? argv[optind + 1] : "matrix.json";
     char err[512];
-    json_t *m = cts_matrix_load(path, err, sizeof err);
-    if (!m)
+    if (cts_case_id_check(id, err, sizeof err)) /* before reading anything: no matrix has it */
         return cts_die(EXIT_USAGE, "%s", err);
-    if (!json_object_get(json_object_get(m, "cases"), id)) {
-        char near[3 * CTS_ID_MAX + 8];
-        cts_nearest_ids(m, id, near, sizeof near);
-        json_decref(m);
-        return cts_die(EXIT_USAGE, "no case '%s' in '%s' (nearest: %s)", id, path, near);
+    struct cite_scan scan = {.want = id};
+    json_t *m = cts_matrix_load_each(path, cite_case, &scan, err, sizeof err);
+    if (!m) {
+        json_decref(scan.found);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
+    if (!scan.found) {
+        char near[3 * CTS_ID_MAX + 40];
+        cts_nearest_text(&scan.near, near, sizeof near);
+        json_decref(m);
+        return cts_die(EXIT_USAGE, "no case '%s' in '%s' (%s)", id, path, near);
+    }
+    json_object_set_new(json_object_get(m, "cases"), id, scan.found);
     int rc = cts_cite(m, id, stdout);
     json_decref(m);
-    return rc ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
+    return rc || fflush(stdout) ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
 }
 
 int main(int argc, char **argv)

@@ -67,9 +67,21 @@ const char *cts_json_path_str(const json_t *o, const char *a, const char *b);
 /* csv.c: one CSV field (RFC 4180), quoted where it holds a comma, a quote or a line break. */
 void cts_csv_text(FILE *f, const char *s);
 
-/* cite.c: case `id` of matrix m as one paragraph for a bug report; -1 if m
- * has no such case or the write fails.  The nearest ids to one m lacks. */
+/* cite.c: case `id` of matrix m as one paragraph (one line: control
+ * characters become spaces) for a bug report; -1 if m has no such case or
+ * the write fails. */
 int cts_cite(const json_t *m, const char *id, FILE *out);
+/* The three ids nearest to one a matrix lacks: the longest common prefix
+ * first, then id order; an id sharing no prefix is never offered.  Add each
+ * id of the matrix, then the text: "nearest: a, b, c" or "no case id begins
+ * like it". */
+struct cts_nearest {
+    char id[3][CTS_ID_MAX];
+    size_t lcp[3];
+    int n;
+};
+void cts_nearest_add(struct cts_nearest *n, const char *query, const char *id);
+void cts_nearest_text(const struct cts_nearest *n, char *out, size_t len);
 void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len);
 /* cli.c: the one-line error of bad input: "sync-cts: ..." on stderr; returns code. */
 int cts_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

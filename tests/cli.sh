@@ -113,8 +113,17 @@ for want in "cudaMemcpy of 4096 bytes, host to device, pageable memory (malloc)"
 done
 expect 2 "cite wants a case id" cite
 expect 2 "cite takes a case id and one matrix, not 'extra'" cite "$one" "$tmp/judged.json" extra
-expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json' (nearest: $one," \
+# An unknown id: the ids sharing the longest prefix with it, then by id; none that share nothing.
+expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json' (nearest: $one, ${one%same}blocking, ${one%same}nonblocking)" \
     cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam "$tmp/judged.json"
+expect 2 "no case 'zzz' in '$tmp/judged.json' (no case id begins like it)" cite zzz "$tmp/judged.json"
+# An id longer than any case id is refused at once, the matrix unread.
+long=$(printf '%030000d' 0)
+t0=$(date +%s%N)
+expect 2 "is not a case id: it has 30000 characters, and case ids have at most 127" cite "$long" "$tmp/judged.json"
+t1=$(date +%s%N)
+[ $(((t1 - t0) / 1000000)) -lt 1000 ] || fail "cite of a 30 KB id took $(((t1 - t0) / 1000000)) ms"
+[ "$(wc -c <"$tmp/err")" -lt 400 ] || fail "cite of a 30 KB id: the error repeats the id whole"
 (cd "$tmp" && "$cts" cite "$one" >out 2>err; [ $? -eq 2 ] && grep -qF "cannot read 'matrix.json'" err) ||
     fail "cite with no matrix here did not name matrix.json"
 
