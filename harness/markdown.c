@@ -26,17 +26,84 @@ static const char *short_status(const char *st)
     return st;
 }
 
-static const char *conformance(const json_t *c)
+static const char *conformance(const struct row *r)
 {
-    return str(json_object_get(c, "spec"), "conformance");
+    return r->conformance ? r->conformance : "";
+}
+
+/* What the clauses of the table (in its order) come to over the cases:
+ * how many cases contradict each (a case once), and how many judgements
+ * hold, are contradicted or are open.  One pass over the cases. */
+struct clause_counts {
+    size_t n;
+    const char **id;
+    const json_t **entry;
+    size_t *hits, *yes, *no, *open, *last;
+};
+
+static int count_clauses(struct clause_counts *k, const json_t *table, const struct row *rows, size_t n)
+{
+    memset(k, 0, sizeof *k);
+    size_t t = json_object_size(table);
+    json_t *index = json_object();
+    k->id = calloc(t + 1, sizeof *k->id);
+    k->entry = calloc(t + 1, sizeof *k->entry);
+    k->hits = calloc(5 * (t + 1), sizeof *k->hits);
+    if (!index || !k->id || !k->entry || !k->hits) {
+        json_decref(index);
+        return -1;
+    }
+    k->yes = k->hits + (t + 1);
+    k->no = k->yes + (t + 1);
+    k->open = k->no + (t + 1);
+    k->last = k->open + (t + 1);
+    const char *cid;
+    json_t *cl;
+    json_object_foreach((json_t *)table, cid, cl)
+    {
+        k->id[k->n] = cid;
+        k->entry[k->n] = cl;
+        if (json_object_set_new(index, cid, json_integer((json_int_t)k->n++))) {
+            json_decref(index);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t x;
+        json_t *e;
+        json_array_foreach(json_object_get(rows[i].spec, "clauses"), x, e)
+        {
+            const json_t *at = json_object_get(index, str(e, "id"));
+            if (!at)
+                continue;
+            size_t c = (size_t)json_integer_value(at);
+            const json_t *h = json_object_get(e, "holds");
+            k->yes[c] += json_is_true(h);
+            k->no[c] += json_is_false(h);
+            k->open[c] += json_is_null(h);
+            if (json_is_false(h) && k->last[c] != i + 1) {
+                k->hits[c]++;
+                k->last[c] = i + 1;
+            }
+        }
+    }
+    json_decref(index);
+    return 0;
+}
+
+static void free_clause_counts(struct clause_counts *k)
+{
+    free(k->id);
+    free(k->entry);
+    free(k->hits);
 }
 
 /* Conformance counts, with what they mean. */
-static void summary_conformance(FILE *f, const json_t **all, size_t n)
+static void summary_conformance(FILE *f, const struct row *rows, size_t n)
 {
     size_t conf = 0, dev = 0, rec = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *c = conformance(all[i]);
+        const char *c = conformance(&rows[i]);
         conf += !strcmp(c, "CONFORMS");
         dev += !strcmp(c, "DEVIATES");
         rec += !strcmp(c, "RECORDED");
@@ -51,42 +118,29 @@ static void summary_conformance(FILE *f, const json_t **all, size_t n)
 }
 
 /* The deviations, each with the clauses it contradicts, an anchor, and how
- * many cases each clause is contradicted by. */
-static void deviations(FILE *f, const json_t *m, const json_t **all, const char **ids, size_t n)
+ * many cases each clause is contradicted by.  (A case that deviates counts
+ * once under each clause it contradicts.) */
+static void deviations(FILE *f, const struct clause_counts *k, const struct row *rows, size_t n)
 {
-    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
     size_t any = 0;
     for (size_t i = 0; i < n; i++)
-        any += !strcmp(conformance(all[i]), "DEVIATES");
+        any += !strcmp(conformance(&rows[i]), "DEVIATES");
     if (!any)
         return;
     fprintf(f, "## Deviations\n\n| clause | cases contradicting it | what it says |\n|---|---:|---|\n");
-    const char *k;
-    json_t *cl;
-    json_object_foreach((json_t *)table, k, cl)
-    {
-        size_t hits = 0;
-        for (size_t i = 0; i < n; i++) {
-            size_t x;
-            json_t *e;
-            json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
-                if (!strcmp(str(e, "id"), k) && json_is_false(json_object_get(e, "holds"))) {
-                    hits++;
-                    break;
-                }
-        }
-        if (hits)
-            fprintf(f, "| [%s](%s) | %zu | %s |\n", k, str(cl, "url"), hits, str(cl, "quote"));
-    }
+    for (size_t c = 0; c < k->n; c++)
+        if (k->hits[c])
+            fprintf(f, "| [%s](%s) | %zu | %s |\n", k->id[c], str(k->entry[c], "url"), k->hits[c],
+                    str(k->entry[c], "quote"));
     fprintf(f, "\n| case | cell | contradicts |\n|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(conformance(all[i]), "DEVIATES"))
+        if (strcmp(conformance(&rows[i]), "DEVIATES"))
             continue;
-        fprintf(f, "| <a id=\"%s\"></a>`%s` | %s | ", ids[i], ids[i], str(all[i], "symbol"));
+        fprintf(f, "| <a id=\"%s\"></a>`%s` | %s | ", rows[i].id, rows[i].id, rows[i].symbol);
         size_t x;
         json_t *e;
         int first = 1;
-        json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
+        json_array_foreach(json_object_get(rows[i].spec, "clauses"), x, e)
             if (json_is_false(json_object_get(e, "holds"))) {
                 fprintf(f, "%s%s (%s, %s)", first ? "" : "; ", str(e, "id"), str(e, "prediction"),
                         str(e, "about"));
@@ -98,32 +152,18 @@ static void deviations(FILE *f, const json_t *m, const json_t **all, const char 
 }
 
 /* Every clause, how many cases it judged, and why none where none can be. */
-static void coverage(FILE *f, const json_t *m, const json_t **all, size_t n)
+static void coverage(FILE *f, const json_t *m, const struct clause_counts *k)
 {
-    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
-    if (!json_object_size(table))
+    if (!k->n)
         return;
     fprintf(f, "## Clauses and coverage\n\n%s.\n\n| clause | where | holds | contradicted | not "
                "observable or open |\n|---|---|---:|---:|---:|\n",
             str(json_object_get(m, "spec"), "documentation"));
-    const char *k;
-    json_t *cl;
-    json_object_foreach((json_t *)table, k, cl)
-    {
-        size_t yes = 0, no = 0, open = 0;
-        for (size_t i = 0; i < n; i++) {
-            size_t x;
-            json_t *e;
-            json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
-                if (!strcmp(str(e, "id"), k)) {
-                    const json_t *h = json_object_get(e, "holds");
-                    yes += json_is_true(h);
-                    no += json_is_false(h);
-                    open += json_is_null(h);
-                }
-        }
-        fprintf(f, "| [%s](%s) | %s | %zu | %zu | %zu", k, str(cl, "url"), str(cl, "where"), yes, no, open);
-        if (yes + no + open == 0)
+    for (size_t c = 0; c < k->n; c++) {
+        const json_t *cl = k->entry[c];
+        fprintf(f, "| [%s](%s) | %s | %zu | %zu | %zu", k->id[c], str(cl, "url"), str(cl, "where"), k->yes[c],
+                k->no[c], k->open[c]);
+        if (k->yes[c] + k->no[c] + k->open[c] == 0)
             fprintf(f, " (no case%s%s)", *str(cl, "no_case") ? ": " : "", str(cl, "no_case"));
         fprintf(f, " |\n");
     }
@@ -179,22 +219,15 @@ int cts_render_markdown(const json_t *m, FILE *f)
     /* Gather and order the cases. */
     size_t n = 0;
     struct row *rows = cts_sorted_cases(m, &n);
-    const json_t **all = calloc(n ? n : 1, sizeof *all);
-    const char **ids = calloc(n ? n : 1, sizeof *ids);
-    if (!rows || !all || !ids) {
+    struct clause_counts k;
+    if (!rows || count_clauses(&k, json_object_get(json_object_get(m, "spec"), "clauses"), rows, n)) {
         free(rows);
-        free(all);
-        free(ids);
         return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        all[i] = rows[i].c;
-        ids[i] = rows[i].id;
     }
 
     size_t count[CTS_STATUS_COUNT] = {0};
     for (size_t i = 0; i < n; i++) {
-        int s = cts_status_parse(str(all[i], "status"));
+        int s = cts_status_parse(rows[i].status);
         if (s >= 0)
             count[s]++;
     }
@@ -202,16 +235,16 @@ int cts_render_markdown(const json_t *m, FILE *f)
     for (int s = 0; s < CTS_STATUS_COUNT; s++)
         fprintf(f, "%s %zu %s", s ? "," : "", count[s], cts_status_name(s));
     fprintf(f, ".\n\n");
-    summary_conformance(f, all, n);
-    deviations(f, m, all, ids, n);
+    summary_conformance(f, rows, n);
+    deviations(f, &k, rows, n);
 
     size_t bad = n - count[CTS_PASS] - count[CTS_VARIES] - count[CTS_NOTSUPP];
     if (bad) {
         fprintf(f, "## Cases without a verdict or that failed\n\n| case | status | reason |\n|---|---|---|\n");
         for (size_t i = 0; i < n; i++) {
-            const char *st = str(all[i], "status");
+            const char *st = rows[i].status;
             if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP"))
-                fprintf(f, "| `%s` | %s | %s |\n", ids[i], st, str(all[i], "reason"));
+                fprintf(f, "| `%s` | %s | %s |\n", rows[i].id, st, rows[i].reason);
         }
         fprintf(f, "\n");
     }
@@ -220,19 +253,17 @@ int cts_render_markdown(const json_t *m, FILE *f)
                    "the product behaved differently from one to the next.\n\n"
                    "| case | symbols | how |\n|---|---|---|\n");
         for (size_t i = 0; i < n; i++)
-            if (!strcmp(str(all[i], "status"), "VARIES"))
-                fprintf(f, "| `%s` | `%s` | %s |\n", ids[i], str(all[i], "symbol"),
-                        str(all[i], "reason"));
+            if (!strcmp(rows[i].status, "VARIES"))
+                fprintf(f, "| `%s` | `%s` | %s |\n", rows[i].id, rows[i].symbol, rows[i].reason);
         fprintf(f, "\n");
     }
     if (count[CTS_NOTSUPP]) {
         fprintf(f, "## Not supported here\n\n");
         const char *last = NULL;
         for (size_t i = 0; i < n; i++)
-            if (!strcmp(str(all[i], "status"), "NOTSUPP") &&
-                (!last || strcmp(last, str(all[i], "reason")))) {
-                last = str(all[i], "reason");
-                fprintf(f, "- %s (e.g. `%s`)\n", last, ids[i]);
+            if (!strcmp(rows[i].status, "NOTSUPP") && (!last || strcmp(last, rows[i].reason))) {
+                last = rows[i].reason;
+                fprintf(f, "- %s (e.g. `%s`)\n", last, rows[i].id);
             }
         fprintf(f, "\n");
     }
@@ -263,13 +294,13 @@ int cts_render_markdown(const json_t *m, FILE *f)
 
     /* One table per group. */
     for (size_t i = 0; i < n;) {
-        const char *group = str(all[i], "group");
+        const char *group = rows[i].group;
         size_t j = i;
-        while (j < n && !strcmp(str(all[j], "group"), group))
+        while (j < n && !strcmp(rows[j].group, group))
             j++;
-        const char *dir = str(all[i], "direction"), *var = str(all[i], "variant");
-        fprintf(f, "## %s — %s%s%s%s%s\n\n", group, str(all[i], "function"), *var ? " " : "",
-                var, *dir ? ", " : "", cts_dir_words(dir));
+        const char *dir = rows[i].direction, *var = rows[i].variant;
+        fprintf(f, "## %s — %s%s%s%s%s\n\n", group, rows[i].function, *var ? " " : "", var, *dir ? ", " : "",
+                cts_dir_words(dir));
         fprintf(f, "| memory | size | kind | op stream | idle µs |");
         for (int c = 0; c < NCOLS; c++)
             fprintf(f, " busy %s |", busy_cols[c]);
@@ -278,44 +309,38 @@ int cts_render_markdown(const json_t *m, FILE *f)
             fprintf(f, ":-:|");
         fprintf(f, "\n");
         for (size_t r = i; r < j;) {
-            const json_t *row = all[r];
+            const struct row *row = &rows[r];
             size_t e = r;
-            const char *cells[NCOLS] = {0};
-            char symbuf[NCOLS][24];
-            while (e < j && !strcmp(str(all[e], "memory"), str(row, "memory")) &&
-                   json_integer_value(json_object_get(all[e], "size")) ==
-                       json_integer_value(json_object_get(row, "size")) &&
-                   !strcmp(str(all[e], "kind"), str(row, "kind")) &&
-                   !strcmp(str(all[e], "op_stream"), str(row, "op_stream"))) {
-                int col = cts_busy_column(str(all[e], "busy"));
-                if (col < NCOLS) {
-                    const char *st = str(all[e], "status");
-                    snprintf(symbuf[col], sizeof symbuf[col], "%s%s",
-                             !strcmp(st, "PASS") || !strcmp(st, "VARIES") ? str(all[e], "symbol")
-                                                                          : short_status(st),
-                             !strcmp(conformance(all[e]), "DEVIATES") ? " ✗" : "");
-                    cells[col] = symbuf[col];
-                }
+            const struct row *cells[NCOLS] = {0};
+            while (e < j && !strcmp(rows[e].memory, row->memory) && rows[e].size == row->size &&
+                   !strcmp(rows[e].kind, row->kind) && !strcmp(rows[e].op_stream, row->op_stream)) {
+                if (rows[e].rank[5] < NCOLS)
+                    cells[rows[e].rank[5]] = &rows[e];
                 e++;
             }
-            const json_t *idle = json_object_get(json_object_get(row, "evidence"), "idle_call_us");
-            fprintf(f, "| %s | %s | %s | %s | ", str(row, "memory"), str(row, "size_label"),
-                    str(row, "kind"), str(row, "op_stream"));
-            if (json_is_number(idle))
-                fprintf(f, "%.1f |", json_number_value(idle));
+            fprintf(f, "| %s | %s | %s | %s | ", row->memory, row->size_label, row->kind, row->op_stream);
+            if (json_is_number(row->idle))
+                fprintf(f, "%.1f |", json_number_value(row->idle));
             else
                 fprintf(f, " |");
-            for (int c = 0; c < NCOLS; c++)
-                fprintf(f, " %s |", cells[c] ? cells[c] : "—");
+            for (int c = 0; c < NCOLS; c++) {
+                const struct row *x = cells[c];
+                if (!x) {
+                    fprintf(f, " — |");
+                    continue;
+                }
+                const char *st = x->status;
+                fprintf(f, " %s%s |", !strcmp(st, "PASS") || !strcmp(st, "VARIES") ? x->symbol : short_status(st),
+                        !strcmp(conformance(x), "DEVIATES") ? " ✗" : "");
+            }
             fprintf(f, "\n");
             r = e;
         }
         fprintf(f, "\n");
         i = j;
     }
-    coverage(f, m, all, n);
+    coverage(f, m, &k);
+    free_clause_counts(&k);
     free(rows);
-    free(all);
-    free(ids);
     return ferror(f) ? -1 : 0;
 }

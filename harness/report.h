@@ -53,10 +53,17 @@ int cts_render_html(const json_t *m, FILE *f);
 extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
 int cts_busy_column(const char *busy);
 int cts_case_order(const json_t *a, const json_t *b);
-/* A matrix's cases in that order (ties by id); malloc'ed, NULL if out of memory. */
+/* A matrix's cases in that order (ties by id); malloc'ed, NULL if out of
+ * memory.  Each row carries the members the reports read, looked up once
+ * ("" where absent or not a string; conformance NULL where there is none). */
 struct cts_row {
     const char *id;
     const json_t *c;
+    const char *group, *function, *variant, *direction, *memory, *size_label, *kind, *op_stream, *busy,
+        *status, *symbol, *reason, *conformance;
+    json_int_t size;
+    const json_t *idle, *spec; /* evidence.idle_call_us, spec */
+    int rank[6];               /* api, direction, memory, kind, op stream, busy column */
 };
 struct cts_row *cts_sorted_cases(const json_t *m, size_t *n);
 const char *cts_dir_words(const char *token);
