@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -292,8 +293,14 @@ static char *read_matrix_text(const char *path, size_t *len, char *err, size_t e
         snprintf(err, errlen, "cannot read '%s': zlib would not start", path);
         return NULL;
     }
-    char *text = NULL;
-    size_t tn = 0, tcap = 0;
+    /* The gzip trailer's ISIZE (the length mod 2^32) sizes the buffer once. */
+    size_t isize = n < 18 ? 0
+                          : (size_t)(unsigned char)raw[n - 4] | (size_t)(unsigned char)raw[n - 3] << 8 |
+                                (size_t)(unsigned char)raw[n - 2] << 16 | (size_t)(unsigned char)raw[n - 1] << 24;
+    size_t tcap = isize && isize < ((size_t)1 << 31) ? isize + 1 : 0, tn = 0;
+    char *text = tcap ? malloc(tcap) : NULL;
+    if (!text)
+        tcap = 0;
     int zr = Z_OK;
     z.next_in = (unsigned char *)raw;
     z.avail_in = (uInt)n;
@@ -408,6 +415,12 @@ static void arena_install(void)
     static int done;
     if (!done) {
         json_set_alloc_funcs(json_alloc, json_free);
+        /* A fixed threshold: blocks of a megabyte or more (a matrix's text,
+         * the arena's chunks) are mapped, and unmapped when freed, so that
+         * reading matrices one after another does not keep their memory
+         * (glibc would otherwise raise the threshold past a freed text's
+         * size and serve the next one from the heap). */
+        mallopt(M_MMAP_THRESHOLD, 1 << 20);
         done = 1;
     }
 }
