@@ -603,24 +603,41 @@ static void render_text(const struct diff_doc *d, FILE *f)
     }
 }
 
-/* A Markdown table cell: '|' escaped, newlines flattened. */
+/* A Markdown table cell: text from the matrices, escaped (cts_md_text). */
 static void md_cell(FILE *f, const char *s)
 {
     fputs("| ", f);
-    for (; s && *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else
-            fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    cts_md_text(f, S(s));
+    fputc(' ', f);
+}
+
+/* outcome() as a table cell: the symbol (from the matrix) escaped, the
+ * status and conformance (known names) and the brackets as they are. */
+static void md_outcome(FILE *f, const struct dcase *c)
+{
+    fputs("| ", f);
+    if (!c) {
+        fputs("absent ", f);
+        return;
     }
+    const char *st = S(status_of(c)), *cf = conformance(c);
+    if (strcmp(st, "PASS") || !c->symbol)
+        fprintf(f, "%s%s", st, c->symbol ? " " : "");
+    if (c->symbol)
+        cts_md_text(f, c->symbol);
+    if (cf)
+        fprintf(f, " [%s]", cf);
     fputc(' ', f);
 }
 
 static void render_md(const struct diff_doc *d, FILE *f)
 {
     fputs("# sync-cts diff\n\n", f);
-    for (size_t i = 0; i < d->nm; i++)
-        fprintf(f, "- **%c**%s: `%s`\n", letter(i), i ? "" : " (baseline)", d->paths[i]);
+    for (size_t i = 0; i < d->nm; i++) {
+        fprintf(f, "- **%c**%s: ", letter(i), i ? "" : " (baseline)");
+        cts_md_code(f, d->paths[i], 0);
+        fputc('\n', f);
+    }
     fputs("\n", f);
     const struct env_table *t = &d->env;
     md_cell(f, "");
@@ -652,16 +669,15 @@ static void render_md(const struct diff_doc *d, FILE *f)
             if (i == 0 || cmp->v[i - 1].group != ch->group)
                 fprintf(f, "\n### %s (%zu)\n\n| case | A | %s | note |\n|---|---|---|---|\n",
                         group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group], lb);
-            char *oa = outcome(ch->a), *ob = outcome(ch->b), *nt = note(ch, "→"), *id = dupf("`%s`", ch->id);
-            md_cell(f, id);
-            md_cell(f, oa);
-            md_cell(f, ob);
-            md_cell(f, nt);
+            char *nt = note(ch, "→");
+            fputs("| ", f);
+            cts_md_code(f, ch->id, 1);
+            fputc(' ', f);
+            md_outcome(f, ch->a);
+            md_outcome(f, ch->b);
+            md_cell(f, nt); /* known names and numbers only */
             fputs("|\n", f);
-            free(oa);
-            free(ob);
             free(nt);
-            free(id);
         }
     }
 }

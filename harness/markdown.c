@@ -1,11 +1,125 @@
 /* Markdown rendering of a matrix: environment, summary, what went wrong,
  * then one table per group (API x direction) whose rows are call variants and
- * whose columns are busy placements. */
+ * whose columns are busy placements.
+ *
+ * Every string that comes from the matrix is escaped for where it goes
+ * (md() below): as text, nothing in it can open raw HTML, an entity, a code
+ * span, a link or a table cell; in a code span, the delimiter is longer
+ * than any run of backticks in it; in an attribute, it is entity-escaped;
+ * a link is made only of an http(s) URL with nothing in it to escape. */
 #define _GNU_SOURCE
 #include "report.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+void cts_md_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '|': case '`': case '\\': case '[': case ']':
+            fputc('\\', f);
+            fputc(*s, f);
+            break;
+        default: fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+        }
+}
+
+void cts_md_code(FILE *f, const char *s, int in_table)
+{
+    size_t run = 0, longest = 0, n = strlen(s);
+    for (const char *p = s; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    int pad = n && (s[0] == '`' || s[n - 1] == '`'); /* a space each side, which CommonMark strips */
+    for (size_t i = 0; i <= longest; i++)
+        fputc('`', f);
+    if (pad)
+        fputc(' ', f);
+    for (; *s; s++) {
+        if (*s == '|' && in_table)
+            fputc('\\', f); /* GFM reads \| as | even inside a code span in a table */
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+    }
+    if (pad)
+        fputc(' ', f);
+    for (size_t i = 0; i <= longest; i++)
+        fputc('`', f);
+}
+
+/* An HTML attribute value inside a table cell. */
+static void md_attr(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        case '|': fputs("&#124;", f); break;
+        default: fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+        }
+}
+
+/* [text](url) where url is an http(s) URL with nothing to escape; else
+ * the text and the URL, as text. */
+static void md_link(FILE *f, const char *text, const char *url)
+{
+    int ok = !strncmp(url, "https://", 8) || !strncmp(url, "http://", 7);
+    for (const char *p = url; ok && *p; p++)
+        ok = (unsigned char)*p > 0x20 && *p != 0x7f && !strchr("<>()|`\\\"'[]", *p);
+    if (ok) {
+        fputc('[', f);
+        cts_md_text(f, text);
+        fprintf(f, "](%s)", url);
+    } else {
+        cts_md_text(f, text);
+        if (*url) {
+            fputs(" (", f);
+            cts_md_text(f, url);
+            fputc(')', f);
+        }
+    }
+}
+
+/* fprintf for Markdown: %s a string of ours, written as is; from the
+ * matrix, %t text, %T a code span in a table cell, %C one elsewhere, %A an
+ * attribute value in a table cell, %L a link (text, URL); %z a size_t, %f
+ * a double (%.1f), %d a long long. */
+static void md(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%') {
+            fputc(*p, f);
+            continue;
+        }
+        switch (*++p) {
+        case 's': fputs(va_arg(ap, const char *), f); break;
+        case 't': cts_md_text(f, va_arg(ap, const char *)); break;
+        case 'T': cts_md_code(f, va_arg(ap, const char *), 1); break;
+        case 'C': cts_md_code(f, va_arg(ap, const char *), 0); break;
+        case 'A': md_attr(f, va_arg(ap, const char *)); break;
+        case 'L': {
+            const char *text = va_arg(ap, const char *);
+            md_link(f, text, va_arg(ap, const char *));
+            break;
+        }
+        case 'z': fprintf(f, "%zu", va_arg(ap, size_t)); break;
+        case 'f': fprintf(f, "%.1f", va_arg(ap, double)); break;
+        case 'd': fprintf(f, "%lld", va_arg(ap, long long)); break;
+        default: fputc('%', f); if (*p) fputc(*p, f); else p--;
+        }
+    }
+    va_end(ap);
+}
 
 #define NCOLS CTS_BUSY_COLUMNS
 #define busy_cols cts_busy_columns
@@ -130,20 +244,18 @@ static void deviations(FILE *f, const struct clause_counts *k, const struct row 
     fprintf(f, "## Deviations\n\n| clause | cases contradicting it | what it says |\n|---|---:|---|\n");
     for (size_t c = 0; c < k->n; c++)
         if (k->hits[c])
-            fprintf(f, "| [%s](%s) | %zu | %s |\n", k->id[c], str(k->entry[c], "url"), k->hits[c],
-                    str(k->entry[c], "quote"));
+            md(f, "| %L | %z | %t |\n", k->id[c], str(k->entry[c], "url"), k->hits[c], str(k->entry[c], "quote"));
     fprintf(f, "\n| case | cell | contradicts |\n|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         if (strcmp(conformance(&rows[i]), "DEVIATES"))
             continue;
-        fprintf(f, "| <a id=\"%s\"></a>`%s` | %s | ", rows[i].id, rows[i].id, rows[i].symbol);
+        md(f, "| <a id=\"%A\"></a>%T | %t | ", rows[i].id, rows[i].id, rows[i].symbol);
         size_t x;
         json_t *e;
         int first = 1;
         json_array_foreach(json_object_get(rows[i].spec, "clauses"), x, e)
             if (json_is_false(json_object_get(e, "holds"))) {
-                fprintf(f, "%s%s (%s, %s)", first ? "" : "; ", str(e, "id"), str(e, "prediction"),
-                        str(e, "about"));
+                md(f, "%s%t (%t, %t)", first ? "" : "; ", str(e, "id"), str(e, "prediction"), str(e, "about"));
                 first = 0;
             }
         fprintf(f, " |\n");
@@ -156,15 +268,15 @@ static void coverage(FILE *f, const json_t *m, const struct clause_counts *k)
 {
     if (!k->n)
         return;
-    fprintf(f, "## Clauses and coverage\n\n%s.\n\n| clause | where | holds | contradicted | not "
-               "observable or open |\n|---|---|---:|---:|---:|\n",
-            str(json_object_get(m, "spec"), "documentation"));
+    md(f, "## Clauses and coverage\n\n%t.\n\n| clause | where | holds | contradicted | not "
+          "observable or open |\n|---|---|---:|---:|---:|\n",
+       str(json_object_get(m, "spec"), "documentation"));
     for (size_t c = 0; c < k->n; c++) {
         const json_t *cl = k->entry[c];
-        fprintf(f, "| [%s](%s) | %s | %zu | %zu | %zu", k->id[c], str(cl, "url"), str(cl, "where"), k->yes[c],
-                k->no[c], k->open[c]);
+        md(f, "| %L | %t | %z | %z | %z", k->id[c], str(cl, "url"), str(cl, "where"), k->yes[c], k->no[c],
+           k->open[c]);
         if (k->yes[c] + k->no[c] + k->open[c] == 0)
-            fprintf(f, " (no case%s%s)", *str(cl, "no_case") ? ": " : "", str(cl, "no_case"));
+            md(f, " (no case%s%t)", *str(cl, "no_case") ? ": " : "", str(cl, "no_case"));
         fprintf(f, " |\n");
     }
     fprintf(f, "\n");
@@ -178,20 +290,19 @@ int cts_render_markdown(const json_t *m, FILE *f)
     const json_t *ver = json_object_get(env, "versions");
     const json_t *set = json_object_get(env, "settings");
 
-    fprintf(f, "# cuda-sync-cts matrix: %s, driver %s, CUDA %s\n\n", str(gpu, "name"),
-            json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
-            path_str(ver, "driver_api", "text"));
+    md(f, "# cuda-sync-cts matrix: %t, driver %t, CUDA %t\n\n", str(gpu, "name"),
+       json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
+       path_str(ver, "driver_api", "text"));
     fprintf(f, "Generated from the JSON matrix beside this file; the JSON is the record.\n\n");
     fprintf(f, "| | |\n|---|---|\n");
-    fprintf(f, "| GPU | %s (compute capability %s), %s |\n", str(gpu, "name"),
-            str(gpu, "compute_capability"), str(gpu, "uuid"));
-    fprintf(f, "| Driver | %s; driver API version %s |\n",
-            json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
-            path_str(ver, "driver_api", "text"));
-    fprintf(f, "| Runtime | cudart %s, built with toolkit %s |\n", path_str(ver, "runtime", "text"),
-            path_str(ver, "toolkit", "text"));
-    fprintf(f, "| Settings | default stream %s; schedule %s |\n", str(set, "default_stream"),
-            str(set, "device_schedule"));
+    md(f, "| GPU | %t (compute capability %t), %t |\n", str(gpu, "name"), str(gpu, "compute_capability"),
+       str(gpu, "uuid"));
+    md(f, "| Driver | %t; driver API version %t |\n",
+       json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
+       path_str(ver, "driver_api", "text"));
+    md(f, "| Runtime | cudart %t, built with toolkit %t |\n", path_str(ver, "runtime", "text"),
+       path_str(ver, "toolkit", "text"));
+    md(f, "| Settings | default stream %t; schedule %t |\n", str(set, "default_stream"), str(set, "device_schedule"));
     {
         const json_t *vars = json_object_get(set, "environment_variables");
         const char *k;
@@ -200,7 +311,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
         fprintf(f, "| Environment | ");
         json_object_foreach((json_t *)vars, k, v)
             if (json_is_string(v))
-                fprintf(f, "%s%s=%s", any++ ? ", " : "", k, json_string_value(v));
+                md(f, "%s%t=%t", any++ ? ", " : "", k, json_string_value(v));
         fprintf(f, "%s |\n", any ? "" : "no CUDA_* variable set");
     }
     {
@@ -212,9 +323,9 @@ int cts_render_markdown(const json_t *m, FILE *f)
                 (long long)json_integer_value(json_object_get(a, "pageableMemoryAccess")),
                 (long long)json_integer_value(json_object_get(a, "concurrentManagedAccess")));
     }
-    fprintf(f, "| Run | %s, %.1f s wall, %lld repetitions a case, suite %s |\n\n", str(run, "date"),
-            json_number_value(json_object_get(run, "wall_s")),
-            (long long)json_integer_value(json_object_get(run, "repeat")), str(env, "suite_revision"));
+    md(f, "| Run | %t, %f s wall, %d repetitions a case, suite %t |\n\n", str(run, "date"),
+       json_number_value(json_object_get(run, "wall_s")), (long long)json_integer_value(json_object_get(run, "repeat")),
+       str(env, "suite_revision"));
 
     /* Gather and order the cases. */
     size_t n = 0;
@@ -244,7 +355,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
         for (size_t i = 0; i < n; i++) {
             const char *st = rows[i].status;
             if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP"))
-                fprintf(f, "| `%s` | %s | %s |\n", rows[i].id, st, rows[i].reason);
+                md(f, "| %T | %t | %t |\n", rows[i].id, st, rows[i].reason);
         }
         fprintf(f, "\n");
     }
@@ -254,7 +365,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
                    "| case | symbols | how |\n|---|---|---|\n");
         for (size_t i = 0; i < n; i++)
             if (!strcmp(rows[i].status, "VARIES"))
-                fprintf(f, "| `%s` | `%s` | %s |\n", rows[i].id, rows[i].symbol, rows[i].reason);
+                md(f, "| %T | %T | %t |\n", rows[i].id, rows[i].symbol, rows[i].reason);
         fprintf(f, "\n");
     }
     if (count[CTS_NOTSUPP]) {
@@ -263,7 +374,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
         for (size_t i = 0; i < n; i++)
             if (!strcmp(rows[i].status, "NOTSUPP") && (!last || strcmp(last, rows[i].reason))) {
                 last = rows[i].reason;
-                fprintf(f, "- %s (e.g. `%s`)\n", last, rows[i].id);
+                md(f, "- %t (e.g. %C)\n", last, rows[i].id);
             }
         fprintf(f, "\n");
     }
@@ -299,8 +410,8 @@ int cts_render_markdown(const json_t *m, FILE *f)
         while (j < n && !strcmp(rows[j].group, group))
             j++;
         const char *dir = rows[i].direction, *var = rows[i].variant;
-        fprintf(f, "## %s — %s%s%s%s%s\n\n", group, rows[i].function, *var ? " " : "", var, *dir ? ", " : "",
-                cts_dir_words(dir));
+        md(f, "## %t — %t%s%t%s%t\n\n", group, rows[i].function, *var ? " " : "", var, *dir ? ", " : "",
+           cts_dir_words(dir));
         fprintf(f, "| memory | size | kind | op stream | idle µs |");
         for (int c = 0; c < NCOLS; c++)
             fprintf(f, " busy %s |", busy_cols[c]);
@@ -318,7 +429,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
                     cells[rows[e].rank[5]] = &rows[e];
                 e++;
             }
-            fprintf(f, "| %s | %s | %s | %s | ", row->memory, row->size_label, row->kind, row->op_stream);
+            md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
             if (json_is_number(row->idle))
                 fprintf(f, "%.1f |", json_number_value(row->idle));
             else
@@ -330,8 +441,11 @@ int cts_render_markdown(const json_t *m, FILE *f)
                     continue;
                 }
                 const char *st = x->status;
-                fprintf(f, " %s%s |", !strcmp(st, "PASS") || !strcmp(st, "VARIES") ? x->symbol : short_status(st),
-                        !strcmp(conformance(x), "DEVIATES") ? " ✗" : "");
+                if (!strcmp(st, "PASS") || !strcmp(st, "VARIES"))
+                    md(f, " %t", x->symbol);
+                else
+                    md(f, strcmp(st, short_status(st)) ? " %s" : " %t", short_status(st));
+                md(f, "%s |", !strcmp(conformance(x), "DEVIATES") ? " ✗" : "");
             }
             fprintf(f, "\n");
             r = e;

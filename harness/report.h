@@ -40,6 +40,12 @@ int cts_matrix_dump(const json_t *m, FILE *f);
 int cts_matrix_dump_gz(const json_t *m, FILE *f);
 /* Markdown rendering, readable on its own. */
 int cts_render_markdown(const json_t *m, FILE *f);
+/* markdown.c: a string from a matrix in Markdown, as text (< > & as
+ * entities; | ` \ [ ] backslash-escaped; line breaks and other control
+ * characters as spaces), or as a code span (a delimiter longer than any
+ * run of backticks in it; in_table: | as \|). */
+void cts_md_text(FILE *f, const char *s);
+void cts_md_code(FILE *f, const char *s, int in_table);
 /* csv.c: one row per case, sorted by id, after a header row; RFC 4180
  * (CRLF, fields with , " CR LF quoted).  0, or -1 on a write error. */
 int cts_render_csv(const json_t *m, FILE *f);

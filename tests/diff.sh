@@ -77,6 +77,10 @@ sa["c.timing"]["spec"] = spec("DEVIATES");  sb["c.timing"]["spec"] = spec("RECOR
 sb["c.w_a"]["spec"] = spec("DEVIATES")      # no spec in A: not compared
 json.dump(matrix(sa, spec=True), open(f"{d}/sa.json", "w"))
 json.dump(matrix(sb, spec=True), open(f"{d}/sb.json", "w"))
+# Strings from a matrix reach the Markdown escaped.
+e = copy.deepcopy(a)
+e["c.w_a"] = case("PASS", "A|<b>", call=(5.0,), **A)
+json.dump(matrix(e, gpu="GPU | <script>x</script>"), open(f"{d}/e.json", "w"))
 # Bad input.
 v2 = matrix(a); v2["schema_version"] = 2
 json.dump(v2, open(f"{d}/v2.json", "w"))
@@ -126,6 +130,11 @@ has "$m" "| \`c.w_a\` | W | A | call 20.0 us → 5.0 us; host: waits → returns
 has "$m" "| \`c.pass_fail\` | W | FAIL | call 10.0 us → 10.0 us |"
 has "$m" "| \`c.only_b\` | absent | A | call 10.0 us |"
 lacks "$m" "### fixed"
+
+run 1 diff "$tmp/a.json" "$tmp/e.json" --format md
+has "$tmp/out" "| \`c.w_a\` | W | A\\|&lt;b&gt; | call 20.0 us → 5.0 us; host: waits → returns |"
+has "$tmp/out" "| GPU | Test GPU | GPU \\| &lt;script&gt;x&lt;/script&gt; | yes |"
+lacks "$tmp/out" "<script>"
 
 # CSV: exactly these lines, CRLF-terminated, RFC 4180 quoting.
 run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format csv
