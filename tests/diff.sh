@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # sync-cts diff: which cases changed between matrices, in which group, in each
 # format; exit 0 / 1 / 2; one-line errors and no half-written output.  Builds
-# small matrices with python3 (json, gzip), and alters a copy of a committed one.
+# small matrices with python3 (json, gzip; skipped, 77, without it), alters
+# a small matrix cut from a committed one, and reproduces a committed
+# comparison end to end.
 . "$(dirname "$0")/lib.sh" "$@"
+need_python
 
 # has FILE LINE: FILE has LINE exactly (carriage returns ignored).
 has() { tr -d '\r' <"$1" | grep -qxF -- "$2" || fail "$(basename "$1") lacks the line '$2'"; }
@@ -170,6 +173,8 @@ run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format md --out "$tmp/report.md"
 [ -s "$tmp/out" ] && fail "--out: wrote to stdout too"
 "$cts" diff "$tmp/a.json" "$tmp/b.json.gz" --format md >"$tmp/stdout.md"
 cmp -s "$tmp/report.md" "$tmp/stdout.md" || fail "--out: the file differs from stdout"
+run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format md --out -
+cmp -s "$tmp/out" "$tmp/stdout.md" || fail "--out -: not the same as standard output"
 
 # Errors: exit 2, one line naming the problem, and no output file.
 error "diff wants at least two matrix files" diff --
@@ -187,39 +192,51 @@ ls "$tmp" | grep -q '\.tmp\.' && fail "an error left a temporary file: $(ls "$tm
 
 "$cts" --help | grep -q '^       sync-cts diff A.json\[.gz\] B.json\[.gz\]' || fail "--help does not list diff"
 
-# A committed matrix against a copy with one case's verdict changed: exactly that case.
-real="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
-if [ -f "$real" ]; then
-    cp "$real" "$tmp/real.json.gz"
-    id=$(python3 - "$tmp/real.json.gz" "$tmp/altered.json.gz" <<'EOF'
-import gzip, json, sys
-m = json.load(gzip.open(sys.argv[1]))
+# A matrix against a copy with one case's verdict changed: exactly that case.
+small_matrix "$tmp/small.json"
+id=$(python3 - "$tmp/small.json" "$tmp/altered.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
 cid = sorted(k for k, c in m["cases"].items() if c["status"] == "PASS" and c["symbol"] == "A")[0]
 c = m["cases"][cid]
 c["symbol"] = "W"
 c["verdict"].update(host="waits", op_after=None, third_blocking=None, third_nonblocking=None)
 c["evidence"]["host"] = ["waits"] * len(c["evidence"]["host"])
-with gzip.open(sys.argv[2], "wt") as f:
-    json.dump(m, f)
+json.dump(m, open(sys.argv[2], "w"))
 print(cid)
 EOF
-    ) || fail "python3 could not alter the real matrix"
-    # Judged again, the altered case (a call that now waits where the
-    # documentation promises it does not) deviates: a regression.
-    "$cts" judge "$tmp/altered.json.gz" >/dev/null || fail "judge of the altered matrix failed"
-    run 0 diff "$tmp/real.json.gz" "$real"
-    has "$tmp/out" "A -> B: 0 cases changed"
-    run 1 diff "$tmp/real.json.gz" "$tmp/altered.json.gz" --format csv
-    printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
-        "regressed,$id,PASS,PASS,A,W,CONFORMS,DEVIATES" >"$tmp/want.csv"
-    cmp -s "$tmp/out" "$tmp/want.csv" || fail "real matrix: csv is not exactly '$id': $(head -c 500 "$tmp/out")"
-    run 1 diff "$tmp/real.json.gz" "$tmp/altered.json.gz"
-    has "$tmp/out" "A -> B: 1 case changed"
-    grep -q "^  $id  A \[CONFORMS\] -> W \[DEVIATES\]  (call [0-9.]* us -> [0-9.]* us; host: returns -> waits)$" "$tmp/out" ||
-        fail "real matrix: no line for '$id': $(tail -n 3 "$tmp/out")"
-    cmp -s "$tmp/real.json.gz" "$real" || fail "the committed matrix was modified"
-else
-    fail "no committed matrix at $real"
-fi
+) || fail "python3 could not alter the small matrix"
+# Judged again, the altered case (a call that now waits where the
+# documentation promises it does not) deviates: a regression.
+"$cts" judge "$tmp/altered.json" >/dev/null || fail "judge of the altered matrix failed"
+cp "$tmp/small.json" "$tmp/same.json"
+run 0 diff "$tmp/small.json" "$tmp/same.json"
+has "$tmp/out" "A -> B: 0 cases changed"
+run 1 diff "$tmp/small.json" "$tmp/altered.json" --format csv
+printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
+    "regressed,$id,PASS,PASS,A,W,CONFORMS,DEVIATES" >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "altered matrix: csv is not exactly '$id': $(head -c 500 "$tmp/out")"
+run 1 diff "$tmp/small.json" "$tmp/altered.json"
+has "$tmp/out" "A -> B: 1 case changed"
+grep -q "^  $id  A \[CONFORMS\] -> W \[DEVIATES\]  (call [0-9.]* us -> [0-9.]* us; host: returns -> waits)$" "$tmp/out" ||
+    fail "altered matrix: no line for '$id': $(tail -n 3 "$tmp/out")"
+
+# End to end: two committed matrices give the committed comparison, byte for
+# byte, holding one matrix's summary at a time (peak RSS under 100 MB; a
+# matrix as a jansson tree is some 200 MB).
+rel=reports/nvidia-h200/driver-580.159.04/cuda-13.0
+want="$root/reports/comparisons/driver-580.159.04-cuda-13.0/h200.lazy-vs-eager.md"
+rss=$(cd "$root" && python3 - "$cts" "$tmp/lazy-vs-eager.md" "$rel" <<'EOF'
+import resource, subprocess, sys
+cts, out, rel = sys.argv[1:]
+with open(out, "w") as f:
+    rc = subprocess.run([cts, "diff", f"{rel}/default/matrix.json.gz", f"{rel}/module-loading-eager/matrix.json.gz",
+                         "--format", "md"], stdout=f).returncode
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+EOF
+) || fail "python3 could not run the committed comparison"
+[ "${rss%% *}" = 1 ] || fail "the committed comparison: diff exited ${rss%% *}, expected 1"
+cmp -s "$tmp/lazy-vs-eager.md" "$want" || fail "diff of the committed matrices is not $(basename "$want"): $(diff "$want" "$tmp/lazy-vs-eager.md" | head -n 5)"
+[ "${rss#* }" -lt 102400 ] || fail "diff of two committed matrices peaked at ${rss#* } KiB (more than 100 MB)"
 
 finish "diff checks"
