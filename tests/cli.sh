@@ -90,18 +90,14 @@ rm -f "$tmp/ptds.json.gz"
 grep -qE "^$tmp/judged.json: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECORDED, [0-9]+ without a verdict$" "$tmp/out" ||
     fail "judge printed: $(cat "$tmp/out")"
 # render writes to standard output unless --out names a file ("-": standard output too), never beside its input.
+# (The CSV and HTML of a committed matrix, every case a row and a cell, are test_reports'.)
 run 0 render "$tmp/judged.json"
 [ -s "$tmp/err" ] && fail "render: stderr: $(cat "$tmp/err")"
 grep -q "^## Deviations" "$tmp/out" || fail "the Markdown has no Deviations section"
+[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 443 ] || fail "the Markdown does not list the 443 deviations"
 [ -e "$tmp/judged.md" ] && fail "render with no --out wrote beside its input"
-run 0 render "$tmp/judged.json" --format csv --out -
-[ "$(wc -l <"$tmp/out")" -eq 19018 ] || fail "the CSV is not a header and 19017 rows"
-run 0 render "$tmp/judged.json" --format html --out "$tmp/r.html"
-[ -s "$tmp/out" ] && fail "render --out wrote to stdout too"
-grep -q 'id="memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"' "$tmp/r.html" || fail "the HTML lacks a case anchor"
 expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
-rm -f "$tmp"/r.html
 one='memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same'
 "$cts" cite "$one" "$tmp/judged.json" >"$tmp/out" 2>"$tmp/err" || fail "cite exited $?: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "cite is not one paragraph"
@@ -116,7 +112,6 @@ expect 2 "cite takes a case id and one matrix, not 'extra'" cite "$one" "$tmp/ju
 # An unknown id: the ids sharing the longest prefix with it, then by id; none that share nothing.
 expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json' (nearest: $one, ${one%same}blocking, ${one%same}nonblocking)" \
     cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam "$tmp/judged.json"
-expect 2 "no case 'zzz' in '$tmp/judged.json' (no case id begins like it)" cite zzz "$tmp/judged.json"
 # An id longer than any case id is refused at once, the matrix unread.
 long=$(printf '%030000d' 0)
 t0=$(date +%s%N)
