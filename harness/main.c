@@ -88,7 +88,10 @@ static int cmd_render(int argc, char **argv)
     if (cts_output_open(&mf, out, &in, 1, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
     if (formats[fmt].render(m, mf.f)) {
+        int unwritable = ferror(mf.f);
         cts_outfile_abort(&mf);
+        if (unwritable)
+            return cts_die(EXIT_USAGE, mf.std ? "cannot write to standard output" : "cannot write '%s'", out);
         return cts_die(EXIT_NO_VERDICT, "cannot render '%s'", in);
     }
     if (cts_outfile_commit(&mf, err, sizeof err))
@@ -194,28 +197,26 @@ static int cmd_check(int argc, char **argv)
     if (optind != argc - 1)
         return cts_die(EXIT_USAGE, optind >= argc ? "check wants a matrix file" : "check takes one matrix file");
     char err[512];
+    /* The matrices live until the process ends (report.h): they are not freed. */
     json_t *m = cts_matrix_load(argv[optind], err, sizeof err), *w = NULL, *b = NULL;
     if (!m)
         return cts_die(EXIT_USAGE, "%s", err);
     if ((wpath && !(w = cts_waivers_load(wpath, err, sizeof err))) ||
         (bpath && !(b = cts_matrix_load(bpath, err, sizeof err)))) {
-        json_decref(m);
         json_decref(w);
         return cts_die(EXIT_USAGE, "%s", err);
     }
     if (!json_is_object(json_object_get(m, "spec"))) {
-        json_decref(m);
         json_decref(w);
-        json_decref(b);
         return cts_die(EXIT_USAGE, "'%s' is not judged against the documentation: run sync-cts judge on it",
                    argv[optind]);
     }
     int failing = cts_check(m, w, b, stdout, err, sizeof err);
-    json_decref(m);
     json_decref(w);
-    json_decref(b);
     if (failing < 0)
         return cts_die(EXIT_USAGE, "%s", err);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cts_die(EXIT_USAGE, "cannot write to standard output");
     return failing ? EXIT_FAILED : 0;
 }
 

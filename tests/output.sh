@@ -57,6 +57,14 @@ else
     fail "render --out a FIFO replaced the FIFO"
     kill "$reader"
 fi
+if [ -c /dev/full ]; then # a standard output that cannot be written: exit 2, said so
+    for cmd in "render $tmp/small.json" "check $tmp/small.json --waivers $root/waivers.json" "diff $tmp/small.json $tmp/small.json"; do
+        $cts $cmd >/dev/full 2>"$tmp/err"
+        rc=$?
+        [ "$rc" -eq 2 ] && grep -q "cannot write to standard output" "$tmp/err" ||
+            fail "$cmd into a full standard output: exit $rc, $(cat "$tmp/err")"
+    done
+fi
 mkdir "$tmp/dir"
 error "cannot write '$tmp/dir': it is a directory" render "$tmp/small.json" --out "$tmp/dir"
 [ -z "$(ls "$tmp/dir")" ] || fail "render into a directory wrote $(ls "$tmp/dir")"
