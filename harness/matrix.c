@@ -347,46 +347,63 @@ struct chunk {
     size_t size, used;
 };
 #define ARENA_CHUNKS 48
-static struct chunk arena[ARENA_CHUNKS];
-static int arena_n, arena_cur, arena_on;
+struct arena {
+    struct chunk c[ARENA_CHUNKS];
+    int n, cur;
+};
+/* [0] is the process's; [1] a second thread's, while it reads half of a
+ * matrix's cases (read_cases_in_two below). */
+static struct arena arenas[2];
+static _Thread_local struct arena *arena_mine = &arenas[0];
+static _Thread_local int arena_on;
+/* While two threads read, each frees only what it allocated itself: this
+ * thread's arena is the only one to look in (the other is growing). */
+static _Thread_local int arena_alone;
 
 static void *json_alloc(size_t n)
 {
     if (!arena_on)
         return malloc(n);
+    struct arena *a = arena_mine;
     n = (n + 15) & ~(size_t)15; /* malloc's alignment */
-    while (arena_cur < arena_n) {
-        struct chunk *c = &arena[arena_cur];
+    while (a->cur < a->n) {
+        struct chunk *c = &a->c[a->cur];
         if (c->size - c->used >= n) {
             void *p = c->base + c->used;
             c->used += n;
             return p;
         }
-        if (arena_cur + 1 == arena_n)
+        if (a->cur + 1 == a->n)
             break;
-        arena[++arena_cur].used = 0;
+        a->c[++a->cur].used = 0;
     }
-    if (arena_n == ARENA_CHUNKS)
+    if (a->n == ARENA_CHUNKS)
         return malloc(n); /* still right: json_free frees what is not in a chunk */
-    size_t size = (size_t)1 << (20 + (arena_n < 6 ? arena_n : 6)); /* 1 MiB, doubling to 64 MiB */
+    size_t size = (size_t)1 << (20 + (a->n < 6 ? a->n : 6)); /* 1 MiB, doubling to 64 MiB */
     if (size < n)
         size = n;
     char *b = malloc(size);
     if (!b)
         return NULL;
-    arena[arena_n] = (struct chunk){b, size, n};
-    arena_cur = arena_n++;
+    a->c[a->n] = (struct chunk){b, size, n};
+    a->cur = a->n++;
     return b;
+}
+
+static int in_arena(const struct arena *a, uintptr_t p)
+{
+    for (int i = 0; i < a->n; i++)
+        if (p >= (uintptr_t)a->c[i].base && p < (uintptr_t)a->c[i].base + a->c[i].size)
+            return 1;
+    return 0;
 }
 
 static void json_free(void *p)
 {
-    uintptr_t a = (uintptr_t)p;
-    if (!p)
+    if (!p || in_arena(arena_mine, (uintptr_t)p))
         return;
-    for (int i = 0; i < arena_n; i++)
-        if (a >= (uintptr_t)arena[i].base && a < (uintptr_t)arena[i].base + arena[i].size)
-            return;
+    if (!arena_alone && in_arena(&arenas[arena_mine == &arenas[0]], (uintptr_t)p))
+        return;
     free(p);
 }
 
@@ -397,17 +414,19 @@ struct arena_mark {
 
 static struct arena_mark arena_mark(void)
 {
-    return arena_n ? (struct arena_mark){arena_cur, arena[arena_cur].used} : (struct arena_mark){-1, 0};
+    struct arena *a = arena_mine;
+    return a->n ? (struct arena_mark){a->cur, a->c[a->cur].used} : (struct arena_mark){-1, 0};
 }
 
-/* Frees everything allocated in the arena since the mark. */
+/* Frees everything allocated in this thread's arena since the mark. */
 static void arena_rewind(struct arena_mark m)
 {
-    for (int i = m.cur + 1; i < arena_n; i++)
-        arena[i].used = 0;
-    arena_cur = m.cur < 0 ? 0 : m.cur;
+    struct arena *a = arena_mine;
+    for (int i = m.cur + 1; i < a->n; i++)
+        a->c[i].used = 0;
+    a->cur = m.cur < 0 ? 0 : m.cur;
     if (m.cur >= 0)
-        arena[m.cur].used = m.used;
+        a->c[m.cur].used = m.used;
 }
 
 static void arena_install(void)
@@ -956,6 +975,190 @@ static int next(struct walk *w)
     return syntax(w, "',' or '}' expected");
 }
 
+/* A case's id and members, checked; the first that is wrong is recorded
+ * (w->case_err) and reported once the whole matrix is read. */
+static void validate_case(struct walk *w, const char *id, const json_t *c)
+{
+    const char *whyid = bad_id(id);
+    char shown[96], why[512];
+    if (w->case_bad)
+        return;
+    if (whyid) {
+        snprintf(w->case_err, sizeof w->case_err, "'%s': the case id '%s' %s", w->path,
+                 shown_id(id, shown, sizeof shown), whyid);
+        w->case_bad = 1;
+    } else if (check_case(c, id, w->refs, why, sizeof why)) {
+        snprintf(w->case_err, sizeof w->case_err, "'%s': case '%s'%s%s", w->path, id,
+                 strncmp(why, "has ", 4) ? ": " : " ", why);
+        w->case_bad = 1;
+    }
+}
+
+static int appears_twice(struct walk *w, const char *id)
+{
+    char shown[96];
+    snprintf(w->err, w->errlen, "'%s': case '%s' appears twice", w->path, shown_id(id, shown, sizeof shown));
+    return -1;
+}
+
+/* ---- reading the cases with two threads ---------------------------------------
+ *
+ * jansson decodes some 40 MB/s.  A matrix read whole (render, judge, check)
+ * has its cases split in two at a comma between two of them near the middle
+ * of the text, and a second thread decodes and validates the second half
+ * into an arena of its own while this one does the first.  The halves are
+ * then put together in file order exactly as one thread would have: the
+ * same tree, the same first error.  The split is found by following strings
+ * (and their escapes) and nesting, nothing decoded; where the text is not
+ * well formed there, or small, one thread reads it all. */
+
+struct part {
+    struct walk w; /* this half's position, errors and clause references */
+    size_t end;    /* the first half: the comma after its last case; the second: SIZE_MAX, to the '}' */
+    json_t **kv;   /* key, value, key, value, ... in file order */
+    size_t n, cap;
+    int rc;
+    char err[512];
+};
+
+static void *read_part(void *arg)
+{
+    struct part *p = arg;
+    struct walk *w = &p->w;
+    if (p->end == SIZE_MAX)
+        arena_mine = &arenas[1]; /* the second thread */
+    arena_alone = 1;
+    p->rc = -1;
+    for (;;) {
+        json_t *k = key(w), *c = k ? value(w) : NULL;
+        if (!c)
+            break;
+        validate_case(w, json_string_value(k), c);
+        if (p->n + 2 > p->cap) {
+            size_t cap = p->cap ? 2 * p->cap : 8192;
+            json_t **kv = realloc(p->kv, cap * sizeof *kv);
+            if (!kv) {
+                snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+                break;
+            }
+            p->kv = kv;
+            p->cap = cap;
+        }
+        p->kv[p->n++] = k;
+        p->kv[p->n++] = c;
+        int ch = peek(w);
+        if (p->end == SIZE_MAX ? ch == '}' : w->i == p->end) {
+            p->rc = 0;
+            break;
+        }
+        if (ch != ',' || w->i > p->end) {
+            syntax(w, "',' or '}' expected");
+            break;
+        }
+        w->i++;
+    }
+    arena_alone = 0;
+    return NULL;
+}
+
+/* The comma between two cases at or after the middle of what is left of
+ * the text, or 0. */
+static size_t split_point(const struct walk *w)
+{
+    if (w->n - w->i < ((size_t)4 << 20))
+        return 0;
+    size_t target = w->i + (w->n - w->i) / 2;
+    int depth = 0, in_string = 0;
+    for (size_t p = w->i; p < w->n; p++) {
+        char c = w->s[p];
+        if (in_string) {
+            if (c == '\\')
+                p++;
+            else if (c == '"')
+                in_string = 0;
+            continue;
+        }
+        switch (c) {
+        case '"': in_string = 1; break;
+        case '{': case '[': depth++; break;
+        case '}': case ']':
+            if (depth-- == 0)
+                return 0; /* the cases end before the middle */
+            break;
+        case ',':
+            if (!depth && p >= target)
+                return p;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* 0 when read, -1 on an error (w->err), 1 when no second thread could be started. */
+static int read_cases_in_two(struct walk *w, json_t *cases, size_t comma)
+{
+    struct part *p = calloc(2, sizeof *p);
+    if (!p)
+        return 1;
+    for (int k = 0; k < 2; k++) {
+        p[k].w = *w;
+        p[k].w.err = p[k].err;
+        p[k].w.errlen = sizeof p[k].err;
+        p[k].w.case_bad = 0;
+        p[k].w.refs = json_object();
+    }
+    p[0].end = comma;
+    p[1].w.i = comma + 1;
+    p[1].end = SIZE_MAX;
+    pthread_t t;
+    if (!p[0].w.refs || !p[1].w.refs || pthread_create(&t, NULL, read_part, &p[1]) != 0) {
+        json_decref(p[0].w.refs);
+        json_decref(p[1].w.refs);
+        free(p);
+        return 1;
+    }
+    read_part(&p[0]);
+    pthread_join(t, NULL);
+    int rc = 0;
+    for (int k = 0; k < 2 && !rc; k++) { /* in file order */
+        if (p[k].rc) {
+            snprintf(w->err, w->errlen, "%s", p[k].err);
+            rc = -1;
+            break;
+        }
+        for (size_t j = 0; j < p[k].n && !rc; j += 2) {
+            const char *id = json_string_value(p[k].kv[j]);
+            if (json_object_get(cases, id)) {
+                rc = appears_twice(w, id);
+                break;
+            }
+            arena_on = 1;
+            if (json_object_set_new(cases, id, p[k].kv[j + 1])) {
+                snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+                rc = -1;
+            }
+            arena_on = 0;
+        }
+        if (!w->case_bad && p[k].w.case_bad) {
+            memcpy(w->case_err, p[k].w.case_err, sizeof w->case_err);
+            w->case_bad = 1;
+        }
+        const char *cid;
+        json_t *first;
+        json_object_foreach(p[k].w.refs, cid, first)
+            if (!json_object_get(w->refs, cid))
+                json_object_set(w->refs, cid, first);
+    }
+    if (!rc)
+        w->i = p[1].w.i + 1; /* past the '}' */
+    for (int k = 0; k < 2; k++) {
+        json_decref(p[k].w.refs);
+        free(p[k].kv);
+    }
+    free(p);
+    return rc;
+}
+
 static int walk_cases(struct walk *w)
 {
     json_t *cases = json_object();
@@ -968,30 +1171,21 @@ static int walk_cases(struct walk *w)
         w->i++;
         return 0;
     }
+    size_t comma = w->each ? 0 : split_point(w);
+    if (comma) {
+        int rc = read_cases_in_two(w, cases, comma);
+        if (rc <= 0)
+            return rc;
+    }
     for (int more = 1; more > 0; more = next(w)) {
         struct arena_mark mark = arena_mark();
         json_t *k = key(w), *c = k ? value(w) : NULL;
         if (!c)
             return -1;
-        const char *id = json_string_value(k), *whyid = bad_id(id);
-        char shown[96];
-        if (json_object_get(w->ids ? w->ids : cases, id)) {
-            snprintf(w->err, w->errlen, "'%s': case '%s' appears twice", w->path, shown_id(id, shown, sizeof shown));
-            return -1;
-        }
-        if (!w->case_bad && whyid) {
-            snprintf(w->case_err, sizeof w->case_err, "'%s': the case id '%s' %s", w->path,
-                     shown_id(id, shown, sizeof shown), whyid);
-            w->case_bad = 1;
-        }
-        if (!w->case_bad) {
-            char why[512];
-            if (check_case(c, id, w->refs, why, sizeof why)) {
-                snprintf(w->case_err, sizeof w->case_err, "'%s': case '%s'%s%s", w->path, id,
-                         strncmp(why, "has ", 4) ? ": " : " ", why);
-                w->case_bad = 1;
-            }
-        }
+        const char *id = json_string_value(k);
+        if (json_object_get(w->ids ? w->ids : cases, id))
+            return appears_twice(w, id);
+        validate_case(w, id, c);
         int oom = 0;
         if (w->each) {
             oom |= json_object_set_new(w->ids, id, json_null()) != 0;

@@ -310,6 +310,76 @@ int main(void)
         CHECK_INT(cts_case_id_check(pa, err, sizeof err), 0);
     }
 
+    /* A matrix large enough to be read by two threads: the same tree, in
+     * the same order, and the same first error as one thread would give. */
+    {
+        json_t *big = json_deep_copy(m), *bc = json_object_get(big, "cases");
+        const json_t *proto = json_object_get(bc, a->id);
+        char bid[64];
+        for (int i = 0; i < 6000; i++) {
+            snprintf(bid, sizeof bid, "big.case.%05d", i);
+            json_object_set_new(bc, bid, json_deep_copy(proto));
+        }
+        FILE *bf = fopen(path, "w");
+        CHECK_INT(cts_matrix_dump(big, bf), 0);
+        fclose(bf);
+        char *btext = slurp(path);
+        CHECK(btext && strlen(btext) > ((size_t)6 << 20)); /* past the two-thread threshold */
+        json_t *bback = cts_matrix_load(path, err, sizeof err);
+        CHECK(bback && json_equal(bback, big));
+        const char *k, *prev = "";
+        json_t *v;
+        size_t nk = 0;
+        int ordered = 1;
+        json_object_foreach(json_object_get(bback, "cases"), k, v)
+        {
+            ordered &= strcmp(prev, k) < 0; /* the file's (sorted) order */
+            prev = k;
+            nk++;
+        }
+        CHECK(ordered);
+        CHECK_INT(nk, 6003);
+        json_decref(bback);
+        /* A wrong case in the second half; then one in each half: the first is named. */
+        json_object_set_new(json_object_get(json_object_get(bc, "big.case.05000"), "verdict"), "host",
+                            json_string("x"));
+        bf = fopen(path, "w");
+        CHECK_INT(cts_matrix_dump(big, bf), 0);
+        fclose(bf);
+        CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+        CHECK_CONTAINS(err, "case 'big.case.05000': verdict.host is \"x\"");
+        json_object_set_new(json_object_get(json_object_get(bc, "big.case.00010"), "evidence"), "call_us",
+                            json_string("x"));
+        bf = fopen(path, "w");
+        CHECK_INT(cts_matrix_dump(big, bf), 0);
+        fclose(bf);
+        CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+        CHECK_CONTAINS(err, "case 'big.case.00010': evidence.call_us is a string");
+        /* Not JSON in the second half: the line is the file's. */
+        char *at = btext ? strstr(btext, "\"big.case.05500\": ") : NULL;
+        CHECK(at != NULL);
+        if (at) {
+            int line = 1;
+            for (const char *q = btext; q < at; q++)
+                line += *q == '\n';
+            at[16] = ';';
+            write_text(path, btext);
+            CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+            char want[64];
+            snprintf(want, sizeof want, "is not JSON (line %d: ", line);
+            CHECK_CONTAINS(err, want);
+            /* An id of the first half again in the second. */
+            at[16] = ':';
+            memcpy(at + 10, "00005", 5);
+            write_text(path, btext);
+            CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+            CHECK_CONTAINS(err, "case 'big.case.00005' appears twice");
+        }
+        free(btext);
+        json_decref(big);
+        unlink(path);
+    }
+
     /* An aborted output leaves nothing behind. */
     unlink(path);
     CHECK_INT(cts_outfile_open(&o, path, err, sizeof err), 0);
