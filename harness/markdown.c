@@ -4,7 +4,8 @@
  *
  * Every string that comes from the matrix is escaped for where it goes
  * (md() below): as text, nothing in it can open raw HTML, an entity, a code
- * span, a link or a table cell; in a code span, the delimiter is longer
+ * span, a link or a table cell (a ']' is escaped only before '(': the
+ * quotes' "[...]" stay as they are); in a code span, the delimiter is longer
  * than any run of backticks in it; in an attribute, it is entity-escaped;
  * a link is made only of an http(s) URL with nothing in it to escape. */
 #define _GNU_SOURCE
@@ -14,20 +15,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cts_md_text(FILE *f, const char *s)
+/* in_link: the text of a link, where every bracket is escaped; elsewhere
+ * only a ']' right before '(' is, which is all a link needs to form (a
+ * reference link needs a definition at the start of a line, and no string
+ * from the matrix starts a line). */
+static void md_text(FILE *f, const char *s, int in_link)
 {
     for (; *s; s++)
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
-        case '|': case '`': case '\\': case '[': case ']':
+        case '|': case '`': case '\\':
             fputc('\\', f);
+            fputc(*s, f);
+            break;
+        case '[': case ']':
+            if (in_link || (*s == ']' && s[1] == '('))
+                fputc('\\', f);
             fputc(*s, f);
             break;
         default: fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
         }
 }
+
+void cts_md_text(FILE *f, const char *s) { md_text(f, s, 0); }
 
 void cts_md_code(FILE *f, const char *s, int in_table)
 {
@@ -76,7 +88,7 @@ static void md_link(FILE *f, const char *text, const char *url)
         ok = (unsigned char)*p > 0x20 && *p != 0x7f && !strchr("<>()|`\\\"'[]", *p);
     if (ok) {
         fputc('[', f);
-        cts_md_text(f, text);
+        md_text(f, text, 1);
         fprintf(f, "](%s)", url);
     } else {
         cts_md_text(f, text);

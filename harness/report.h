@@ -41,8 +41,8 @@ int cts_matrix_dump_gz(const json_t *m, FILE *f);
 /* Markdown rendering, readable on its own. */
 int cts_render_markdown(const json_t *m, FILE *f);
 /* markdown.c: a string from a matrix in Markdown, as text (< > & as
- * entities; | ` \ [ ] backslash-escaped; line breaks and other control
- * characters as spaces), or as a code span (a delimiter longer than any
+ * entities; | ` \ and a ] before ( backslash-escaped; line breaks and
+ * other control characters as spaces), or as a code span (a delimiter longer than any
  * run of backticks in it; in_table: | as \|). */
 void cts_md_text(FILE *f, const char *s);
 void cts_md_code(FILE *f, const char *s, int in_table);
