@@ -44,6 +44,7 @@ static const char *const group_names[G_COUNT] = {
 /* What diff keeps of a case. */
 struct dcase {
     const char *id, *symbol; /* symbol NULL where null */
+    const char *rejected;    /* verdict.rejected; NULL where absent */
     double call;             /* the median of evidence.call_us; NAN if none */
     signed char status;      /* enum cts_status */
     signed char conf;        /* enum cts_conformance: 0 where null or there is no spec */
@@ -187,10 +188,11 @@ static int summarize(void *ctx, const char *id, const json_t *c)
     }
     struct dcase *x = &d->v[d->n];
     const json_t *spec = json_object_get(c, "spec"), *verdict = json_object_get(c, "verdict");
-    const char *sym = str(c, "symbol"), *cf = str(spec, "conformance");
+    const char *sym = str(c, "symbol"), *cf = str(spec, "conformance"), *rej = str(verdict, "rejected");
     x->id = pool_dup(&d->pool, id);
     x->symbol = sym ? pool_dup(&d->pool, sym) : NULL;
-    if (!x->id || (sym && !x->symbol))
+    x->rejected = rej ? pool_dup(&d->pool, rej) : NULL;
+    if (!x->id || (sym && !x->symbol) || (rej && !x->rejected))
         return -1;
     x->status = (signed char)cts_status_parse(str(c, "status"));
     x->has_spec = json_is_object(spec);
@@ -236,6 +238,8 @@ static int both_have_spec(const struct dcase *a, const struct dcase *b) { return
 
 static int same_verdict(const struct dcase *a, const struct dcase *b)
 {
+    if (!a->rejected != !b->rejected || (a->rejected && strcmp(a->rejected, b->rejected)))
+        return 0;
     return !memcmp(a->verdict, b->verdict, sizeof a->verdict);
 }
 
@@ -384,6 +388,11 @@ static char *note(const struct change *ch, const char *arrow)
     free(ta);
     free(tb);
     for (int k = 0; ch->a && ch->b && k < 6; k++) {
+        if (k == 3 && ch->a->rejected && ch->b->rejected && strcmp(ch->a->rejected, ch->b->rejected)) {
+            char *t = dupf("%s; rejected: %s %s %s", S(s), ch->a->rejected, arrow, ch->b->rejected);
+            free(s);
+            s = t; /* (between op_after and src, as the matrix orders them) */
+        }
         int x = ch->a->verdict[k], y = ch->b->verdict[k];
         if (!x || !y || x == y)
             continue;

@@ -760,7 +760,13 @@ static int check_case(const json_t *c, const char *id, json_t *refs, char *why, 
     for (size_t k = 0; k < 6; k++)
         if (v_name(verdict, "verdict.", verdict_keys[k], NUL, *verdict_names[k], NULL, why, len))
             return -1;
-    if (json_object_size(verdict) != 6) {
+    /* "rejected": the error a documented rejection returned, where the call was rejected. */
+    const char *rejected;
+    if (v_str(verdict, "verdict.", "rejected", OPT, &rejected, why, len))
+        return -1;
+    if (rejected && !*rejected)
+        return BAD("verdict.rejected is empty");
+    if (json_object_size(verdict) != 6 + (rejected != NULL)) {
         const char *k;
         json_t *x;
         json_object_foreach((json_t *)verdict, k, x)
@@ -768,9 +774,10 @@ static int check_case(const json_t *c, const char *id, json_t *refs, char *why, 
             size_t i = 0;
             while (i < 6 && strcmp(k, verdict_keys[i]))
                 i++;
-            if (i == 6)
-                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s)", k, verdict_keys[0],
-                           verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4], verdict_keys[5]);
+            if (i == 6 && strcmp(k, "rejected"))
+                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s or rejected)", k,
+                           verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
+                           verdict_keys[5]);
         }
     }
     if (check_evidence(ev, status, why, len))

@@ -84,6 +84,13 @@ json.dump(matrix(sb, spec=True), open(f"{d}/sb.json", "w"))
 e = copy.deepcopy(a)
 e["c.w_a"] = case("PASS", "A|<b>", call=(5.0,), **A)
 json.dump(matrix(e, gpu="GPU | <script>x</script>"), open(f"{d}/e.json", "w"))
+# verdict.rejected (present only where a documented rejection happened) is part of the verdict.
+ra = copy.deepcopy(a); rb = copy.deepcopy(a)
+ra["c.timing"]["verdict"]["rejected"] = "cudaErrorInvalidValue"
+rb["c.timing"]["verdict"]["rejected"] = "cudaErrorNotSupported"
+rb["c.notsupp"]["verdict"]["rejected"] = "cudaErrorInvalidValue"
+json.dump(matrix(ra), open(f"{d}/ra.json", "w"))
+json.dump(matrix(rb), open(f"{d}/rb.json", "w"))
 # Bad input.
 v2 = matrix(a); v2["schema_version"] = 2
 json.dump(v2, open(f"{d}/v2.json", "w"))
@@ -158,6 +165,11 @@ run 1 diff "$tmp/a.json" "$tmp/a2.json" "$tmp/c.json"
 has "$tmp/out" "A -> B: 0 cases changed"
 has "$tmp/out" "A -> C: 1 case changed"
 has "$tmp/out" "only in A (1)"
+
+run 1 diff "$tmp/ra.json" "$tmp/rb.json"
+has "$tmp/out" "A -> B: 2 cases changed"
+has "$tmp/out" "  c.timing   A -> A  (call 2.0 us -> 2.0 us; rejected: cudaErrorInvalidValue -> cudaErrorNotSupported)"
+has "$tmp/out" "  c.notsupp  A -> A  (call 10.0 us -> 10.0 us)"
 
 # Conformance: CONFORMS -> DEVIATES regressed, DEVIATES -> RECORDED fixed; not compared without a spec in A.
 run 1 diff "$tmp/sa.json" "$tmp/sb.json" --format csv

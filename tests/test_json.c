@@ -261,6 +261,7 @@ int main(void)
         refused(m, pa, "verdict.host", json_string("sleeps"), path,
                 ": verdict.host is \"sleeps\", not returns or waits (or null)");
         refused(m, pa, "verdict.bogus", json_null(), path, ": verdict.bogus is not a verdict field");
+        refused(m, pa, "verdict.rejected", json_integer(3), path, ": verdict.rejected is an integer, not a string");
         refused(m, pa, "evidence.call_us", json_pack("[f]", 1.0), path,
                 ": evidence.call_us has 1 values, but evidence.repetitions is 2");
         refused(m, pa, "evidence.call_us", json_pack("[f,f]", 1.0, -2.0), path,
