@@ -23,7 +23,8 @@ json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases);
  * negative, per-repetition arrays as long as evidence.repetitions, clause
  * ids in the matrix's clause table.  The tree lives in an arena that is
  * released when the process ends; json_decref on it is allowed but frees
- * nothing. */
+ * nothing.  A large matrix is decoded by two threads; load while no other
+ * thread uses jansson (the arena's bookkeeping is not locked). */
 json_t *cts_matrix_load(const char *path, char *err, size_t errlen);
 /* The same, case by case: each case, validated, is passed to each(ctx, id,
  * c) and dropped after the call (copy what is kept; non-zero return: out of
