@@ -116,6 +116,24 @@ struct waived {
     const char *example[3];
 };
 
+/* An unwaived deviation's clause: how many cases contradict it, and the first. */
+struct clause_tally {
+    const char *id, *example;
+    size_t count;
+};
+
+static int cmp_tally(const void *pa, const void *pb)
+{
+    const struct clause_tally *a = pa, *b = pb;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return strcmp(a->id, b->id);
+}
+
+/* Output, in this order: the unwaived deviations summed up by clause (the
+ * clause's quote and URL once, how many cases, an example), each such case
+ * on a short line, the verdicts changed against the baseline, the waivers
+ * that applied, and the totals. */
 int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out,
               char *err, size_t len)
 {
@@ -123,24 +141,38 @@ int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FI
     const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
     const char *driver = s_of(json_object_get(json_object_get(m, "environment"), "versions"), "driver");
     size_t nw = json_array_size(json_object_get(waivers, "waivers"));
+    size_t nt = json_object_size(table) + 1;
     struct waived *w = calloc(nw ? nw : 1, sizeof *w);
-    if (!w) {
+    struct clause_tally *tally = calloc(nt, sizeof *tally);
+    char *lines = NULL, *changes = NULL; /* the case lines, printed after the summary */
+    size_t lines_len = 0, changes_len = 0;
+    FILE *cl_out = open_memstream(&lines, &lines_len), *ch_out = open_memstream(&changes, &changes_len);
+    if (!w || !tally || !cl_out || !ch_out) {
         snprintf(err, len, "out of memory");
+        if (cl_out)
+            fclose(cl_out);
+        if (ch_out)
+            fclose(ch_out);
+        free(lines);
+        free(changes);
+        free(w);
+        free(tally);
         return -1;
     }
+    size_t ntally = 0;
+    int failed = 0;
     if (baseline) {
         const char *g1 = s_of(json_object_get(json_object_get(m, "environment"), "gpu"), "name");
         const char *g2 = s_of(json_object_get(json_object_get(baseline, "environment"), "gpu"), "name");
         if (strcmp(g1, g2)) {
             snprintf(err, len, "the baseline was measured on %s, this matrix on %s", g2, g1);
-            free(w);
-            return -1;
+            failed = 1;
         }
     }
     size_t deviating = 0, unwaived = 0, changed = 0, skipped = 0;
     const char *id;
     json_t *c;
-    json_object_foreach((json_t *)cases, id, c)
+    json_object_foreach((json_t *)(failed ? NULL : cases), id, c)
     {
         const json_t *spec = json_object_get(c, "spec");
         if (!strcmp(s_of(spec, "conformance"), "DEVIATES")) {
@@ -175,14 +207,22 @@ int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FI
                 }
             } else {
                 unwaived++;
-                fprintf(out, "DEVIATES %s (%s):", id, s_of(c, "symbol"));
+                fprintf(cl_out, "DEVIATES %s (%s):", id, s_of(c, "symbol"));
+                const char *sep = " ";
                 json_array_foreach(json_object_get(spec, "clauses"), i, cl)
                     if (json_is_false(json_object_get(cl, "holds"))) {
-                        const json_t *e = json_object_get(table, s_of(cl, "id"));
-                        fprintf(out, " %s (%s, about %s: \"%s\" %s)", s_of(cl, "id"), s_of(cl, "prediction"),
-                                s_of(cl, "about"), s_of(e, "quote"), s_of(e, "url"));
+                        const char *cid = s_of(cl, "id");
+                        fprintf(cl_out, "%s%s (%s, about %s)", sep, cid, s_of(cl, "prediction"), s_of(cl, "about"));
+                        sep = "; ";
+                        size_t t = 0;
+                        while (t < ntally && strcmp(tally[t].id, cid))
+                            t++;
+                        if (t == ntally && ntally < nt)
+                            tally[ntally++] = (struct clause_tally){cid, id, 0};
+                        if (t < ntally)
+                            tally[t].count++;
                     }
-                fprintf(out, "\n");
+                fprintf(cl_out, "\n");
             }
         }
         if (baseline) {
@@ -194,25 +234,48 @@ int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FI
             }
             if (!json_equal(json_object_get(c, "verdict"), json_object_get(b, "verdict"))) {
                 changed++;
-                fprintf(out, "CHANGED %s: %s in the baseline, %s now\n", id, s_of(b, "symbol"),
+                fprintf(ch_out, "CHANGED %s: %s in the baseline, %s now\n", id, s_of(b, "symbol"),
                         s_of(c, "symbol"));
             }
         }
     }
-    for (size_t k = 0; k < nw; k++)
-        if (w[k].count)
-            fprintf(out, "waived: %zu case%s contradicting %s (e.g. %s%s%s%s%s): %s %s\n", w[k].count,
-                    w[k].count == 1 ? "" : "s",
-                    *s_of(w[k].waiver, "clause") ? s_of(w[k].waiver, "clause") : "any clause",
-                    w[k].example[0], w[k].example[1] ? ", " : "", w[k].example[1] ? w[k].example[1] : "",
-                    w[k].example[2] ? ", " : "", w[k].example[2] ? w[k].example[2] : "",
-                    s_of(w[k].waiver, "reason"), s_of(w[k].waiver, "link"));
-    fprintf(out, "%zu deviation%s (%zu waived, %zu not)", deviating, deviating == 1 ? "" : "s",
-            deviating - unwaived, unwaived);
-    if (baseline)
-        fprintf(out, "; %zu verdict%s changed against the baseline (%zu intermittent cases not compared)",
-                changed, changed == 1 ? "" : "s", skipped);
-    fprintf(out, "\n");
+    int oom = fclose(cl_out) != 0;
+    oom |= fclose(ch_out) != 0;
+    if (oom && !failed) {
+        snprintf(err, len, "out of memory");
+        failed = 1;
+    }
+    if (!failed) {
+        if (unwaived) {
+            qsort(tally, ntally, sizeof *tally, cmp_tally);
+            fprintf(out, "%zu deviation%s not waived, by clause:\n", unwaived, unwaived == 1 ? "" : "s");
+            for (size_t t = 0; t < ntally; t++) {
+                const json_t *e = json_object_get(table, tally[t].id);
+                fprintf(out, "  %s: %zu case%s, e.g. %s\n    %s: \"%s\" %s\n", tally[t].id, tally[t].count,
+                        tally[t].count == 1 ? "" : "s", tally[t].example, s_of(e, "where"), s_of(e, "quote"),
+                        s_of(e, "url"));
+            }
+        }
+        fputs(lines, out);
+        fputs(changes, out);
+        for (size_t k = 0; k < nw; k++)
+            if (w[k].count)
+                fprintf(out, "waived: %zu case%s contradicting %s (e.g. %s%s%s%s%s): %s %s\n", w[k].count,
+                        w[k].count == 1 ? "" : "s",
+                        *s_of(w[k].waiver, "clause") ? s_of(w[k].waiver, "clause") : "any clause",
+                        w[k].example[0], w[k].example[1] ? ", " : "", w[k].example[1] ? w[k].example[1] : "",
+                        w[k].example[2] ? ", " : "", w[k].example[2] ? w[k].example[2] : "",
+                        s_of(w[k].waiver, "reason"), s_of(w[k].waiver, "link"));
+        fprintf(out, "%zu deviation%s (%zu waived, %zu not)", deviating, deviating == 1 ? "" : "s",
+                deviating - unwaived, unwaived);
+        if (baseline)
+            fprintf(out, "; %zu verdict%s changed against the baseline (%zu intermittent cases not compared)",
+                    changed, changed == 1 ? "" : "s", skipped);
+        fprintf(out, "\n");
+    }
+    free(lines);
+    free(changes);
     free(w);
-    return (int)(unwaived + changed);
+    free(tally);
+    return failed ? -1 : (int)(unwaived + changed);
 }

@@ -103,9 +103,13 @@ static void observed(struct buf *b, const json_t *c)
     if (!strcmp(st, "VARIES"))
         say(b, "The repetitions differed (%s; cells %s): ", s_of(c, "reason"), s_of(c, "symbol"));
     if (!strcmp(s_of(v, "host"), "waits")) {
-        say(b, "it waited for the held work, returning %.1f us after that work was released (%.1f us "
-               "inside the call, against %.1f us on an idle GPU; %ld of %ld repetitions)",
-            median(json_object_get(ev, "release_to_return_us")), call, idle, reps, reps);
+        double back = median(json_object_get(ev, "release_to_return_us"));
+        if (isnan(back))
+            say(b, "it waited for the held work (the time from its release to the return was not recorded; ");
+        else
+            say(b, "it waited for the held work, returning %.1f us after that work was released (", back);
+        say(b, "%.1f us inside the call, against %.1f us on an idle GPU; %ld of %ld repetitions)", call, idle,
+            reps, reps);
         /* The proof: an attempt with the gate held longer took longer. */
         const json_t *ft = json_object_get(ev, "tracked_from_timeout_us"),
                      *fc = json_object_get(ev, "tracked_from_call_us"),
@@ -149,10 +153,10 @@ static void judgement(struct buf *b, const json_t *m, const json_t *c)
     const json_t *spec = json_object_get(c, "spec");
     const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
     const char *conf = s_of(spec, "conformance");
-    if (!json_is_object(spec) || !*conf) {
+    int judged = json_is_object(json_object_get(m, "spec")); /* the clauses are quoted from its table */
+    if (!json_is_object(spec) || !*conf || !judged) {
         say(b, " No documentation clause was judged against it%s.",
-            json_is_object(json_object_get(m, "spec")) ? "" : " (the matrix predates the spec table: run "
-                                                                "`sync-cts judge` on it)");
+            judged ? "" : " (the matrix predates the spec table: run `sync-cts judge` on it)");
         return;
     }
     /* Contradicted guarantees, kept ones, ones this case cannot observe,
@@ -235,60 +239,56 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
         s_of(json_object_get(m, "run"), "date"), id);
     judgement(&b, m, c);
     int bad = fclose(b.f) != 0;
+    for (char *p = b.s; !bad && *p; p++) /* one line, whatever the matrix's strings hold */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
     if (!bad)
         bad = fprintf(out, "%s\n", b.s) < 0;
     free(b.s);
     return bad ? -1 : 0;
 }
 
-/* Edit distance, for "did you mean". */
-static size_t distance(const char *a, const char *b)
+/* "Did you mean": the ids that share the longest prefix with the one asked
+ * for (then the first by id order); ids sharing nothing are not offered.
+ * Linear in the ids and their lengths. */
+void cts_nearest_add(struct cts_nearest *n, const char *query, const char *id)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    size_t *row = malloc((lb + 1) * sizeof *row);
-    if (!row)
-        return (size_t)-1;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
+    size_t l = 0;
+    while (query[l] && query[l] == id[l])
+        l++;
+    if (!l || strlen(id) >= CTS_ID_MAX)
+        return;
+    int at = n->n;
+    while (at > 0 && (l > n->lcp[at - 1] || (l == n->lcp[at - 1] && strcmp(id, n->id[at - 1]) < 0)))
+        at--;
+    if (at >= 3)
+        return;
+    for (int k = (n->n < 3 ? n->n : 2); k > at; k--) {
+        n->lcp[k] = n->lcp[k - 1];
+        memcpy(n->id[k], n->id[k - 1], sizeof n->id[k]);
     }
-    size_t d = row[lb];
-    free(row);
-    return d;
+    n->lcp[at] = l;
+    snprintf(n->id[at], sizeof n->id[at], "%s", id);
+    if (n->n < 3)
+        n->n++;
+}
+
+void cts_nearest_text(const struct cts_nearest *n, char *out, size_t len)
+{
+    if (!n->n) {
+        snprintf(out, len, "no case id begins like it");
+        return;
+    }
+    snprintf(out, len, "nearest: %s%s%s%s%s", n->id[0], n->n > 1 ? ", " : "", n->n > 1 ? n->id[1] : "",
+             n->n > 2 ? ", " : "", n->n > 2 ? n->id[2] : "");
 }
 
 void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len)
 {
-    const char *best[3] = {NULL, NULL, NULL};
-    size_t bd[3] = {(size_t)-1, (size_t)-1, (size_t)-1};
+    struct cts_nearest n = {0};
     const char *k;
     json_t *v;
     json_object_foreach(json_object_get(m, "cases"), k, v)
-    {
-        size_t d = distance(id, k);
-        for (int i = 0; i < 3; i++)
-            if (d < bd[i] || (d == bd[i] && best[i] && strcmp(k, best[i]) < 0)) {
-                for (int s = 2; s > i; s--) {
-                    bd[s] = bd[s - 1];
-                    best[s] = best[s - 1];
-                }
-                bd[i] = d;
-                best[i] = k;
-                break;
-            }
-    }
-    snprintf(out, len, "%s%s%s%s%s", best[0] ? best[0] : "", best[1] ? ", " : "", best[1] ? best[1] : "",
-             best[2] ? ", " : "", best[2] ? best[2] : "");
+        cts_nearest_add(&n, id, k);
+    cts_nearest_text(&n, out, len);
 }

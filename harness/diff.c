@@ -14,12 +14,17 @@
  *                      symbol or a verdict field differs)
  *   only in A / B      ids present in one matrix only
  *
- * Steps: load every matrix, compare each later one with A id by id (jansson
- * objects are already maps), sort the changes by group then id, and render
- * them as text, Markdown or CSV into memory; the output is written only once
- * it is complete.  Exit 0 when no case changed, 1 when some did, 2 on error. */
+ * Steps: read each matrix case by case, keeping of each case only what the
+ * comparison shows (status, symbol, verdict, conformance, the median call
+ * time) and of the matrix its environment and run (a committed matrix is
+ * some 200 MB as a jansson tree, its summary 2 MB); compare each later one
+ * with A by merging the id-sorted summaries; sort the changes by group then
+ * id, and render them as text, Markdown or CSV into memory; the output is
+ * written only once it is complete.  Exit 0 when no case changed, 1 when
+ * some did, 2 on error. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "spec.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -36,9 +41,74 @@ enum group { G_REGRESSED, G_FIXED, G_NEW_NOTSUPP, G_OLD_NOTSUPP, G_CHANGED, G_ON
 static const char *const group_names[G_COUNT] = {
     "regressed", "fixed", "newly NOTSUPP", "no longer NOTSUPP", "changed", "only in A", "only in B"};
 
+/* What diff keeps of a case. */
+struct dcase {
+    const char *id, *symbol; /* symbol NULL where null */
+    const char *rejected;    /* verdict.rejected; NULL where absent */
+    double call;             /* the median of evidence.call_us; NAN if none */
+    signed char status;      /* enum cts_status */
+    signed char conf;        /* enum cts_conformance: 0 where null or there is no spec */
+    unsigned char has_spec;  /* "spec" is an object */
+    unsigned char verdict[6]; /* the verdict_keys fields: indices into their names, 0 for null */
+};
+
+/* The verdict fields, in the order the matrix writes them (sorted), and their names. */
+static const char *const verdict_keys[6] = {"dst", "host", "op_after", "src", "third_blocking", "third_nonblocking"};
+static const char *vname(int field, int i)
+{
+    switch (field) {
+    case 0: return cts_dst_name((enum cts_dst)i);
+    case 1: return cts_host_name((enum cts_host)i);
+    case 3: return cts_src_name((enum cts_src)i);
+    default: return cts_order_name((enum cts_order)i);
+    }
+}
+
+/* Strings kept for the whole run, in blocks. */
+struct pool {
+    char *block;
+    size_t used, size;
+};
+
+static const char *pool_dup(struct pool *p, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (!p->block || p->size - p->used < n) {
+        size_t size = n > 65536 ? n : 65536;
+        char **b = malloc(sizeof(char *) + size); /* each block starts with the previous one */
+        if (!b)
+            return NULL;
+        *b = p->block;
+        p->block = (char *)b;
+        p->used = sizeof(char *);
+        p->size = sizeof(char *) + size;
+    }
+    char *d = p->block + p->used;
+    memcpy(d, s, n);
+    p->used += n;
+    return d;
+}
+
+static void pool_free(struct pool *p)
+{
+    while (p->block) {
+        char *prev = *(char **)p->block;
+        free(p->block);
+        p->block = prev;
+    }
+}
+
+/* One matrix: its summary, sorted by id, and the matrix without its cases. */
+struct dmatrix {
+    json_t *top;
+    struct dcase *v;
+    size_t n, cap;
+    struct pool pool;
+};
+
 struct change {
     const char *id;
-    json_t *a, *b; /* the case in the baseline and in the later matrix; NULL where absent */
+    const struct dcase *a, *b; /* the case in the baseline and in the later matrix; NULL where absent */
     enum group group;
 };
 
@@ -69,58 +139,115 @@ static char *dupf(const char *fmt, ...)
 }
 #define S(x) ((x) ? (x) : "")
 
-/* A member, or JSON null where the object or the member is absent. */
-static json_t *get(const json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return v ? v : json_null();
-}
-
 static const char *str(const json_t *o, const char *key)
 {
     return json_string_value(json_object_get(o, key));
 }
 
+/* ---- summaries -------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of the numbers in an array; NAN if none. */
+static double median(const json_t *v)
+{
+    double x[CTS_MAX_REPEAT];
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(v) && k < CTS_MAX_REPEAT; i++)
+        if (json_is_number(json_array_get(v, i)))
+            x[k++] = json_number_value(json_array_get(v, i));
+    if (!k)
+        return NAN;
+    qsort(x, k, sizeof *x, cmp_double);
+    return k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2;
+}
+
+static int name_index(const char *s, int field)
+{
+    for (int i = 1; s && i < 4; i++)
+        if (vname(field, i) && !strcmp(vname(field, i), s))
+            return i;
+    return 0;
+}
+
+/* cts_matrix_load_each's callback: the case, validated, as a summary. */
+static int summarize(void *ctx, const char *id, const json_t *c)
+{
+    struct dmatrix *d = ctx;
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 4096;
+        struct dcase *v = realloc(d->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        d->v = v;
+        d->cap = cap;
+    }
+    struct dcase *x = &d->v[d->n];
+    const json_t *spec = json_object_get(c, "spec"), *verdict = json_object_get(c, "verdict");
+    const char *sym = str(c, "symbol"), *cf = str(spec, "conformance"), *rej = str(verdict, "rejected");
+    x->id = pool_dup(&d->pool, id);
+    x->symbol = sym ? pool_dup(&d->pool, sym) : NULL;
+    x->rejected = rej ? pool_dup(&d->pool, rej) : NULL;
+    if (!x->id || (sym && !x->symbol) || (rej && !x->rejected))
+        return -1;
+    x->status = (signed char)cts_status_parse(str(c, "status"));
+    x->has_spec = json_is_object(spec);
+    x->conf = 0;
+    for (int i = 1; cf && i < 4; i++)
+        if (!strcmp(cf, cts_conformance_name((enum cts_conformance)i)))
+            x->conf = (signed char)i;
+    for (int k = 0; k < 6; k++)
+        x->verdict[k] = (unsigned char)name_index(str(verdict, verdict_keys[k]), k);
+    x->call = median(json_object_get(json_object_get(c, "evidence"), "call_us"));
+    d->n++;
+    return 0;
+}
+
+static int cmp_dcase(const void *a, const void *b)
+{
+    return strcmp(((const struct dcase *)a)->id, ((const struct dcase *)b)->id);
+}
+
+static void dmatrix_free(struct dmatrix *d)
+{
+    json_decref(d->top);
+    free(d->v);
+    pool_free(&d->pool);
+}
+
 /* ---- classification ------------------------------------------------------ */
 
+static const char *status_of(const struct dcase *c) { return c ? cts_status_name((enum cts_status)c->status) : NULL; }
 static int has_verdict(const char *st) { return st && (!strcmp(st, "PASS") || !strcmp(st, "VARIES")); }
 static int is_notsupp(const char *st) { return st && !strcmp(st, "NOTSUPP"); }
 /* FAIL, BROKEN, INCONCLUSIVE, TIMEOUT, CRASH */
 static int is_bad(const char *st) { return st && !has_verdict(st) && !is_notsupp(st); }
 
-/* spec.conformance, where the case has a "spec" (NULL inside it is null). */
-static const char *conformance(const json_t *c) { return str(json_object_get(c, "spec"), "conformance"); }
+/* spec.conformance, where the case has a "spec" (NULL where it is null). */
+static const char *conformance(const struct dcase *c) { return c ? cts_conformance_name((enum cts_conformance)c->conf) : NULL; }
 static int conforms(const char *cf) { return cf && (!strcmp(cf, "CONFORMS") || !strcmp(cf, "RECORDED")); }
 static int deviates(const char *cf) { return cf && !strcmp(cf, "DEVIATES"); }
 
 /* Conformance is compared only when both sides have a spec, so that a matrix
  * from before the spec was recorded does not differ in every case. */
-static int both_have_spec(const json_t *a, const json_t *b)
-{
-    return json_is_object(json_object_get(a, "spec")) && json_is_object(json_object_get(b, "spec"));
-}
+static int both_have_spec(const struct dcase *a, const struct dcase *b) { return a->has_spec && b->has_spec; }
 
-static int same_verdict(const json_t *a, const json_t *b)
+static int same_verdict(const struct dcase *a, const struct dcase *b)
 {
-    const json_t *va = get(a, "verdict"), *vb = get(b, "verdict");
-    if (!json_is_object(va) || !json_is_object(vb))
-        return json_equal(va, vb);
-    const char *k;
-    json_t *x;
-    json_object_foreach((json_t *)va, k, x)
-        if (!json_equal(x, get(vb, k)))
-            return 0;
-    json_object_foreach((json_t *)vb, k, x)
-        if (!json_equal(x, get(va, k)))
-            return 0;
-    return 1;
+    if (!a->rejected != !b->rejected || (a->rejected && strcmp(a->rejected, b->rejected)))
+        return 0;
+    return !memcmp(a->verdict, b->verdict, sizeof a->verdict);
 }
 
 /* A VARIES symbol lists each symbol seen in the order the repetitions saw
  * them, so "A/W" and "W/A" are the same outcome: compared as sets. */
-static int same_symbol(const json_t *a, const json_t *b)
+static int same_symbol(const struct dcase *a, const struct dcase *b)
 {
-    const char *x = str(a, "symbol"), *y = str(b, "symbol");
+    const char *x = a->symbol, *y = b->symbol;
     if (!x || !y || !strcmp(x, y))
         return !x == !y;
     char xs[64], ys[64];
@@ -137,20 +264,19 @@ static int same_symbol(const json_t *a, const json_t *b)
     return 1; /* same length, every part of x in y, and parts never repeat */
 }
 
-static int outcome_differs(const json_t *a, const json_t *b)
+static int outcome_differs(const struct dcase *a, const struct dcase *b)
 {
-    if (!json_equal(get(a, "status"), get(b, "status")) || !same_symbol(a, b) || !same_verdict(a, b))
+    if (a->status != b->status || !same_symbol(a, b) || !same_verdict(a, b))
         return 1;
-    return both_have_spec(a, b) && !json_equal(get(json_object_get(a, "spec"), "conformance"),
-                                              get(json_object_get(b, "spec"), "conformance"));
+    return both_have_spec(a, b) && a->conf != b->conf;
 }
 
 /* The group of a case present in both, or -1 if its outcome did not change. */
-static int classify(const json_t *a, const json_t *b)
+static int classify(const struct dcase *a, const struct dcase *b)
 {
     if (!outcome_differs(a, b))
         return -1;
-    const char *sa = str(a, "status"), *sb = str(b, "status");
+    const char *sa = status_of(a), *sb = status_of(b);
     const char *ca = NULL, *cb = NULL;
     if (both_have_spec(a, b)) {
         ca = conformance(a);
@@ -175,29 +301,34 @@ static int cmp_change(const void *pa, const void *pb)
     return strcmp(a->id, b->id);
 }
 
-static int compare(json_t *base, json_t *later, struct comparison *cmp)
+/* Both summaries sorted by id: one merge. */
+static int compare(const struct dmatrix *base, const struct dmatrix *later, struct comparison *cmp)
 {
-    json_t *ca = json_object_get(base, "cases"), *cb = json_object_get(later, "cases");
     cmp->n = 0;
     memset(cmp->count, 0, sizeof cmp->count);
-    cmp->v = malloc((json_object_size(ca) + json_object_size(cb) + 1) * sizeof *cmp->v);
+    cmp->v = malloc((base->n + later->n + 1) * sizeof *cmp->v);
     if (!cmp->v)
         return -1;
-    const char *id;
-    json_t *a, *b;
-    json_object_foreach(ca, id, a)
-    {
-        b = json_object_get(cb, id);
-        int g = b ? classify(a, b) : G_ONLY_A;
-        if (g >= 0)
-            cmp->v[cmp->n++] = (struct change){id, a, b, (enum group)g};
+    size_t i = 0, j = 0;
+    while (i < base->n || j < later->n) {
+        int d = i == base->n ? 1 : j == later->n ? -1 : strcmp(base->v[i].id, later->v[j].id);
+        if (d < 0) {
+            cmp->v[cmp->n++] = (struct change){base->v[i].id, &base->v[i], NULL, G_ONLY_A};
+            i++;
+        } else if (d > 0) {
+            cmp->v[cmp->n++] = (struct change){later->v[j].id, NULL, &later->v[j], G_ONLY_B};
+            j++;
+        } else {
+            int g = classify(&base->v[i], &later->v[j]);
+            if (g >= 0)
+                cmp->v[cmp->n++] = (struct change){base->v[i].id, &base->v[i], &later->v[j], (enum group)g};
+            i++;
+            j++;
+        }
     }
-    json_object_foreach(cb, id, b)
-        if (!json_object_get(ca, id))
-            cmp->v[cmp->n++] = (struct change){id, NULL, b, G_ONLY_B};
     qsort(cmp->v, cmp->n, sizeof *cmp->v, cmp_change);
-    for (size_t i = 0; i < cmp->n; i++)
-        cmp->count[cmp->v[i].group]++;
+    for (size_t k = 0; k < cmp->n; k++)
+        cmp->count[cmp->v[k].group]++;
     return 0;
 }
 
@@ -205,11 +336,11 @@ static int compare(json_t *base, json_t *later, struct comparison *cmp)
 
 /* "W" for a PASS with a symbol, else the status and any symbol ("VARIES A/W",
  * "FAIL"); the conformance in brackets where there is one.  "absent" for no case. */
-static char *outcome(const json_t *c)
+static char *outcome(const struct dcase *c)
 {
     if (!c)
         return dupf("absent");
-    const char *st = S(str(c, "status")), *sym = str(c, "symbol"), *cf = conformance(c);
+    const char *st = S(status_of(c)), *sym = c->symbol, *cf = conformance(c);
     char *base = !strcmp(st, "PASS") && sym ? dupf("%s", sym) : dupf("%s%s%s", st, sym ? " " : "", S(sym));
     if (!cf)
         return base;
@@ -218,37 +349,9 @@ static char *outcome(const json_t *c)
     return s;
 }
 
-static int cmp_double(const void *a, const void *b)
+static char *call_text(const struct dcase *c)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* evidence.call_us: the median of the repetitions, or the one number; NAN if none. */
-static double call_us(const json_t *c)
-{
-    const json_t *v = json_object_get(json_object_get(c, "evidence"), "call_us");
-    if (json_is_number(v))
-        return json_number_value(v);
-    size_t n = json_array_size(v), k = 0;
-    double *x = n ? malloc(n * sizeof *x) : NULL;
-    if (!x)
-        return NAN;
-    for (size_t i = 0; i < n; i++)
-        if (json_is_number(json_array_get(v, i)))
-            x[k++] = json_number_value(json_array_get(v, i));
-    double m = NAN;
-    if (k) {
-        qsort(x, k, sizeof *x, cmp_double);
-        m = k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2;
-    }
-    free(x);
-    return m;
-}
-
-static char *call_text(const json_t *c)
-{
-    double t = c ? call_us(c) : NAN;
+    double t = c ? c->call : NAN;
     return isnan(t) ? dupf("-") : dupf("%.1f us", t);
 }
 
@@ -274,9 +377,9 @@ static char *value_text(const json_t *v)
 }
 
 /* Context for a changed case: the call time on both sides, and each verdict
- * field that has a value on both sides and differs ("host: waits -> returns";
- * a field that is null, because the call waited or repetitions disagreed on
- * it, is already told by the symbol). */
+ * field (in the matrix's order) that has a value on both sides and differs
+ * ("host: waits -> returns"; a field that is null, because the call waited
+ * or repetitions disagreed on it, is already told by the symbol). */
 static char *note(const struct change *ch, const char *arrow)
 {
     char *ta = call_text(ch->a), *tb = call_text(ch->b);
@@ -284,18 +387,16 @@ static char *note(const struct change *ch, const char *arrow)
                                                        : dupf("call %s %s %s", S(ta), arrow, S(tb));
     free(ta);
     free(tb);
-    const json_t *va = get(ch->a, "verdict"), *vb = get(ch->b, "verdict");
-    const char *k;
-    json_t *x;
-    json_object_foreach((json_t *)va, k, x)
-    {
-        json_t *y = json_object_get(vb, k);
-        if (json_is_null(x) || !y || json_is_null(y) || json_equal(x, y))
+    for (int k = 0; ch->a && ch->b && k < 6; k++) {
+        if (k == 3 && ch->a->rejected && ch->b->rejected && strcmp(ch->a->rejected, ch->b->rejected)) {
+            char *t = dupf("%s; rejected: %s %s %s", S(s), ch->a->rejected, arrow, ch->b->rejected);
+            free(s);
+            s = t; /* (between op_after and src, as the matrix orders them) */
+        }
+        int x = ch->a->verdict[k], y = ch->b->verdict[k];
+        if (!x || !y || x == y)
             continue;
-        char *xa = value_text(x), *xb = value_text(y);
-        char *t = dupf("%s; %s: %s %s %s", S(s), k, S(xa), arrow, S(xb));
-        free(xa);
-        free(xb);
+        char *t = dupf("%s; %s: %s %s %s", S(s), verdict_keys[k], vname(k, x), arrow, vname(k, y));
         free(s);
         s = t;
     }
@@ -428,8 +529,9 @@ static void env_table_free(struct env_table *t)
 
 struct diff_doc {
     size_t nm;
-    const char **paths;
-    json_t **m;
+    const char *const *paths;
+    struct dmatrix *dm;
+    json_t **m; /* each matrix without its cases */
     struct env_table env;
     struct comparison *cmp; /* [nm - 1] */
 };
@@ -510,24 +612,41 @@ static void render_text(const struct diff_doc *d, FILE *f)
     }
 }
 
-/* A Markdown table cell: '|' escaped, newlines flattened. */
+/* A Markdown table cell: text from the matrices, escaped (cts_md_text). */
 static void md_cell(FILE *f, const char *s)
 {
     fputs("| ", f);
-    for (; s && *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else
-            fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    cts_md_text(f, S(s));
+    fputc(' ', f);
+}
+
+/* outcome() as a table cell: the symbol (from the matrix) escaped, the
+ * status and conformance (known names) and the brackets as they are. */
+static void md_outcome(FILE *f, const struct dcase *c)
+{
+    fputs("| ", f);
+    if (!c) {
+        fputs("absent ", f);
+        return;
     }
+    const char *st = S(status_of(c)), *cf = conformance(c);
+    if (strcmp(st, "PASS") || !c->symbol)
+        fprintf(f, "%s%s", st, c->symbol ? " " : "");
+    if (c->symbol)
+        cts_md_text(f, c->symbol);
+    if (cf)
+        fprintf(f, " [%s]", cf);
     fputc(' ', f);
 }
 
 static void render_md(const struct diff_doc *d, FILE *f)
 {
     fputs("# sync-cts diff\n\n", f);
-    for (size_t i = 0; i < d->nm; i++)
-        fprintf(f, "- **%c**%s: `%s`\n", letter(i), i ? "" : " (baseline)", d->paths[i]);
+    for (size_t i = 0; i < d->nm; i++) {
+        fprintf(f, "- **%c**%s: ", letter(i), i ? "" : " (baseline)");
+        cts_md_code(f, d->paths[i], 0);
+        fputc('\n', f);
+    }
     fputs("\n", f);
     const struct env_table *t = &d->env;
     md_cell(f, "");
@@ -559,16 +678,15 @@ static void render_md(const struct diff_doc *d, FILE *f)
             if (i == 0 || cmp->v[i - 1].group != ch->group)
                 fprintf(f, "\n### %s (%zu)\n\n| case | A | %s | note |\n|---|---|---|---|\n",
                         group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group], lb);
-            char *oa = outcome(ch->a), *ob = outcome(ch->b), *nt = note(ch, "→"), *id = dupf("`%s`", ch->id);
-            md_cell(f, id);
-            md_cell(f, oa);
-            md_cell(f, ob);
-            md_cell(f, nt);
+            char *nt = note(ch, "→");
+            fputs("| ", f);
+            cts_md_code(f, ch->id, 1);
+            fputc(' ', f);
+            md_outcome(f, ch->a);
+            md_outcome(f, ch->b);
+            md_cell(f, nt); /* known names and numbers only */
             fputs("|\n", f);
-            free(oa);
-            free(ob);
             free(nt);
-            free(id);
         }
     }
 }
@@ -597,10 +715,10 @@ static void render_csv(const struct diff_doc *d, FILE *f)
                 csv_field(f, d->paths[cmp->later], 0);
             csv_field(f, group_names[ch->group], 0); /* "only in B": B is the later matrix */
             csv_field(f, ch->id, 0);
-            csv_field(f, str(ch->a, "status"), 0);
-            csv_field(f, str(ch->b, "status"), 0);
-            csv_field(f, str(ch->a, "symbol"), 0);
-            csv_field(f, str(ch->b, "symbol"), 0);
+            csv_field(f, status_of(ch->a), 0);
+            csv_field(f, status_of(ch->b), 0);
+            csv_field(f, ch->a ? ch->a->symbol : NULL, 0);
+            csv_field(f, ch->b ? ch->b->symbol : NULL, 0);
             csv_field(f, conformance(ch->a), 0);
             csv_field(f, conformance(ch->b), 1);
         }
@@ -638,19 +756,24 @@ int cts_diff_main(int argc, char **argv)
     if (nm > MAX_MATRICES)
         return diff_error("diff compares at most %d matrices, got %zu", MAX_MATRICES, nm);
 
-    struct diff_doc d = {.nm = nm, .paths = (const char **)argv + optind};
+    struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind};
+    d.dm = calloc(nm, sizeof *d.dm);
     d.m = calloc(nm, sizeof *d.m);
     d.cmp = calloc(nm - 1, sizeof *d.cmp);
     char err[1024];
     int rc = DIFF_ERROR, have_env = 0;
     char *text = NULL;
     size_t len = 0;
-    if (!d.m || !d.cmp) {
+    if (!d.dm || !d.m || !d.cmp) {
         diff_error("out of memory");
         goto done;
     }
+    if (cts_output_check(out, d.paths, nm, err, sizeof err)) {
+        diff_error("%s", err);
+        goto done;
+    }
     for (size_t i = 0; i < nm; i++) {
-        if (!(d.m[i] = cts_matrix_load(d.paths[i], err, sizeof err))) {
+        if (!(d.m[i] = d.dm[i].top = cts_matrix_load_each(d.paths[i], summarize, &d.dm[i], err, sizeof err))) {
             diff_error("%s", err);
             goto done;
         }
@@ -661,10 +784,11 @@ int cts_diff_main(int argc, char **argv)
                        (long long)vi, d.paths[0], (long long)v0);
             goto done;
         }
+        qsort(d.dm[i].v, d.dm[i].n, sizeof *d.dm[i].v, cmp_dcase);
     }
     for (size_t k = 0; k + 1 < nm; k++) {
         d.cmp[k].later = (int)k + 1;
-        if (compare(d.m[0], d.m[k + 1], &d.cmp[k])) {
+        if (compare(&d.dm[0], &d.dm[k + 1], &d.cmp[k])) {
             diff_error("out of memory");
             goto done;
         }
@@ -691,23 +815,18 @@ int cts_diff_main(int argc, char **argv)
         diff_error("out of memory");
         goto done;
     }
-    if (out) {
-        struct cts_outfile of;
-        if (cts_outfile_open(&of, out, err, sizeof err)) {
-            diff_error("%s", err);
-            goto done;
-        }
-        if (fwrite(text, 1, len, of.f) != len) {
-            cts_outfile_abort(&of);
-            diff_error("cannot write '%s'", out);
-            goto done;
-        }
-        if (cts_outfile_commit(&of, err, sizeof err)) {
-            diff_error("%s", err);
-            goto done;
-        }
-    } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-        diff_error("cannot write to standard output");
+    struct cts_outfile of;
+    if (cts_output_open(&of, out, d.paths, nm, err, sizeof err)) {
+        diff_error("%s", err);
+        goto done;
+    }
+    if (fwrite(text, 1, len, of.f) != len) {
+        cts_outfile_abort(&of);
+        diff_error("cannot write '%s'", of.std ? "standard output" : out);
+        goto done;
+    }
+    if (cts_outfile_commit(&of, err, sizeof err)) {
+        diff_error("%s", err);
         goto done;
     }
     rc = DIFF_SAME;
@@ -720,8 +839,9 @@ done:
         env_table_free(&d.env);
     for (size_t i = 0; d.cmp && i + 1 < nm; i++)
         free(d.cmp[i].v);
-    for (size_t i = 0; d.m && i < nm; i++)
-        json_decref(d.m[i]);
+    for (size_t i = 0; d.dm && i < nm; i++)
+        dmatrix_free(&d.dm[i]);
+    free(d.dm);
     free(d.m);
     free(d.cmp);
     return rc;

@@ -33,30 +33,31 @@ static const char usage_text[] =
     "                    [--waivers FILE] [--baseline MATRIX]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
-    "       sync-cts render MATRIX.json[.gz] [--format md|csv|html] [--out FILE]\n"
-    "       sync-cts judge MATRIX.json[.gz] [--out FILE]\n"
+    "       sync-cts render MATRIX.json[.gz] [--format md|csv|html] [--out FILE|-]   (default: stdout)\n"
+    "       sync-cts judge MATRIX.json[.gz] [--out FILE|-]   (default: the matrix, rewritten in place)\n"
     "       sync-cts cite CASE-ID [MATRIX.json[.gz]]   (default matrix.json)\n"
     "       sync-cts check MATRIX.json[.gz] [--waivers FILE] [--baseline MATRIX]\n"
-    "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--format text|md|csv] [--out FILE]\n"
+    "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--format text|md|csv] [--out FILE|-]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
+    "--out - is standard output; an --out that is an input matrix is refused.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
     "per-case log FILE.log.  --group selects one CTest group exactly (list --groups).\n"
     "Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
 
 /* ---- render ---------------------------------------------------------------------- */
 
-/* Renders a matrix (a committed one, say) to Markdown, by default beside it. */
+/* Renders a matrix (a committed one, say) to standard output, or into
+ * --out (written whole or not at all; "-" is standard output).  The output
+ * may not be the input. */
 static int cmd_render(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'}, {0}};
     static const struct {
-        const char *name, *ext;
+        const char *name;
         int (*render)(const json_t *, FILE *);
-    } formats[] = {{"md", ".md", cts_render_markdown},
-                   {"csv", ".csv", cts_render_csv},
-                   {"html", ".html", cts_render_html}};
+    } formats[] = {{"md", cts_render_markdown}, {"csv", cts_render_csv}, {"html", cts_render_html}};
     const char *out = NULL;
     int c, fmt = 0;
     opterr = 0;
@@ -75,24 +76,23 @@ static int cmd_render(int argc, char **argv)
     if (optind != argc - 1)
         return cts_die(EXIT_USAGE, optind >= argc ? "render wants a matrix file"
                                               : "render takes one matrix file");
-    char err[512], mdpath[4200];
-    json_t *m = cts_matrix_load(argv[optind], err, sizeof err);
+    const char *in = argv[optind];
+    char err[512];
+    if (cts_output_check(out, &in, 1, err, sizeof err))
+        return cts_die(EXIT_USAGE, "%s", err);
+    /* The tree lives until the process ends (report.h): it is not freed. */
+    json_t *m = cts_matrix_load(in, err, sizeof err);
     if (!m)
         return cts_die(EXIT_USAGE, "%s", err);
-    if (!out) {
-        cts_derive_path(mdpath, sizeof mdpath, argv[optind], formats[fmt].ext);
-        out = mdpath;
-    }
     struct cts_outfile mf;
-    if (cts_outfile_open(&mf, out, err, sizeof err)) {
-        json_decref(m);
+    if (cts_output_open(&mf, out, &in, 1, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
-    }
-    int rc = formats[fmt].render(m, mf.f);
-    json_decref(m);
-    if (rc) {
+    if (formats[fmt].render(m, mf.f)) {
+        int unwritable = ferror(mf.f);
         cts_outfile_abort(&mf);
-        return cts_die(EXIT_NO_VERDICT, "cannot render '%s'", argv[optind]);
+        if (unwritable)
+            return cts_die(EXIT_USAGE, mf.std ? "cannot write to standard output" : "cannot write '%s'", out);
+        return cts_die(EXIT_NO_VERDICT, "cannot render '%s'", in);
     }
     if (cts_outfile_commit(&mf, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
@@ -103,7 +103,11 @@ static int cmd_render(int argc, char **argv)
 
 /* Judges a matrix against this build's spec table: each case's "spec" and
  * the table itself are written anew; the observations are not touched.
- * So a matrix measured before a clause was added (or corrected) gets it. */
+ * So a matrix measured before a clause was added (or corrected) gets it.
+ * Without --out the matrix is rewritten in place: a temporary file beside
+ * it (beside the file a symbolic link names) renamed over it, so that it
+ * is never half-written.  --out - writes it to standard output, and the
+ * counts to standard error. */
 static int cmd_judge(int argc, char **argv)
 {
     static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {0}};
@@ -121,18 +125,19 @@ static int cmd_judge(int argc, char **argv)
     const char *in = argv[optind];
     if (!out)
         out = in;
+    int to_stdout = !strcmp(out, "-");
     char err[512];
+    if (to_stdout && cts_output_check(out, &in, 1, err, sizeof err))
+        return cts_die(EXIT_USAGE, "%s", err);
     json_t *m = cts_matrix_load(in, err, sizeof err);
     if (!m)
         return cts_die(EXIT_USAGE, "%s", err);
     const char *ds = json_string_value(
         json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
     int per_thread = ds && strcmp(ds, "per-thread") == 0;
-    if (per_thread != cts_build_per_thread()) { /* the two builds declare different ids */
-        json_decref(m);
+    if (per_thread != cts_build_per_thread()) /* the two builds declare different ids */
         return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: judge it with %s", in,
                    per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
-    }
     size_t count[4] = {0}, unknown = 0;
     const char *id;
     json_t *cj;
@@ -151,23 +156,22 @@ static int cmd_judge(int argc, char **argv)
     }
     json_object_set_new(m, "spec", cts_spec_table_json());
     struct cts_outfile f;
-    if (cts_outfile_open(&f, out, err, sizeof err)) {
-        json_decref(m);
+    /* Writing back to the input is what judge does: only standard output is checked. */
+    if (cts_output_open(&f, out, NULL, 0, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
-    }
-    int werr = cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, f.f) : cts_matrix_dump(m, f.f);
-    json_decref(m);
+    int werr = !to_stdout && cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, f.f) : cts_matrix_dump(m, f.f);
     if (werr) {
         cts_outfile_abort(&f);
         return cts_die(EXIT_NO_VERDICT, "cannot write '%s'", out);
     }
     if (cts_outfile_commit(&f, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
-    printf("%s: %zu CONFORMS, %zu DEVIATES, %zu RECORDED, %zu without a verdict", out, count[1],
-           count[2], count[3], count[0]);
+    FILE *say = to_stdout ? stderr : stdout;
+    fprintf(say, "%s: %zu CONFORMS, %zu DEVIATES, %zu RECORDED, %zu without a verdict",
+            to_stdout ? "standard output" : out, count[1], count[2], count[3], count[0]);
     if (unknown)
-        printf(", %zu ids this build does not declare (left unjudged)", unknown);
-    printf("\n");
+        fprintf(say, ", %zu ids this build does not declare (left unjudged)", unknown);
+    fprintf(say, "\n");
     return 0;
 }
 
@@ -193,32 +197,47 @@ static int cmd_check(int argc, char **argv)
     if (optind != argc - 1)
         return cts_die(EXIT_USAGE, optind >= argc ? "check wants a matrix file" : "check takes one matrix file");
     char err[512];
+    /* The matrices live until the process ends (report.h): they are not freed. */
     json_t *m = cts_matrix_load(argv[optind], err, sizeof err), *w = NULL, *b = NULL;
     if (!m)
         return cts_die(EXIT_USAGE, "%s", err);
     if ((wpath && !(w = cts_waivers_load(wpath, err, sizeof err))) ||
         (bpath && !(b = cts_matrix_load(bpath, err, sizeof err)))) {
-        json_decref(m);
         json_decref(w);
         return cts_die(EXIT_USAGE, "%s", err);
     }
     if (!json_is_object(json_object_get(m, "spec"))) {
-        json_decref(m);
         json_decref(w);
-        json_decref(b);
         return cts_die(EXIT_USAGE, "'%s' is not judged against the documentation: run sync-cts judge on it",
                    argv[optind]);
     }
     int failing = cts_check(m, w, b, stdout, err, sizeof err);
-    json_decref(m);
     json_decref(w);
-    json_decref(b);
     if (failing < 0)
         return cts_die(EXIT_USAGE, "%s", err);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cts_die(EXIT_USAGE, "cannot write to standard output");
     return failing ? EXIT_FAILED : 0;
 }
 
 /* ---- cite ---------------------------------------------------------------------------- */
+
+/* What cite keeps of a matrix read case by case: the case asked for, and the
+ * ids nearest to it. */
+struct cite_scan {
+    const char *want;
+    json_t *found;
+    struct cts_nearest near;
+};
+
+static int cite_case(void *ctx, const char *id, const json_t *c)
+{
+    struct cite_scan *s = ctx;
+    if (!strcmp(id, s->want))
+        return (s->found = json_deep_copy(c)) ? 0 : -1;
+    cts_nearest_add(&s->near, s->want, id);
+    return 0;
+}
 
 static int cmd_cite(int argc, char **argv)
 {
@@ -233,18 +252,24 @@ static int cmd_cite(int argc, char **argv)
         return cts_die(EXIT_USAGE, "cite takes a case id and one matrix, not '%s'", argv[optind + 2]);
     const char *id = argv[optind], *path = argc - optind == 2 ? argv[optind + 1] : "matrix.json";
     char err[512];
-    json_t *m = cts_matrix_load(path, err, sizeof err);
-    if (!m)
+    if (cts_case_id_check(id, err, sizeof err)) /* before reading anything: no matrix has it */
         return cts_die(EXIT_USAGE, "%s", err);
-    if (!json_object_get(json_object_get(m, "cases"), id)) {
-        char near[3 * CTS_ID_MAX + 8];
-        cts_nearest_ids(m, id, near, sizeof near);
-        json_decref(m);
-        return cts_die(EXIT_USAGE, "no case '%s' in '%s' (nearest: %s)", id, path, near);
+    struct cite_scan scan = {.want = id};
+    json_t *m = cts_matrix_load_each(path, cite_case, &scan, err, sizeof err);
+    if (!m) {
+        json_decref(scan.found);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
+    if (!scan.found) {
+        char near[3 * CTS_ID_MAX + 40];
+        cts_nearest_text(&scan.near, near, sizeof near);
+        json_decref(m);
+        return cts_die(EXIT_USAGE, "no case '%s' in '%s' (%s)", id, path, near);
+    }
+    json_object_set_new(json_object_get(m, "cases"), id, scan.found);
     int rc = cts_cite(m, id, stdout);
     json_decref(m);
-    return rc ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
+    return rc || fflush(stdout) ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
 }
 
 int main(int argc, char **argv)

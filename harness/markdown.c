@@ -1,11 +1,137 @@
 /* Markdown rendering of a matrix: environment, summary, what went wrong,
  * then one table per group (API x direction) whose rows are call variants and
- * whose columns are busy placements. */
+ * whose columns are busy placements.
+ *
+ * Every string that comes from the matrix is escaped for where it goes
+ * (md() below): as text, nothing in it can open raw HTML, an entity, a code
+ * span, a link or a table cell (a ']' is escaped only before '(': the
+ * quotes' "[...]" stay as they are); in a code span, the delimiter is longer
+ * than any run of backticks in it; in an attribute, it is entity-escaped;
+ * a link is made only of an http(s) URL with nothing in it to escape. */
 #define _GNU_SOURCE
 #include "report.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* in_link: the text of a link, where every bracket is escaped; elsewhere
+ * only a ']' right before '(' is, which is all a link needs to form (a
+ * reference link needs a definition at the start of a line, and no string
+ * from the matrix starts a line). */
+static void md_text(FILE *f, const char *s, int in_link)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '|': case '`': case '\\':
+            fputc('\\', f);
+            fputc(*s, f);
+            break;
+        case '[': case ']':
+            if (in_link || (*s == ']' && s[1] == '('))
+                fputc('\\', f);
+            fputc(*s, f);
+            break;
+        default: fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+        }
+}
+
+void cts_md_text(FILE *f, const char *s) { md_text(f, s, 0); }
+
+void cts_md_code(FILE *f, const char *s, int in_table)
+{
+    size_t run = 0, longest = 0, n = strlen(s);
+    for (const char *p = s; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    int pad = n && (s[0] == '`' || s[n - 1] == '`'); /* a space each side, which CommonMark strips */
+    for (size_t i = 0; i <= longest; i++)
+        fputc('`', f);
+    if (pad)
+        fputc(' ', f);
+    for (; *s; s++) {
+        if (*s == '|' && in_table)
+            fputc('\\', f); /* GFM reads \| as | even inside a code span in a table */
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+    }
+    if (pad)
+        fputc(' ', f);
+    for (size_t i = 0; i <= longest; i++)
+        fputc('`', f);
+}
+
+/* An HTML attribute value inside a table cell. */
+static void md_attr(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        case '|': fputs("&#124;", f); break;
+        default: fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+        }
+}
+
+/* [text](url) where url is an http(s) URL with nothing to escape; else
+ * the text and the URL, as text. */
+static void md_link(FILE *f, const char *text, const char *url)
+{
+    int ok = !strncmp(url, "https://", 8) || !strncmp(url, "http://", 7);
+    for (const char *p = url; ok && *p; p++)
+        ok = (unsigned char)*p > 0x20 && *p != 0x7f && !strchr("<>()|`\\\"'[]", *p);
+    if (ok) {
+        fputc('[', f);
+        md_text(f, text, 1);
+        fprintf(f, "](%s)", url);
+    } else {
+        cts_md_text(f, text);
+        if (*url) {
+            fputs(" (", f);
+            cts_md_text(f, url);
+            fputc(')', f);
+        }
+    }
+}
+
+/* fprintf for Markdown: %s a string of ours, written as is; from the
+ * matrix, %t text, %T a code span in a table cell, %C one elsewhere, %A an
+ * attribute value in a table cell, %L a link (text, URL); %z a size_t, %f
+ * a double (%.1f), %d a long long. */
+static void md(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%') {
+            fputc(*p, f);
+            continue;
+        }
+        switch (*++p) {
+        case 's': fputs(va_arg(ap, const char *), f); break;
+        case 't': cts_md_text(f, va_arg(ap, const char *)); break;
+        case 'T': cts_md_code(f, va_arg(ap, const char *), 1); break;
+        case 'C': cts_md_code(f, va_arg(ap, const char *), 0); break;
+        case 'A': md_attr(f, va_arg(ap, const char *)); break;
+        case 'L': {
+            const char *text = va_arg(ap, const char *);
+            md_link(f, text, va_arg(ap, const char *));
+            break;
+        }
+        case 'z': fprintf(f, "%zu", va_arg(ap, size_t)); break;
+        case 'f': fprintf(f, "%.1f", va_arg(ap, double)); break;
+        case 'd': fprintf(f, "%lld", va_arg(ap, long long)); break;
+        default: fputc('%', f); if (*p) fputc(*p, f); else p--;
+        }
+    }
+    va_end(ap);
+}
 
 #define NCOLS CTS_BUSY_COLUMNS
 #define busy_cols cts_busy_columns
@@ -26,17 +152,84 @@ static const char *short_status(const char *st)
     return st;
 }
 
-static const char *conformance(const json_t *c)
+static const char *conformance(const struct row *r)
 {
-    return str(json_object_get(c, "spec"), "conformance");
+    return r->conformance ? r->conformance : "";
+}
+
+/* What the clauses of the table (in its order) come to over the cases:
+ * how many cases contradict each (a case once), and how many judgements
+ * hold, are contradicted or are open.  One pass over the cases. */
+struct clause_counts {
+    size_t n;
+    const char **id;
+    const json_t **entry;
+    size_t *hits, *yes, *no, *open, *last;
+};
+
+static int count_clauses(struct clause_counts *k, const json_t *table, const struct row *rows, size_t n)
+{
+    memset(k, 0, sizeof *k);
+    size_t t = json_object_size(table);
+    json_t *index = json_object();
+    k->id = calloc(t + 1, sizeof *k->id);
+    k->entry = calloc(t + 1, sizeof *k->entry);
+    k->hits = calloc(5 * (t + 1), sizeof *k->hits);
+    if (!index || !k->id || !k->entry || !k->hits) {
+        json_decref(index);
+        return -1;
+    }
+    k->yes = k->hits + (t + 1);
+    k->no = k->yes + (t + 1);
+    k->open = k->no + (t + 1);
+    k->last = k->open + (t + 1);
+    const char *cid;
+    json_t *cl;
+    json_object_foreach((json_t *)table, cid, cl)
+    {
+        k->id[k->n] = cid;
+        k->entry[k->n] = cl;
+        if (json_object_set_new(index, cid, json_integer((json_int_t)k->n++))) {
+            json_decref(index);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t x;
+        json_t *e;
+        json_array_foreach(json_object_get(rows[i].spec, "clauses"), x, e)
+        {
+            const json_t *at = json_object_get(index, str(e, "id"));
+            if (!at)
+                continue;
+            size_t c = (size_t)json_integer_value(at);
+            const json_t *h = json_object_get(e, "holds");
+            k->yes[c] += json_is_true(h);
+            k->no[c] += json_is_false(h);
+            k->open[c] += json_is_null(h);
+            if (json_is_false(h) && k->last[c] != i + 1) {
+                k->hits[c]++;
+                k->last[c] = i + 1;
+            }
+        }
+    }
+    json_decref(index);
+    return 0;
+}
+
+static void free_clause_counts(struct clause_counts *k)
+{
+    free(k->id);
+    free(k->entry);
+    free(k->hits);
 }
 
 /* Conformance counts, with what they mean. */
-static void summary_conformance(FILE *f, const json_t **all, size_t n)
+static void summary_conformance(FILE *f, const struct row *rows, size_t n)
 {
     size_t conf = 0, dev = 0, rec = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *c = conformance(all[i]);
+        const char *c = conformance(&rows[i]);
         conf += !strcmp(c, "CONFORMS");
         dev += !strcmp(c, "DEVIATES");
         rec += !strcmp(c, "RECORDED");
@@ -51,45 +244,30 @@ static void summary_conformance(FILE *f, const json_t **all, size_t n)
 }
 
 /* The deviations, each with the clauses it contradicts, an anchor, and how
- * many cases each clause is contradicted by. */
-static void deviations(FILE *f, const json_t *m, const json_t **all, const char **ids, size_t n)
+ * many cases each clause is contradicted by.  (A case that deviates counts
+ * once under each clause it contradicts.) */
+static void deviations(FILE *f, const struct clause_counts *k, const struct row *rows, size_t n)
 {
-    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
     size_t any = 0;
     for (size_t i = 0; i < n; i++)
-        any += !strcmp(conformance(all[i]), "DEVIATES");
+        any += !strcmp(conformance(&rows[i]), "DEVIATES");
     if (!any)
         return;
     fprintf(f, "## Deviations\n\n| clause | cases contradicting it | what it says |\n|---|---:|---|\n");
-    const char *k;
-    json_t *cl;
-    json_object_foreach((json_t *)table, k, cl)
-    {
-        size_t hits = 0;
-        for (size_t i = 0; i < n; i++) {
-            size_t x;
-            json_t *e;
-            json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
-                if (!strcmp(str(e, "id"), k) && json_is_false(json_object_get(e, "holds"))) {
-                    hits++;
-                    break;
-                }
-        }
-        if (hits)
-            fprintf(f, "| [%s](%s) | %zu | %s |\n", k, str(cl, "url"), hits, str(cl, "quote"));
-    }
+    for (size_t c = 0; c < k->n; c++)
+        if (k->hits[c])
+            md(f, "| %L | %z | %t |\n", k->id[c], str(k->entry[c], "url"), k->hits[c], str(k->entry[c], "quote"));
     fprintf(f, "\n| case | cell | contradicts |\n|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(conformance(all[i]), "DEVIATES"))
+        if (strcmp(conformance(&rows[i]), "DEVIATES"))
             continue;
-        fprintf(f, "| <a id=\"%s\"></a>`%s` | %s | ", ids[i], ids[i], str(all[i], "symbol"));
+        md(f, "| <a id=\"%A\"></a>%T | %t | ", rows[i].id, rows[i].id, rows[i].symbol);
         size_t x;
         json_t *e;
         int first = 1;
-        json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
+        json_array_foreach(json_object_get(rows[i].spec, "clauses"), x, e)
             if (json_is_false(json_object_get(e, "holds"))) {
-                fprintf(f, "%s%s (%s, %s)", first ? "" : "; ", str(e, "id"), str(e, "prediction"),
-                        str(e, "about"));
+                md(f, "%s%t (%t, %t)", first ? "" : "; ", str(e, "id"), str(e, "prediction"), str(e, "about"));
                 first = 0;
             }
         fprintf(f, " |\n");
@@ -98,33 +276,19 @@ static void deviations(FILE *f, const json_t *m, const json_t **all, const char 
 }
 
 /* Every clause, how many cases it judged, and why none where none can be. */
-static void coverage(FILE *f, const json_t *m, const json_t **all, size_t n)
+static void coverage(FILE *f, const json_t *m, const struct clause_counts *k)
 {
-    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
-    if (!json_object_size(table))
+    if (!k->n)
         return;
-    fprintf(f, "## Clauses and coverage\n\n%s.\n\n| clause | where | holds | contradicted | not "
-               "observable or open |\n|---|---|---:|---:|---:|\n",
-            str(json_object_get(m, "spec"), "documentation"));
-    const char *k;
-    json_t *cl;
-    json_object_foreach((json_t *)table, k, cl)
-    {
-        size_t yes = 0, no = 0, open = 0;
-        for (size_t i = 0; i < n; i++) {
-            size_t x;
-            json_t *e;
-            json_array_foreach(json_object_get(json_object_get(all[i], "spec"), "clauses"), x, e)
-                if (!strcmp(str(e, "id"), k)) {
-                    const json_t *h = json_object_get(e, "holds");
-                    yes += json_is_true(h);
-                    no += json_is_false(h);
-                    open += json_is_null(h);
-                }
-        }
-        fprintf(f, "| [%s](%s) | %s | %zu | %zu | %zu", k, str(cl, "url"), str(cl, "where"), yes, no, open);
-        if (yes + no + open == 0)
-            fprintf(f, " (no case%s%s)", *str(cl, "no_case") ? ": " : "", str(cl, "no_case"));
+    md(f, "## Clauses and coverage\n\n%t.\n\n| clause | where | holds | contradicted | not "
+          "observable or open |\n|---|---|---:|---:|---:|\n",
+       str(json_object_get(m, "spec"), "documentation"));
+    for (size_t c = 0; c < k->n; c++) {
+        const json_t *cl = k->entry[c];
+        md(f, "| %L | %t | %z | %z | %z", k->id[c], str(cl, "url"), str(cl, "where"), k->yes[c], k->no[c],
+           k->open[c]);
+        if (k->yes[c] + k->no[c] + k->open[c] == 0)
+            md(f, " (no case%s%t)", *str(cl, "no_case") ? ": " : "", str(cl, "no_case"));
         fprintf(f, " |\n");
     }
     fprintf(f, "\n");
@@ -138,20 +302,19 @@ int cts_render_markdown(const json_t *m, FILE *f)
     const json_t *ver = json_object_get(env, "versions");
     const json_t *set = json_object_get(env, "settings");
 
-    fprintf(f, "# cuda-sync-cts matrix: %s, driver %s, CUDA %s\n\n", str(gpu, "name"),
-            json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
-            path_str(ver, "driver_api", "text"));
+    md(f, "# cuda-sync-cts matrix: %t, driver %t, CUDA %t\n\n", str(gpu, "name"),
+       json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
+       path_str(ver, "driver_api", "text"));
     fprintf(f, "Generated from the JSON matrix beside this file; the JSON is the record.\n\n");
     fprintf(f, "| | |\n|---|---|\n");
-    fprintf(f, "| GPU | %s (compute capability %s), %s |\n", str(gpu, "name"),
-            str(gpu, "compute_capability"), str(gpu, "uuid"));
-    fprintf(f, "| Driver | %s; driver API version %s |\n",
-            json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
-            path_str(ver, "driver_api", "text"));
-    fprintf(f, "| Runtime | cudart %s, built with toolkit %s |\n", path_str(ver, "runtime", "text"),
-            path_str(ver, "toolkit", "text"));
-    fprintf(f, "| Settings | default stream %s; schedule %s |\n", str(set, "default_stream"),
-            str(set, "device_schedule"));
+    md(f, "| GPU | %t (compute capability %t), %t |\n", str(gpu, "name"), str(gpu, "compute_capability"),
+       str(gpu, "uuid"));
+    md(f, "| Driver | %t; driver API version %t |\n",
+       json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
+       path_str(ver, "driver_api", "text"));
+    md(f, "| Runtime | cudart %t, built with toolkit %t |\n", path_str(ver, "runtime", "text"),
+       path_str(ver, "toolkit", "text"));
+    md(f, "| Settings | default stream %t; schedule %t |\n", str(set, "default_stream"), str(set, "device_schedule"));
     {
         const json_t *vars = json_object_get(set, "environment_variables");
         const char *k;
@@ -160,7 +323,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
         fprintf(f, "| Environment | ");
         json_object_foreach((json_t *)vars, k, v)
             if (json_is_string(v))
-                fprintf(f, "%s%s=%s", any++ ? ", " : "", k, json_string_value(v));
+                md(f, "%s%t=%t", any++ ? ", " : "", k, json_string_value(v));
         fprintf(f, "%s |\n", any ? "" : "no CUDA_* variable set");
     }
     {
@@ -172,29 +335,22 @@ int cts_render_markdown(const json_t *m, FILE *f)
                 (long long)json_integer_value(json_object_get(a, "pageableMemoryAccess")),
                 (long long)json_integer_value(json_object_get(a, "concurrentManagedAccess")));
     }
-    fprintf(f, "| Run | %s, %.1f s wall, %lld repetitions a case, suite %s |\n\n", str(run, "date"),
-            json_number_value(json_object_get(run, "wall_s")),
-            (long long)json_integer_value(json_object_get(run, "repeat")), str(env, "suite_revision"));
+    md(f, "| Run | %t, %f s wall, %d repetitions a case, suite %t |\n\n", str(run, "date"),
+       json_number_value(json_object_get(run, "wall_s")), (long long)json_integer_value(json_object_get(run, "repeat")),
+       str(env, "suite_revision"));
 
     /* Gather and order the cases. */
     size_t n = 0;
     struct row *rows = cts_sorted_cases(m, &n);
-    const json_t **all = calloc(n ? n : 1, sizeof *all);
-    const char **ids = calloc(n ? n : 1, sizeof *ids);
-    if (!rows || !all || !ids) {
+    struct clause_counts k;
+    if (!rows || count_clauses(&k, json_object_get(json_object_get(m, "spec"), "clauses"), rows, n)) {
         free(rows);
-        free(all);
-        free(ids);
         return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        all[i] = rows[i].c;
-        ids[i] = rows[i].id;
     }
 
     size_t count[CTS_STATUS_COUNT] = {0};
     for (size_t i = 0; i < n; i++) {
-        int s = cts_status_parse(str(all[i], "status"));
+        int s = cts_status_parse(rows[i].status);
         if (s >= 0)
             count[s]++;
     }
@@ -202,16 +358,16 @@ int cts_render_markdown(const json_t *m, FILE *f)
     for (int s = 0; s < CTS_STATUS_COUNT; s++)
         fprintf(f, "%s %zu %s", s ? "," : "", count[s], cts_status_name(s));
     fprintf(f, ".\n\n");
-    summary_conformance(f, all, n);
-    deviations(f, m, all, ids, n);
+    summary_conformance(f, rows, n);
+    deviations(f, &k, rows, n);
 
     size_t bad = n - count[CTS_PASS] - count[CTS_VARIES] - count[CTS_NOTSUPP];
     if (bad) {
         fprintf(f, "## Cases without a verdict or that failed\n\n| case | status | reason |\n|---|---|---|\n");
         for (size_t i = 0; i < n; i++) {
-            const char *st = str(all[i], "status");
+            const char *st = rows[i].status;
             if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP"))
-                fprintf(f, "| `%s` | %s | %s |\n", ids[i], st, str(all[i], "reason"));
+                md(f, "| %T | %t | %t |\n", rows[i].id, st, rows[i].reason);
         }
         fprintf(f, "\n");
     }
@@ -220,19 +376,17 @@ int cts_render_markdown(const json_t *m, FILE *f)
                    "the product behaved differently from one to the next.\n\n"
                    "| case | symbols | how |\n|---|---|---|\n");
         for (size_t i = 0; i < n; i++)
-            if (!strcmp(str(all[i], "status"), "VARIES"))
-                fprintf(f, "| `%s` | `%s` | %s |\n", ids[i], str(all[i], "symbol"),
-                        str(all[i], "reason"));
+            if (!strcmp(rows[i].status, "VARIES"))
+                md(f, "| %T | %T | %t |\n", rows[i].id, rows[i].symbol, rows[i].reason);
         fprintf(f, "\n");
     }
     if (count[CTS_NOTSUPP]) {
         fprintf(f, "## Not supported here\n\n");
         const char *last = NULL;
         for (size_t i = 0; i < n; i++)
-            if (!strcmp(str(all[i], "status"), "NOTSUPP") &&
-                (!last || strcmp(last, str(all[i], "reason")))) {
-                last = str(all[i], "reason");
-                fprintf(f, "- %s (e.g. `%s`)\n", last, ids[i]);
+            if (!strcmp(rows[i].status, "NOTSUPP") && (!last || strcmp(last, rows[i].reason))) {
+                last = rows[i].reason;
+                md(f, "- %t (e.g. %C)\n", last, rows[i].id);
             }
         fprintf(f, "\n");
     }
@@ -263,13 +417,13 @@ int cts_render_markdown(const json_t *m, FILE *f)
 
     /* One table per group. */
     for (size_t i = 0; i < n;) {
-        const char *group = str(all[i], "group");
+        const char *group = rows[i].group;
         size_t j = i;
-        while (j < n && !strcmp(str(all[j], "group"), group))
+        while (j < n && !strcmp(rows[j].group, group))
             j++;
-        const char *dir = str(all[i], "direction"), *var = str(all[i], "variant");
-        fprintf(f, "## %s — %s%s%s%s%s\n\n", group, str(all[i], "function"), *var ? " " : "",
-                var, *dir ? ", " : "", cts_dir_words(dir));
+        const char *dir = rows[i].direction, *var = rows[i].variant;
+        md(f, "## %t — %t%s%t%s%t\n\n", group, rows[i].function, *var ? " " : "", var, *dir ? ", " : "",
+           cts_dir_words(dir));
         fprintf(f, "| memory | size | kind | op stream | idle µs |");
         for (int c = 0; c < NCOLS; c++)
             fprintf(f, " busy %s |", busy_cols[c]);
@@ -278,44 +432,41 @@ int cts_render_markdown(const json_t *m, FILE *f)
             fprintf(f, ":-:|");
         fprintf(f, "\n");
         for (size_t r = i; r < j;) {
-            const json_t *row = all[r];
+            const struct row *row = &rows[r];
             size_t e = r;
-            const char *cells[NCOLS] = {0};
-            char symbuf[NCOLS][24];
-            while (e < j && !strcmp(str(all[e], "memory"), str(row, "memory")) &&
-                   json_integer_value(json_object_get(all[e], "size")) ==
-                       json_integer_value(json_object_get(row, "size")) &&
-                   !strcmp(str(all[e], "kind"), str(row, "kind")) &&
-                   !strcmp(str(all[e], "op_stream"), str(row, "op_stream"))) {
-                int col = cts_busy_column(str(all[e], "busy"));
-                if (col < NCOLS) {
-                    const char *st = str(all[e], "status");
-                    snprintf(symbuf[col], sizeof symbuf[col], "%s%s",
-                             !strcmp(st, "PASS") || !strcmp(st, "VARIES") ? str(all[e], "symbol")
-                                                                          : short_status(st),
-                             !strcmp(conformance(all[e]), "DEVIATES") ? " ✗" : "");
-                    cells[col] = symbuf[col];
-                }
+            const struct row *cells[NCOLS] = {0};
+            while (e < j && !strcmp(rows[e].memory, row->memory) && rows[e].size == row->size &&
+                   !strcmp(rows[e].kind, row->kind) && !strcmp(rows[e].op_stream, row->op_stream)) {
+                if (rows[e].rank[5] < NCOLS)
+                    cells[rows[e].rank[5]] = &rows[e];
                 e++;
             }
-            const json_t *idle = json_object_get(json_object_get(row, "evidence"), "idle_call_us");
-            fprintf(f, "| %s | %s | %s | %s | ", str(row, "memory"), str(row, "size_label"),
-                    str(row, "kind"), str(row, "op_stream"));
-            if (json_is_number(idle))
-                fprintf(f, "%.1f |", json_number_value(idle));
+            md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
+            if (json_is_number(row->idle))
+                fprintf(f, "%.1f |", json_number_value(row->idle));
             else
                 fprintf(f, " |");
-            for (int c = 0; c < NCOLS; c++)
-                fprintf(f, " %s |", cells[c] ? cells[c] : "—");
+            for (int c = 0; c < NCOLS; c++) {
+                const struct row *x = cells[c];
+                if (!x) {
+                    fprintf(f, " — |");
+                    continue;
+                }
+                const char *st = x->status;
+                if (!strcmp(st, "PASS") || !strcmp(st, "VARIES"))
+                    md(f, " %t", x->symbol);
+                else
+                    md(f, strcmp(st, short_status(st)) ? " %s" : " %t", short_status(st));
+                md(f, "%s |", !strcmp(conformance(x), "DEVIATES") ? " ✗" : "");
+            }
             fprintf(f, "\n");
             r = e;
         }
         fprintf(f, "\n");
         i = j;
     }
-    coverage(f, m, all, n);
+    coverage(f, m, &k);
+    free_clause_counts(&k);
     free(rows);
-    free(all);
-    free(ids);
     return ferror(f) ? -1 : 0;
 }

@@ -17,13 +17,36 @@ json_t *cts_env_collect(int device, char *err, size_t errlen);
 json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r);
 json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases);
 /* Loads and validates a matrix, plain or gzip-compressed; on failure returns
- * NULL and a one-line reason. */
+ * NULL and a one-line reason naming the file (and the case and member that
+ * are wrong).  Every member a command reads has been checked: types,
+ * presence, names (status, verdict, conformance, ...), times finite and not
+ * negative, per-repetition arrays as long as evidence.repetitions, clause
+ * ids in the matrix's clause table.  The tree lives in an arena that is
+ * released when the process ends; json_decref on it is allowed but frees
+ * nothing.  A large matrix is decoded by two threads; load while no other
+ * thread uses jansson (the arena's bookkeeping is not locked). */
 json_t *cts_matrix_load(const char *path, char *err, size_t errlen);
+/* The same, case by case: each case, validated, is passed to each(ctx, id,
+ * c) and dropped after the call (copy what is kept; non-zero return: out of
+ * memory).  Returns the matrix with an empty "cases", validated as above;
+ * NULL and a reason on failure (cases already passed are then to be
+ * discarded).  A whole matrix's tree is never held. */
+typedef int (*cts_case_fn)(void *ctx, const char *id, const json_t *c);
+json_t *cts_matrix_load_each(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen);
+/* 0 when id could be a case id, else -1 and a one-line reason (too long,
+ * empty, a control character). */
+int cts_case_id_check(const char *id, char *err, size_t errlen);
 int cts_matrix_dump(const json_t *m, FILE *f);
 /* The same, gzip-compressed (committed matrices are FILE.json.gz). */
 int cts_matrix_dump_gz(const json_t *m, FILE *f);
 /* Markdown rendering, readable on its own. */
 int cts_render_markdown(const json_t *m, FILE *f);
+/* markdown.c: a string from a matrix in Markdown, as text (< > & as
+ * entities; | ` \ and a ] before ( backslash-escaped; line breaks and
+ * other control characters as spaces), or as a code span (a delimiter longer than any
+ * run of backticks in it; in_table: | as \|). */
+void cts_md_text(FILE *f, const char *s);
+void cts_md_code(FILE *f, const char *s, int in_table);
 /* csv.c: one row per case, sorted by id, after a header row; RFC 4180
  * (CRLF, fields with , " CR LF quoted).  0, or -1 on a write error. */
 int cts_render_csv(const json_t *m, FILE *f);
@@ -37,10 +60,17 @@ int cts_render_html(const json_t *m, FILE *f);
 extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
 int cts_busy_column(const char *busy);
 int cts_case_order(const json_t *a, const json_t *b);
-/* A matrix's cases in that order (ties by id); malloc'ed, NULL if out of memory. */
+/* A matrix's cases in that order (ties by id); malloc'ed, NULL if out of
+ * memory.  Each row carries the members the reports read, looked up once
+ * ("" where absent or not a string; conformance NULL where there is none). */
 struct cts_row {
     const char *id;
     const json_t *c;
+    const char *group, *function, *variant, *direction, *memory, *size_label, *kind, *op_stream, *busy,
+        *status, *symbol, *reason, *conformance;
+    json_int_t size;
+    const json_t *idle, *spec; /* evidence.idle_call_us, spec */
+    int rank[6];               /* api, direction, memory, kind, op stream, busy column */
 };
 struct cts_row *cts_sorted_cases(const json_t *m, size_t *n);
 const char *cts_dir_words(const char *token);
@@ -51,9 +81,21 @@ const char *cts_json_path_str(const json_t *o, const char *a, const char *b);
 /* csv.c: one CSV field (RFC 4180), quoted where it holds a comma, a quote or a line break. */
 void cts_csv_text(FILE *f, const char *s);
 
-/* cite.c: case `id` of matrix m as one paragraph for a bug report; -1 if m
- * has no such case or the write fails.  The nearest ids to one m lacks. */
+/* cite.c: case `id` of matrix m as one paragraph (one line: control
+ * characters become spaces) for a bug report; -1 if m has no such case or
+ * the write fails. */
 int cts_cite(const json_t *m, const char *id, FILE *out);
+/* The three ids nearest to one a matrix lacks: the longest common prefix
+ * first, then id order; an id sharing no prefix is never offered.  Add each
+ * id of the matrix, then the text: "nearest: a, b, c" or "no case id begins
+ * like it". */
+struct cts_nearest {
+    char id[3][CTS_ID_MAX];
+    size_t lcp[3];
+    int n;
+};
+void cts_nearest_add(struct cts_nearest *n, const char *query, const char *id);
+void cts_nearest_text(const struct cts_nearest *n, char *out, size_t len);
 void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len);
 /* cli.c: the one-line error of bad input: "sync-cts: ..." on stderr; returns code. */
 int cts_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -70,15 +112,42 @@ json_t *cts_waivers_load(const char *path, char *err, size_t len);
 int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out, char *err,
               size_t len);
 
-/* A file that appears at its path only when committed (temp file + rename). */
+/* A file that appears at its path only when committed (temp file + rename,
+ * in the directory of the file a symbolic link names; a replaced file keeps
+ * its mode).  A device or pipe (/dev/null) is written directly.  Until it
+ * is committed or aborted, its temporary file is removed if SIGINT, SIGTERM
+ * or SIGHUP ends the process. */
 struct cts_outfile {
     char path[4096];
     char tmp[4200];
     FILE *f;
+    int slot;   /* in the cleanup registry; -1 for none */
+    int direct; /* a device or pipe, written in place */
+    int std;    /* standard output (cts_output_open "-") */
 };
 int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t errlen);
 int cts_outfile_commit(struct cts_outfile *o, char *err, size_t errlen);
 void cts_outfile_abort(struct cts_outfile *o);
+/* The registry behind it, for any other temporary file (run.c): add its
+ * path (returns a slot, -1 if the registry is full or the path too long)
+ * as soon as the file exists, and remove the slot once the file is renamed
+ * or unlinked; the handler then unlinks every registered path on SIGINT,
+ * SIGTERM or SIGHUP and lets the signal end the process.  cts_cleanup_add
+ * installs the handler (cts_cleanup_install does only that); signals
+ * ignored at that time stay ignored. */
+void cts_cleanup_install(void);
+int cts_cleanup_add(const char *path);
+void cts_cleanup_remove(int slot);
+
+/* Two paths naming one file (st_dev and st_ino): 1, else 0. */
+int cts_same_file(const char *a, const char *b);
+/* Refuses an output (a path; "-" or NULL: standard output) that is one of
+ * the input files, by identity: -1 and a one-line reason. */
+int cts_output_check(const char *out, const char *const *inputs, size_t n, char *err, size_t errlen);
+/* cts_output_check, then "-" (or NULL) as standard output, any other path
+ * as cts_outfile_open; commit and abort as for an outfile. */
+int cts_output_open(struct cts_outfile *o, const char *out, const char *const *inputs, size_t n, char *err,
+                    size_t errlen);
 
 /* log.c: JSON lines, flushed per event.  A case with "begin" and no "end"
  * is one the process died in. */

@@ -77,29 +77,29 @@ grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'm
 grep -qx 'cu_memset_d2d8_async memset' "$tmp/groups" || fail "list --groups lacks 'cu_memset_d2d8_async memset'"
 "$cts" --help | grep -q '^usage: sync-cts list' || fail "--help prints no usage"
 
-# judge and cite on a committed matrix (a copy: reports/ is never written).
-src="$(cd "$(dirname "$0")/.." && pwd)/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
+# judge, render and cite end to end on a committed matrix (a copy: reports/ is never written).
+src="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
 cp "$src" "$tmp/h200.json.gz"
 expect 2 "judge wants a matrix file" judge
 expect 2 "cannot read '$tmp/none.json'" judge "$tmp/none.json"
 expect 2 "cannot write '/nonexistent/dir/j.json'" judge "$tmp/h200.json.gz" --out /nonexistent/dir/j.json
 cp "${src%/default/matrix.json.gz}/per-thread-default-stream/matrix.json.gz" "$tmp/ptds.json.gz"
 expect 2 "'$tmp/ptds.json.gz' was measured with the per-thread default stream: judge it with sync-cts-ptds" judge "$tmp/ptds.json.gz"
-"$cts" judge "$tmp/h200.json.gz" --out "$tmp/judged.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "judge exited $?: $(cat "$tmp/err")"
-grep -qE "^$tmp/judged.json.gz: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECORDED, [0-9]+ without a verdict$" "$tmp/out" ||
+rm -f "$tmp/ptds.json.gz"
+"$cts" judge "$tmp/h200.json.gz" --out "$tmp/judged.json" >"$tmp/out" 2>"$tmp/err" || fail "judge exited $?: $(cat "$tmp/err")"
+grep -qE "^$tmp/judged.json: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECORDED, [0-9]+ without a verdict$" "$tmp/out" ||
     fail "judge printed: $(cat "$tmp/out")"
-for fmt in md csv html; do
-    "$cts" render "$tmp/judged.json.gz" --format $fmt --out "$tmp/r.$fmt" 2>"$tmp/err" ||
-        fail "render --format $fmt exited $?: $(cat "$tmp/err")"
-done
-grep -q "^## Deviations" "$tmp/r.md" || fail "the Markdown has no Deviations section"
-[ "$(wc -l <"$tmp/r.csv")" -eq 19018 ] || fail "the CSV is not a header and 19017 rows"
-grep -q 'id="memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"' "$tmp/r.html" || fail "the HTML lacks a case anchor"
-expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json.gz" --format pdf --out "$tmp/r.pdf"
+# render writes to standard output unless --out names a file ("-": standard output too), never beside its input.
+# (The CSV and HTML of a committed matrix, every case a row and a cell, are test_reports'.)
+run 0 render "$tmp/judged.json"
+[ -s "$tmp/err" ] && fail "render: stderr: $(cat "$tmp/err")"
+grep -q "^## Deviations" "$tmp/out" || fail "the Markdown has no Deviations section"
+[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 443 ] || fail "the Markdown does not list the 443 deviations"
+[ -e "$tmp/judged.md" ] && fail "render with no --out wrote beside its input"
+expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
-rm -f "$tmp"/r.md "$tmp"/r.csv "$tmp"/r.html
 one='memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same'
-"$cts" cite "$one" "$tmp/judged.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "cite exited $?: $(cat "$tmp/err")"
+"$cts" cite "$one" "$tmp/judged.json" >"$tmp/out" 2>"$tmp/err" || fail "cite exited $?: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "cite is not one paragraph"
 for want in "cudaMemcpy of 4096 bytes, host to device, pageable memory (malloc)" "it waited for the held work" \
     "NVIDIA H200" "driver 580.159.04" "It deviates from PG-CONC-64KB" \
@@ -108,12 +108,37 @@ for want in "cudaMemcpy of 4096 bytes, host to device, pageable memory (malloc)"
     grep -qF -- "$want" "$tmp/out" || fail "cite lacks '$want': $(cat "$tmp/out")"
 done
 expect 2 "cite wants a case id" cite
-expect 2 "cite takes a case id and one matrix, not 'extra'" cite "$one" "$tmp/judged.json.gz" extra
-expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json.gz' (nearest: $one," \
-    cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam "$tmp/judged.json.gz"
+expect 2 "cite takes a case id and one matrix, not 'extra'" cite "$one" "$tmp/judged.json" extra
+# An unknown id: the ids sharing the longest prefix with it, then by id; none that share nothing.
+expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json' (nearest: $one, ${one%same}blocking, ${one%same}nonblocking)" \
+    cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam "$tmp/judged.json"
+# An id longer than any case id is refused at once, the matrix unread.
+long=$(printf '%030000d' 0)
+t0=$(date +%s%N)
+expect 2 "is not a case id: it has 30000 characters, and case ids have at most 127" cite "$long" "$tmp/judged.json"
+t1=$(date +%s%N)
+[ $(((t1 - t0) / 1000000)) -lt 1000 ] || fail "cite of a 30 KB id took $(((t1 - t0) / 1000000)) ms"
+[ "$(wc -c <"$tmp/err")" -lt 400 ] || fail "cite of a 30 KB id: the error repeats the id whole"
 (cd "$tmp" && "$cts" cite "$one" >out 2>err; [ $? -eq 2 ] && grep -qF "cannot read 'matrix.json'" err) ||
     fail "cite with no matrix here did not name matrix.json"
-rm -f "$tmp/h200.json.gz" "$tmp/judged.json.gz" "$tmp/ptds.json.gz"
+
+# An --out that is an input matrix -- by its name, another path, or a
+# symbolic link -- is refused before anything is read or written; so is a
+# standard output that is the input.
+ln -s h200.json.gz "$tmp/link.json.gz"
+for out in "$tmp/h200.json.gz" "$tmp/link.json.gz" "$tmp/../$(basename "$tmp")/h200.json.gz"; do
+    error "--out '$out' is the input matrix '$tmp/h200.json.gz' (the same file): refusing to overwrite it" \
+        render "$tmp/h200.json.gz" --out "$out"
+    error "--out '$out' is the input matrix '$tmp/h200.json.gz'" diff "$tmp/judged.json" "$tmp/h200.json.gz" --out "$out"
+done
+(cd "$tmp" && "$cts" render ./h200.json.gz --format csv --out h200.json.gz >out 2>err
+    [ $? -eq 2 ] && grep -qF "is the input matrix './h200.json.gz'" err) || fail "render --out with a relative name of its input was not refused"
+"$cts" render "$tmp/h200.json.gz" >>"$tmp/h200.json.gz" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "standard output is the input matrix '$tmp/h200.json.gz'" "$tmp/err" ||
+    fail "render into its own input through standard output was not refused: $(cat "$tmp/err")"
+cmp -s "$tmp/h200.json.gz" "$src" || fail "a refused --out changed the input"
+[ -z "$(compgen -G "$tmp/*.tmp.*")" ] || fail "a refused --out left a temporary file"
+rm -f "$tmp/h200.json.gz" "$tmp/link.json.gz" "$tmp/judged.json"
 
 # The log reader finds a crash.
 printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"result","id":"a.b","status":"PASS"}' \

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # sync-cts diff: which cases changed between matrices, in which group, in each
 # format; exit 0 / 1 / 2; one-line errors and no half-written output.  Builds
-# small matrices with python3 (json, gzip), and alters a copy of a committed one.
+# small matrices with python3 (json, gzip; skipped, 77, without it), alters
+# a small matrix cut from a committed one, and reproduces a committed
+# comparison end to end.
 . "$(dirname "$0")/lib.sh" "$@"
+need_python
 
 # has FILE LINE: FILE has LINE exactly (carriage returns ignored).
 has() { tr -d '\r' <"$1" | grep -qxF -- "$2" || fail "$(basename "$1") lacks the line '$2'"; }
@@ -15,21 +18,38 @@ d = sys.argv[1]
 NOV = dict(host=None, op_after=None, third_blocking=None, third_nonblocking=None, src=None, dst=None)
 def case(status, symbol=None, call=(10.0,), **verdict):
     v = dict(NOV); v.update(verdict)
-    return {"status": status, "symbol": symbol, "reason": None, "verdict": v,
-            "evidence": {"call_us": list(call)}, "family": "memcpy"}
+    verdict_status = status in ("PASS", "VARIES")
+    reps = len(call)
+    ev = {"repetitions": reps, "idle_call_us": 1.0 if verdict_status else None, "idle_call_max_us": None,
+          "idle_complete_us": None, "timeout_us": None, "window_us": None, "window_retries": 0,
+          "timeout_retries": 0, "control": None}
+    if reps:
+        ev["call_us"] = list(call)
+    if v["host"] == "waits":
+        ev["release_to_return_us"] = [1.0] * reps
+    return {"status": status, "symbol": symbol, "reason": None if status == "PASS" else status.lower(),
+            "verdict": v, "evidence": ev, "family": "memcpy", "group": "c", "api": "c", "function": "cudaC",
+            "variant": None, "direction": None, "memory": None, "allocator": None, "size": None,
+            "size_label": None, "kind": None, "copy_kind": None, "op_stream": "null", "busy": "same"}
 W = dict(host="waits")
 A = dict(host="returns", op_after="runs", third_blocking="runs", third_nonblocking="runs")
-def matrix(cases, gpu="Test GPU", date="2026-01-01T00:00:00Z", env=None):
+def matrix(cases, gpu="Test GPU", date="2026-01-01T00:00:00Z", env=None, spec=False):
     counts = {}
     for c in cases.values():
         counts[c["status"]] = counts.get(c["status"], 0) + 1
-    return {"schema": "cuda-sync-cts/matrix", "schema_version": 1,
-            "environment": {"gpu": {"name": gpu}, "suite_revision": "abc",
-                            "versions": {"driver": "580.1", "driver_api": {"number": 13000, "text": "13.0"},
-                                         "runtime": {"number": 13000, "text": "13.0"}},
-                            "settings": {"default_stream": "legacy", "device_schedule": "auto",
-                                         "environment_variables": env or {"CUDA_LAUNCH_BLOCKING": None}}},
-            "run": {"date": date, "counts": counts}, "cases": cases}
+    m = {"schema": "cuda-sync-cts/matrix", "schema_version": 1,
+         "environment": {"gpu": {"name": gpu, "compute_capability": "9.0", "uuid": "GPU-0"}, "suite_revision": "abc",
+                         "versions": {"driver": "580.1", "driver_api": {"number": 13000, "text": "13.0"},
+                                      "runtime": {"number": 13000, "text": "13.0"},
+                                      "toolkit": {"number": 13000, "text": "13.0"}},
+                         "attributes": {"asyncEngineCount": 3, "concurrentKernels": 1, "pageableMemoryAccess": 0,
+                                        "concurrentManagedAccess": 1},
+                         "settings": {"default_stream": "legacy", "device_schedule": "auto",
+                                      "environment_variables": env or {"CUDA_LAUNCH_BLOCKING": None}}},
+         "run": {"date": date, "counts": counts, "wall_s": 1.0, "repeat": 3}, "cases": cases}
+    if spec:
+        m["spec"] = {"documentation": "d", "clauses": {"PG-X": {"where": "w", "quote": "q", "url": "https://x"}}}
+    return m
 a = {"c.pass_fail": case("PASS", "W", **W),
      "c.w_a": case("PASS", "W", call=(10.0, 30.0, 20.0), **W),
      "c.notsupp": case("PASS", "A", **A),
@@ -51,13 +71,26 @@ with gzip.open(f"{d}/b.json.gz", "wt") as f:
 c = copy.deepcopy(a); del c['x,"y"']
 json.dump(matrix(c), open(f"{d}/c.json", "w"))
 # Conformance: compared where both sides carry a spec.
-def spec(cf): return {"conformance": cf, "clauses": []}
+def spec(cf):
+    return {"conformance": cf, "clauses": [{"id": "PG-X", "about": "host", "prediction": "guaranteed",
+                                            "holds": {"DEVIATES": False, "CONFORMS": True}.get(cf)}]}
 sa = copy.deepcopy(a); sb = copy.deepcopy(a)
 sa["c.notsupp"]["spec"] = spec("CONFORMS"); sb["c.notsupp"]["spec"] = spec("DEVIATES")
 sa["c.timing"]["spec"] = spec("DEVIATES");  sb["c.timing"]["spec"] = spec("RECORDED")
 sb["c.w_a"]["spec"] = spec("DEVIATES")      # no spec in A: not compared
-json.dump(matrix(sa), open(f"{d}/sa.json", "w"))
-json.dump(matrix(sb), open(f"{d}/sb.json", "w"))
+json.dump(matrix(sa, spec=True), open(f"{d}/sa.json", "w"))
+json.dump(matrix(sb, spec=True), open(f"{d}/sb.json", "w"))
+# Strings from a matrix reach the Markdown escaped.
+e = copy.deepcopy(a)
+e["c.w_a"] = case("PASS", "A|<b>", call=(5.0,), **A)
+json.dump(matrix(e, gpu="GPU | <script>x</script>"), open(f"{d}/e.json", "w"))
+# verdict.rejected (present only where a documented rejection happened) is part of the verdict.
+ra = copy.deepcopy(a); rb = copy.deepcopy(a)
+ra["c.timing"]["verdict"]["rejected"] = "cudaErrorInvalidValue"
+rb["c.timing"]["verdict"]["rejected"] = "cudaErrorNotSupported"
+rb["c.notsupp"]["verdict"]["rejected"] = "cudaErrorInvalidValue"
+json.dump(matrix(ra), open(f"{d}/ra.json", "w"))
+json.dump(matrix(rb), open(f"{d}/rb.json", "w"))
 # Bad input.
 v2 = matrix(a); v2["schema_version"] = 2
 json.dump(v2, open(f"{d}/v2.json", "w"))
@@ -108,6 +141,11 @@ has "$m" "| \`c.pass_fail\` | W | FAIL | call 10.0 us → 10.0 us |"
 has "$m" "| \`c.only_b\` | absent | A | call 10.0 us |"
 lacks "$m" "### fixed"
 
+run 1 diff "$tmp/a.json" "$tmp/e.json" --format md
+has "$tmp/out" "| \`c.w_a\` | W | A\\|&lt;b&gt; | call 20.0 us → 5.0 us; host: waits → returns |"
+has "$tmp/out" "| GPU | Test GPU | GPU \\| &lt;script&gt;x&lt;/script&gt; | yes |"
+lacks "$tmp/out" "<script>"
+
 # CSV: exactly these lines, CRLF-terminated, RFC 4180 quoting.
 run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format csv
 printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
@@ -128,6 +166,11 @@ has "$tmp/out" "A -> B: 0 cases changed"
 has "$tmp/out" "A -> C: 1 case changed"
 has "$tmp/out" "only in A (1)"
 
+run 1 diff "$tmp/ra.json" "$tmp/rb.json"
+has "$tmp/out" "A -> B: 2 cases changed"
+has "$tmp/out" "  c.timing   A -> A  (call 2.0 us -> 2.0 us; rejected: cudaErrorInvalidValue -> cudaErrorNotSupported)"
+has "$tmp/out" "  c.notsupp  A -> A  (call 10.0 us -> 10.0 us)"
+
 # Conformance: CONFORMS -> DEVIATES regressed, DEVIATES -> RECORDED fixed; not compared without a spec in A.
 run 1 diff "$tmp/sa.json" "$tmp/sb.json" --format csv
 printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
@@ -142,6 +185,8 @@ run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format md --out "$tmp/report.md"
 [ -s "$tmp/out" ] && fail "--out: wrote to stdout too"
 "$cts" diff "$tmp/a.json" "$tmp/b.json.gz" --format md >"$tmp/stdout.md"
 cmp -s "$tmp/report.md" "$tmp/stdout.md" || fail "--out: the file differs from stdout"
+run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format md --out -
+cmp -s "$tmp/out" "$tmp/stdout.md" || fail "--out -: not the same as standard output"
 
 # Errors: exit 2, one line naming the problem, and no output file.
 error "diff wants at least two matrix files" diff --
@@ -159,39 +204,51 @@ ls "$tmp" | grep -q '\.tmp\.' && fail "an error left a temporary file: $(ls "$tm
 
 "$cts" --help | grep -q '^       sync-cts diff A.json\[.gz\] B.json\[.gz\]' || fail "--help does not list diff"
 
-# A committed matrix against a copy with one case's verdict changed: exactly that case.
-real="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
-if [ -f "$real" ]; then
-    cp "$real" "$tmp/real.json.gz"
-    id=$(python3 - "$tmp/real.json.gz" "$tmp/altered.json.gz" <<'EOF'
-import gzip, json, sys
-m = json.load(gzip.open(sys.argv[1]))
+# A matrix against a copy with one case's verdict changed: exactly that case.
+small_matrix "$tmp/small.json"
+id=$(python3 - "$tmp/small.json" "$tmp/altered.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
 cid = sorted(k for k, c in m["cases"].items() if c["status"] == "PASS" and c["symbol"] == "A")[0]
 c = m["cases"][cid]
 c["symbol"] = "W"
 c["verdict"].update(host="waits", op_after=None, third_blocking=None, third_nonblocking=None)
 c["evidence"]["host"] = ["waits"] * len(c["evidence"]["host"])
-with gzip.open(sys.argv[2], "wt") as f:
-    json.dump(m, f)
+json.dump(m, open(sys.argv[2], "w"))
 print(cid)
 EOF
-    ) || fail "python3 could not alter the real matrix"
-    # Judged again, the altered case (a call that now waits where the
-    # documentation promises it does not) deviates: a regression.
-    "$cts" judge "$tmp/altered.json.gz" >/dev/null || fail "judge of the altered matrix failed"
-    run 0 diff "$tmp/real.json.gz" "$real"
-    has "$tmp/out" "A -> B: 0 cases changed"
-    run 1 diff "$tmp/real.json.gz" "$tmp/altered.json.gz" --format csv
-    printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
-        "regressed,$id,PASS,PASS,A,W,CONFORMS,DEVIATES" >"$tmp/want.csv"
-    cmp -s "$tmp/out" "$tmp/want.csv" || fail "real matrix: csv is not exactly '$id': $(head -c 500 "$tmp/out")"
-    run 1 diff "$tmp/real.json.gz" "$tmp/altered.json.gz"
-    has "$tmp/out" "A -> B: 1 case changed"
-    grep -q "^  $id  A \[CONFORMS\] -> W \[DEVIATES\]  (call [0-9.]* us -> [0-9.]* us; host: returns -> waits)$" "$tmp/out" ||
-        fail "real matrix: no line for '$id': $(tail -n 3 "$tmp/out")"
-    cmp -s "$tmp/real.json.gz" "$real" || fail "the committed matrix was modified"
-else
-    fail "no committed matrix at $real"
-fi
+) || fail "python3 could not alter the small matrix"
+# Judged again, the altered case (a call that now waits where the
+# documentation promises it does not) deviates: a regression.
+"$cts" judge "$tmp/altered.json" >/dev/null || fail "judge of the altered matrix failed"
+cp "$tmp/small.json" "$tmp/same.json"
+run 0 diff "$tmp/small.json" "$tmp/same.json"
+has "$tmp/out" "A -> B: 0 cases changed"
+run 1 diff "$tmp/small.json" "$tmp/altered.json" --format csv
+printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" \
+    "regressed,$id,PASS,PASS,A,W,CONFORMS,DEVIATES" >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "altered matrix: csv is not exactly '$id': $(head -c 500 "$tmp/out")"
+run 1 diff "$tmp/small.json" "$tmp/altered.json"
+has "$tmp/out" "A -> B: 1 case changed"
+grep -q "^  $id  A \[CONFORMS\] -> W \[DEVIATES\]  (call [0-9.]* us -> [0-9.]* us; host: returns -> waits)$" "$tmp/out" ||
+    fail "altered matrix: no line for '$id': $(tail -n 3 "$tmp/out")"
+
+# End to end: two committed matrices give the committed comparison, byte for
+# byte, holding one matrix's summary at a time (peak RSS under 100 MB; a
+# matrix as a jansson tree is some 200 MB).
+rel=reports/nvidia-h200/driver-580.159.04/cuda-13.0
+want="$root/reports/comparisons/driver-580.159.04-cuda-13.0/h200.lazy-vs-eager.md"
+rss=$(cd "$root" && python3 - "$cts" "$tmp/lazy-vs-eager.md" "$rel" <<'EOF'
+import resource, subprocess, sys
+cts, out, rel = sys.argv[1:]
+with open(out, "w") as f:
+    rc = subprocess.run([cts, "diff", f"{rel}/default/matrix.json.gz", f"{rel}/module-loading-eager/matrix.json.gz",
+                         "--format", "md"], stdout=f).returncode
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+EOF
+) || fail "python3 could not run the committed comparison"
+[ "${rss%% *}" = 1 ] || fail "the committed comparison: diff exited ${rss%% *}, expected 1"
+cmp -s "$tmp/lazy-vs-eager.md" "$want" || fail "diff of the committed matrices is not $(basename "$want"): $(diff "$want" "$tmp/lazy-vs-eager.md" | head -n 5)"
+[ "${rss#* }" -lt 102400 ] || fail "diff of two committed matrices peaked at ${rss#* } KiB (more than 100 MB)"
 
 finish "diff checks"

@@ -42,6 +42,42 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
+/* A copy of m with one member of case `id` (a path "evidence.call_us") set
+ * to v (NULL: removed), written to path: the load is refused, and the
+ * reason names the file, the case and the member. */
+static void refused(const json_t *m, const char *id, const char *member, json_t *v, const char *path,
+                    const char *want)
+{
+    json_t *copy = json_deep_copy(m);
+    json_t *o = id ? json_object_get(json_object_get(copy, "cases"), id) : copy;
+    char buf[128], *save = NULL, *last = NULL;
+    snprintf(buf, sizeof buf, "%s", member);
+    for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+        if (last)
+            o = json_object_get(o, last);
+        last = k;
+    }
+    if (v)
+        json_object_set_new(o, last, v);
+    else
+        json_object_del(o, last);
+    FILE *f = fopen(path, "w");
+    CHECK_INT(cts_matrix_dump(copy, f), 0);
+    fclose(f);
+    char err[512] = "", head[512];
+    json_t *back = cts_matrix_load(path, err, sizeof err);
+    CHECK(back == NULL);
+    if (id)
+        snprintf(head, sizeof head, "'%s': case '%s'", path, id);
+    else
+        snprintf(head, sizeof head, "'%s': ", path);
+    CHECK_CONTAINS(err, head);
+    CHECK_CONTAINS(err, want);
+    CHECK(!strchr(err, '\n'));
+    json_decref(back);
+    json_decref(copy);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/cts-json-XXXXXX", path[256], md[256], err[256];
@@ -92,12 +128,16 @@ int main(void)
     json_object_set_new(cases, a->id, cts_case_json(a, &ra));
     json_object_set_new(cases, b->id, cts_case_json(b, &rb));
     json_object_set_new(cases, c->id, cts_case_json(c, &rc));
-    json_t *env = json_pack("{s:{s:s},s:{s:s,s:{s:s},s:{s:s},s:{s:s}},s:{s:s,s:s,s:{}}}", "gpu", "name",
-                            "Test GPU", "versions", "driver", "580.159.04", "driver_api", "text", "13.0",
-                            "runtime", "text", "13.0", "toolkit", "text", "13.0", "settings",
-                            "default_stream", "legacy", "device_schedule", "auto",
-                            "environment_variables");
-    json_t *run = json_pack("{s:s,s:f,s:i}", "date", "2026-11-21T00:00:00Z", "wall_s", 1.5, "repeat", 2);
+    json_t *env = json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:{s:s},s:{s:s},s:{s:s}},s:{s:s,s:s,s:{}},"
+                            "s:{s:i,s:i,s:i,s:i},s:s}",
+                            "gpu", "name", "Test GPU", "compute_capability", "9.0", "uuid", "GPU-0", "versions",
+                            "driver", "580.159.04", "driver_api", "text", "13.0", "runtime", "text", "13.0",
+                            "toolkit", "text", "13.0", "settings", "default_stream", "legacy",
+                            "device_schedule", "auto", "environment_variables", "attributes",
+                            "asyncEngineCount", 3, "concurrentKernels", 1, "pageableMemoryAccess", 0,
+                            "concurrentManagedAccess", 1, "suite_revision", "abc123");
+    json_t *run = json_pack("{s:s,s:f,s:i,s:{s:i,s:i,s:i}}", "date", "2026-11-21T00:00:00Z", "wall_s", 1.5,
+                            "repeat", 2, "counts", "PASS", 1, "VARIES", 1, "INCONCLUSIVE", 1);
     json_t *m = cts_matrix_new(env, run, cases);
     CHECK(m != NULL);
 
@@ -214,6 +254,132 @@ int main(void)
                      "{\"x\": {\"status\": \"GREAT\"}}, \"environment\": {}}");
     CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "case 'x' has no valid status");
+
+    /* A parseable matrix that is wrong is refused, naming the case and the member. */
+    {
+        const char *pa = a->id, *pc = c->id;
+        refused(m, pa, "verdict.host", json_string("sleeps"), path,
+                ": verdict.host is \"sleeps\", not returns or waits (or null)");
+        refused(m, pa, "verdict.bogus", json_null(), path, ": verdict.bogus is not a verdict field");
+        refused(m, pa, "verdict.rejected", json_integer(3), path, ": verdict.rejected is an integer, not a string");
+        refused(m, pa, "evidence.call_us", json_pack("[f]", 1.0), path,
+                ": evidence.call_us has 1 values, but evidence.repetitions is 2");
+        refused(m, pa, "evidence.call_us", json_pack("[f,f]", 1.0, -2.0), path,
+                ": evidence.call_us[1] is -2: a time cannot be negative");
+        refused(m, pa, "evidence.call_us", NULL, path, ": evidence.call_us has no time, but the case has a verdict");
+        refused(m, pa, "evidence.idle_call_us", json_string("fast"), path,
+                ": evidence.idle_call_us is a string, not a number");
+        refused(m, pa, "evidence.repetitions", json_integer(99), path, ": evidence.repetitions is 99, not from 1 to 16");
+        refused(m, pa, "evidence.host", json_pack("[s,s]", "waits", "maybe"), path, ": evidence.host[1] is \"maybe\"");
+        refused(m, pa, "evidence.control.op_after", json_integer(1), path, ": evidence.control.op_after is an integer");
+        refused(m, pa, "evidence", NULL, path, ": evidence is missing");
+        refused(m, pa, "symbol", json_integer(3), path, ": symbol is an integer, not a string");
+        refused(m, pa, "symbol", json_null(), path, ": symbol is null");
+        refused(m, pa, "function", NULL, path, ": function is missing");
+        refused(m, pa, "size", json_integer(-1), path, ": size is -1");
+        refused(m, pa, "status", json_integer(1), path, " has no valid status (status is an integer)");
+        refused(m, pc, "reason", json_null(), path, ": reason is null");
+        refused(m, pa, "spec.conformance", json_string("GOOD"), path, ": spec.conformance is \"GOOD\"");
+        refused(m, pa, "spec.conformance", json_string("DEVIATES"), path,
+                ": spec.conformance is DEVIATES, but none of its clauses is contradicted");
+        refused(m, pa, "spec.clauses", json_pack("[{s:s,s:s,s:s,s:b}]", "id", "NO-SUCH-CLAUSE", "about", "host",
+                                                  "prediction", "may", "holds", 1),
+                path, ": spec.clauses names 'NO-SUCH-CLAUSE', which is not in the matrix's clause table");
+        refused(m, NULL, "environment.gpu.name", NULL, path, "environment.gpu.name is missing");
+        refused(m, NULL, "environment.settings.environment_variables", json_pack("{s:i}", "CUDA_X", 1), path,
+                "environment.settings.environment_variables.CUDA_X is an integer, not a string or null");
+        refused(m, NULL, "run.wall_s", json_string("long"), path, "run.wall_s is a string, not a number");
+        refused(m, NULL, "run", NULL, path, "run is missing");
+        char longid[300];
+        memset(longid, 'x', sizeof longid - 1);
+        longid[sizeof longid - 1] = 0;
+        json_t *copy = json_deep_copy(m);
+        json_object_set(json_object_get(copy, "cases"), longid, json_object_get(json_object_get(copy, "cases"), pa));
+        FILE *lf = fopen(path, "w");
+        CHECK_INT(cts_matrix_dump(copy, lf), 0);
+        fclose(lf);
+        json_decref(copy);
+        CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+        CHECK_CONTAINS(err, "is longer than any case id");
+        /* Two cases with one id: refused, not silently one of them. */
+        write_text(path, "{\"schema\": \"cuda-sync-cts/matrix\", \"schema_version\": 1, \"cases\": "
+                         "{\"x\": {}, \"x\": {}}, \"environment\": {}}");
+        CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+        CHECK_CONTAINS(err, "case 'x' appears twice");
+        CHECK_INT(cts_case_id_check(longid, err, sizeof err), -1);
+        CHECK_CONTAINS(err, "has 299 characters, and case ids have at most 127");
+        CHECK_INT(cts_case_id_check(pa, err, sizeof err), 0);
+    }
+
+    /* A matrix large enough to be read by two threads: the same tree, in
+     * the same order, and the same first error as one thread would give. */
+    {
+        json_t *big = json_deep_copy(m), *bc = json_object_get(big, "cases");
+        const json_t *proto = json_object_get(bc, a->id);
+        char bid[64];
+        for (int i = 0; i < 6000; i++) {
+            snprintf(bid, sizeof bid, "big.case.%05d", i);
+            json_object_set_new(bc, bid, json_deep_copy(proto));
+        }
+        FILE *bf = fopen(path, "w");
+        CHECK_INT(cts_matrix_dump(big, bf), 0);
+        fclose(bf);
+        char *btext = slurp(path);
+        CHECK(btext && strlen(btext) > ((size_t)6 << 20)); /* past the two-thread threshold */
+        json_t *bback = cts_matrix_load(path, err, sizeof err);
+        CHECK(bback && json_equal(bback, big));
+        const char *k, *prev = "";
+        json_t *v;
+        size_t nk = 0;
+        int ordered = 1;
+        json_object_foreach(json_object_get(bback, "cases"), k, v)
+        {
+            ordered &= strcmp(prev, k) < 0; /* the file's (sorted) order */
+            prev = k;
+            nk++;
+        }
+        CHECK(ordered);
+        CHECK_INT(nk, 6003);
+        json_decref(bback);
+        /* A wrong case in the second half; then one in each half: the first is named. */
+        json_object_set_new(json_object_get(json_object_get(bc, "big.case.05000"), "verdict"), "host",
+                            json_string("x"));
+        bf = fopen(path, "w");
+        CHECK_INT(cts_matrix_dump(big, bf), 0);
+        fclose(bf);
+        CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+        CHECK_CONTAINS(err, "case 'big.case.05000': verdict.host is \"x\"");
+        json_object_set_new(json_object_get(json_object_get(bc, "big.case.00010"), "evidence"), "call_us",
+                            json_string("x"));
+        bf = fopen(path, "w");
+        CHECK_INT(cts_matrix_dump(big, bf), 0);
+        fclose(bf);
+        CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+        CHECK_CONTAINS(err, "case 'big.case.00010': evidence.call_us is a string");
+        /* Not JSON in the second half: the line is the file's. */
+        char *at = btext ? strstr(btext, "\"big.case.05500\": ") : NULL;
+        CHECK(at != NULL);
+        if (at) {
+            int line = 1;
+            for (const char *q = btext; q < at; q++)
+                line += *q == '\n';
+            at[16] = ';';
+            write_text(path, btext);
+            CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+            char want[64];
+            snprintf(want, sizeof want, "is not JSON (line %d: ", line);
+            CHECK_CONTAINS(err, want);
+            /* An id of the first half again in the second. */
+            at[16] = ':';
+            memcpy(at + 10, "00005", 5);
+            write_text(path, btext);
+            CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+            CHECK_CONTAINS(err, "case 'big.case.00005' appears twice");
+        }
+        free(btext);
+        json_decref(big);
+        unlink(path);
+    }
 
     /* An aborted output leaves nothing behind. */
     unlink(path);

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <time.h>
+#include <zlib.h>
 
 /* Five cases: a DEVIATES wait, a VARIES with no spec, a NOTSUPP whose
  * reason holds a comma, quotes and '<', a CONFORMS Q+b with a median to
@@ -269,6 +270,39 @@ static void real(const char *path, const char *html_out)
     const json_t *cases = json_object_get(m, "cases");
     size_t n = json_object_size(cases), csv_len, html_len;
 
+    /* What cts_matrix_load builds (two threads, an arena) is what jansson
+     * alone makes of the file, in the same order. */
+    {
+        gzFile gz = gzopen(path, "rb");
+        char *text = NULL;
+        size_t len = 0, cap = 0;
+        int got = 1;
+        while (gz && got > 0) {
+            if (len + 65536 > cap) {
+                char *bigger = realloc(text, cap = cap ? 2 * cap : 1 << 24);
+                if (!bigger)
+                    break;
+                text = bigger;
+            }
+            got = gzread(gz, text + len, 65536);
+            len += got > 0 ? (size_t)got : 0;
+        }
+        if (gz)
+            gzclose(gz);
+        json_error_t je;
+        json_t *plain = text ? json_loadb(text, len, 0, &je) : NULL;
+        CHECK(plain && json_equal(plain, m));
+        void *x = json_object_iter((json_t *)cases), *y = json_object_iter(json_object_get(plain, "cases"));
+        size_t same = 0;
+        for (; x && y && !strcmp(json_object_iter_key(x), json_object_iter_key(y)); same++) {
+            x = json_object_iter_next((json_t *)cases, x);
+            y = json_object_iter_next(json_object_get(plain, "cases"), y);
+        }
+        CHECK_INT(same, n);
+        json_decref(plain);
+        free(text);
+    }
+
     double t0 = now_s();
     char *csv = render(cts_render_csv, m, &csv_len);
     double t1 = now_s();
@@ -325,9 +359,82 @@ static void real(const char *path, const char *html_out)
     json_decref(m);
 }
 
+/* A matrix whose strings try to break out: every one of them reaches the
+ * Markdown and the HTML escaped. */
+static void hostile(void)
+{
+    json_error_t je;
+    json_t *m = json_loads(small_matrix, 0, &je);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    json_t *env = json_object_get(m, "environment"), *cases = json_object_get(m, "cases");
+    json_object_set_new(json_object_get(env, "gpu"), "name", json_string("<script>alert(1)</script>"));
+    json_object_set_new(json_object_get(json_object_get(env, "settings"), "environment_variables"), "CUDA_X",
+                        json_string("a|b\nc&d"));
+    json_object_set_new(json_object_get(env, "versions"), "driver", json_string("580 <img src=x onerror=alert(1)>"));
+    json_t *inc = json_object_get(cases, "memcpy.d2h.device.1MiB.explicit.op_implied.busy_same");
+    json_object_set_new(inc, "reason", json_string("x`y|z<b>bold</b>\n| forged | row |"));
+    json_t *dev = json_deep_copy(json_object_get(cases, "memcpy.h2d.pageable.1B.explicit.op_implied.busy_same"));
+    json_object_set_new(dev, "symbol", json_string("W|<i>"));
+    json_object_set_new(dev, "busy", json_string("perthread"));
+    json_object_set_new(cases, "evil`id|x\"y", dev);
+    json_object_set_new(m, "spec", json_pack("{s:s,s:{s:{s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:s,s:s,s:s}}}",
+                                             "documentation", "docs <b>", "clauses", "RT-SYNC-A", "where", "w|x",
+                                             "quote", "q <i>it</i> | [a](b)", "url", "javascript:alert(1)",
+                                             "RT-SYNC-B", "where", "w", "quote", "q", "url", "https://example.com/a b",
+                                             "RT-[X]](y)", "where", "w", "quote", "q", "url", "https://example.com/"));
+
+    char *md = render(cts_render_markdown, m, NULL);
+    CHECK(md != NULL);
+    CHECK(md && !strstr(md, "<script>"));
+    CHECK(md && !strstr(md, "<b>") && !strstr(md, "<i>") && !strstr(md, "<img"));
+    CHECK(md && !strstr(md, "](javascript:"));
+    CHECK(md && !strstr(md, "\n| forged"));
+    CHECK_CONTAINS(md, "# cuda-sync-cts matrix: &lt;script&gt;alert(1)&lt;/script&gt;, driver 580 &lt;img src=x "
+                       "onerror=alert(1)&gt;, CUDA 13.0\n");
+    CHECK_CONTAINS(md, "| Environment | CUDA_X=a\\|b c&amp;d |\n");
+    CHECK_CONTAINS(md, "| x\\`y\\|z&lt;b&gt;bold&lt;/b&gt; \\| forged \\| row \\| |\n");
+    CHECK_CONTAINS(md, "| <a id=\"evil`id&#124;x&quot;y\"></a>``evil`id\\|x\"y`` | W\\|&lt;i&gt; | RT-SYNC-A");
+    CHECK_CONTAINS(md, "| RT-SYNC-A (javascript:alert(1)) | 2 | q &lt;i&gt;it&lt;/i&gt; \\| [a\\](b) |\n");
+    CHECK_CONTAINS(md, "| RT-SYNC-B (https://example.com/a b) | w |");
+    CHECK_CONTAINS(md, " W\\|&lt;i&gt; ✗ |");
+    CHECK_CONTAINS(md, "| [RT-\\[X\\]\\](y)](https://example.com/) | w | 0 | 0 | 0 (no case) |\n");
+    /* Every table row has as many cells as its header: no '|' got through unescaped. */
+    for (const char *line = md; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        if (len && line[0] == '|') {
+            size_t bars = 0;
+            for (size_t i = 0; i < len; i++)
+                bars += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+            static size_t want;
+            if (len > 4 && !strncmp(line, "|---", 4))
+                ; /* a delimiter row: its header set want */
+            else if (line != md && line[-2] != '|') /* the first row of a table */
+                want = bars;
+            else if (bars != want) {
+                fprintf(stderr, "a table row with %zu cells, not %zu: %.*s\n", bars, want, (int)len, line);
+                check_failures++;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    free(md);
+
+    char *html = render(cts_render_html, m, NULL);
+    CHECK(html && !strstr(html, "<script>alert"));
+    CHECK(html && !strstr(html, "<b>bold") && !strstr(html, "<i>it") && !strstr(html, "<img"));
+    CHECK_CONTAINS(html, "&lt;script&gt;alert(1)&lt;/script&gt;");
+    CHECK_CONTAINS(html, "<td id=\"evil`id|x&quot;y\" class=\"w dev\" title=\"evil`id|x&quot;y&#10;PASS W|&lt;i&gt;");
+    free(html);
+    json_decref(m);
+}
+
 int main(int argc, char **argv)
 {
     small();
+    hostile();
     if (argc > 1)
         real(argv[1], argc > 2 ? argv[2] : NULL);
     else

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Where output goes and what is read: judge's in-place rewrite (atomic,
+# through a symbolic link, keeping the mode), standard output ("-"),
+# devices and directories as --out, a malformed matrix refused with the
+# file, case and member named, and a hostile GPU name escaped.  On a small
+# matrix cut from a committed one by python3 (skipped, 77, without it).
+. "$(dirname "$0")/lib.sh" "$@"
+need_python
+
+small_matrix "$tmp/small.json"
+python3 - "$tmp" <<'EOF' || fail "python3 could not build the variants"
+import copy, json, sys
+d = sys.argv[1]
+m = json.load(open(f"{d}/small.json"))
+one = "memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"
+def write(name, x):
+    json.dump(x, open(f"{d}/{name}.json", "w"), sort_keys=True)
+x = copy.deepcopy(m); del x["spec"]; [c.pop("spec") for c in x["cases"].values()]; write("unjudged", x)
+x = copy.deepcopy(m); del x["cases"][one]["evidence"]["call_us"]; write("nocall", x)
+x = copy.deepcopy(m); x["cases"][one]["evidence"]["release_to_return_us"].append(1.0); write("longarray", x)
+x = copy.deepcopy(m); x["cases"][one]["verdict"]["host"] = "sometimes"; write("badname", x)
+x = copy.deepcopy(m); x["environment"]["gpu"]["name"] = 7; write("gpunumber", x)
+x = copy.deepcopy(m); x["environment"]["gpu"]["name"] = "<script>alert(1)</script>"; write("script", x)
+EOF
+one=memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same
+
+# judge rewrites its input in place, atomically: through a symbolic link the
+# file it names is replaced (the link stays a link), with its mode kept.
+cp "$tmp/unjudged.json" "$tmp/target.json"
+chmod 640 "$tmp/target.json"
+ln -s target.json "$tmp/link.json"
+run 0 judge "$tmp/link.json"
+[ -L "$tmp/link.json" ] || fail "judge through a symbolic link replaced the link"
+[ "$(stat -c %a "$tmp/target.json")" = 640 ] || fail "judge in place changed the mode to $(stat -c %a "$tmp/target.json")"
+grep -q '"spec": {' "$tmp/target.json" || fail "judge through a symbolic link did not judge the file it names"
+[ -z "$(compgen -G "$tmp/*.tmp.*")" ] || fail "judge left a temporary file"
+# --out - : the matrix on standard output, the counts on standard error, the input untouched.
+cp "$tmp/unjudged.json" "$tmp/before.json"
+run 0 judge "$tmp/unjudged.json" --out -
+cmp -s "$tmp/unjudged.json" "$tmp/before.json" || fail "judge --out - changed its input"
+cmp -s "$tmp/out" "$tmp/target.json" || fail "judge --out - did not write the judged matrix to standard output"
+grep -qE '^standard output: [0-9]+ CONFORMS, [0-9]+ DEVIATES' "$tmp/err" || fail "judge --out -: $(cat "$tmp/err")"
+
+# render: standard output by default and with "-"; a device is written, never replaced; a directory is refused.
+run 0 render "$tmp/small.json" --format csv
+cp "$tmp/out" "$tmp/default.csv"
+run 0 render "$tmp/small.json" --format csv --out -
+cmp -s "$tmp/out" "$tmp/default.csv" || fail "render --out - differs from render's default"
+mkfifo "$tmp/fifo" # (as /dev/null would be, which a test must not risk)
+cat "$tmp/fifo" >"$tmp/through.csv" &
+reader=$!
+run 0 render "$tmp/small.json" --format csv --out "$tmp/fifo"
+if [ -p "$tmp/fifo" ]; then
+    wait "$reader"
+    cmp -s "$tmp/through.csv" "$tmp/default.csv" || fail "render --out a FIFO did not write through it"
+else
+    fail "render --out a FIFO replaced the FIFO"
+    kill "$reader"
+fi
+if [ -c /dev/full ]; then # a standard output that cannot be written: exit 2, said so
+    for cmd in "render $tmp/small.json" "check $tmp/small.json --waivers $root/waivers.json" "diff $tmp/small.json $tmp/small.json"; do
+        $cts $cmd >/dev/full 2>"$tmp/err"
+        rc=$?
+        [ "$rc" -eq 2 ] && grep -q "cannot write to standard output" "$tmp/err" ||
+            fail "$cmd into a full standard output: exit $rc, $(cat "$tmp/err")"
+    done
+fi
+mkdir "$tmp/dir"
+error "cannot write '$tmp/dir': it is a directory" render "$tmp/small.json" --out "$tmp/dir"
+[ -z "$(ls "$tmp/dir")" ] || fail "render into a directory wrote $(ls "$tmp/dir")"
+
+# A matrix that parses but is wrong is refused: the file, the case and the member named, nothing written.
+error "'$tmp/nocall.json': case '$one': evidence.call_us has no time, but the case has a verdict (PASS)" cite "$one" "$tmp/nocall.json"
+error "'$tmp/longarray.json': case '$one': evidence.release_to_return_us has 4 values, but evidence.repetitions is 3" \
+    render "$tmp/longarray.json" --out "$tmp/r.md"
+error "'$tmp/badname.json': case '$one': verdict.host is \"sometimes\", not returns or waits (or null)" \
+    diff "$tmp/small.json" "$tmp/badname.json"
+error "'$tmp/gpunumber.json': environment.gpu.name is an integer, not a string" check "$tmp/gpunumber.json"
+[ -e "$tmp/r.md" ] && fail "a refused matrix was rendered"
+
+# cite: an unknown id sharing no prefix with any is offered none.
+error "no case 'zzz' in '$tmp/small.json' (no case id begins like it)" cite zzz "$tmp/small.json"
+
+# A hostile GPU name reaches the Markdown and the HTML escaped.
+run 0 render "$tmp/script.json"
+grep -q '<script>' "$tmp/out" && fail "the Markdown holds the GPU name raw"
+grep -qF '# cuda-sync-cts matrix: &lt;script&gt;alert(1)&lt;/script&gt;, driver 580.159.04' "$tmp/out" ||
+    fail "the Markdown title: $(head -n 1 "$tmp/out")"
+run 0 render "$tmp/script.json" --format html
+grep -q '<script>alert' "$tmp/out" && fail "the HTML holds the GPU name raw"
+
+finish "output checks"
