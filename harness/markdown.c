@@ -10,6 +10,7 @@
  * a link is made only of an http(s) URL with nothing in it to escape. */
 #define _GNU_SOURCE
 #include "report.h"
+#include "spec.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -157,7 +158,24 @@ static const char *conformance(const struct row *r)
     return r->conformance ? r->conformance : "";
 }
 
-/* What the clauses of the table (in its order) come to over the cases:
+/* A clause's place in the report: this build's table order (the
+ * documentation's order), then clauses this build lacks, by id.  Never the
+ * order of the matrix's object, which differs between a matrix just
+ * measured and the same matrix read back (keys sorted). */
+static int clause_rank(const char *id)
+{
+    const struct cts_clause *k = cts_clause_find(id);
+    return k ? (int)(k - cts_clauses) : (int)cts_clause_count;
+}
+
+static int cmp_clause(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    int d = clause_rank(x) - clause_rank(y);
+    return d ? d : strcmp(x, y);
+}
+
+/* What the clauses of the table (in report order) come to over the cases:
  * how many cases contradict each (a case once), and how many judgements
  * hold, are contradicted or are open.  One pass over the cases. */
 struct clause_counts {
@@ -186,10 +204,11 @@ static int count_clauses(struct clause_counts *k, const json_t *table, const str
     const char *cid;
     json_t *cl;
     json_object_foreach((json_t *)table, cid, cl)
-    {
-        k->id[k->n] = cid;
-        k->entry[k->n] = cl;
-        if (json_object_set_new(index, cid, json_integer((json_int_t)k->n++))) {
+        k->id[k->n++] = cid;
+    qsort(k->id, k->n, sizeof *k->id, cmp_clause);
+    for (size_t c = 0; c < k->n; c++) {
+        k->entry[c] = json_object_get(table, k->id[c]);
+        if (json_object_set_new(index, k->id[c], json_integer((json_int_t)c))) {
             json_decref(index);
             return -1;
         }
