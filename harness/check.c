@@ -7,7 +7,9 @@
  * - With a baseline (a committed matrix of the same GPU), every case that
  *   has a verdict in both and is not intermittent (VARIES) in either must
  *   have the same verdict: a driver upgrade that changes one fails.
- * Cases without a verdict are the run's own failures (exit 3), not this. */
+ * - Every case that FAILed or has no verdict (BROKEN, TIMEOUT, INCONCLUSIVE,
+ *   CRASH) is listed with its reason, and fails the check: a group's CTest
+ *   test is this check of its cases (tests/gpu-group.sh). */
 #define _GNU_SOURCE
 #include "report.h"
 #include "spec.h"
@@ -169,12 +171,17 @@ int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FI
             failed = 1;
         }
     }
-    size_t deviating = 0, unwaived = 0, changed = 0, skipped = 0;
+    size_t deviating = 0, unwaived = 0, changed = 0, skipped = 0, unfinished = 0;
     const char *id;
     json_t *c;
     json_object_foreach((json_t *)(failed ? NULL : cases), id, c)
     {
         const json_t *spec = json_object_get(c, "spec");
+        const char *st = s_of(c, "status");
+        if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP")) {
+            unfinished++;
+            fprintf(cl_out, "%s %s: %s\n", st, id, s_of(c, "reason"));
+        }
         if (!strcmp(s_of(spec, "conformance"), "DEVIATES")) {
             deviating++;
             int covered = 1;
@@ -271,11 +278,14 @@ int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FI
         if (baseline)
             fprintf(out, "; %zu verdict%s changed against the baseline (%zu intermittent cases not compared)",
                     changed, changed == 1 ? "" : "s", skipped);
+        if (unfinished)
+            fprintf(out, "; %zu case%s FAILed or %s no verdict", unfinished, unfinished == 1 ? "" : "s",
+                    unfinished == 1 ? "has" : "have");
         fprintf(out, "\n");
     }
     free(lines);
     free(changes);
     free(w);
     free(tally);
-    return failed ? -1 : (int)(unwaived + changed);
+    return failed ? -1 : (int)(unwaived + changed + unfinished);
 }

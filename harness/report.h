@@ -106,7 +106,9 @@ int cts_diff_main(int argc, char **argv);
 /* check.c: a waivers file, validated (NULL and a one-line reason if not);
  * and the check of a judged matrix: prints each deviation (waived ones as
  * waived) and, against a baseline of the same GPU, each changed verdict.
- * Returns how many fail the check (unwaived deviations + changed verdicts),
+ * Every case that FAILed or has no verdict is listed and fails it too.
+ * Returns how many fail the check (unwaived deviations + changed verdicts +
+ * cases without a verdict),
  * or -1 with a reason (a baseline of another GPU). */
 json_t *cts_waivers_load(const char *path, char *err, size_t len);
 int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out, char *err,

@@ -715,6 +715,22 @@ int cts_cmd_run(int argc, char **argv)
         free(sel);
         return cts_die(EXIT_USAGE, "--out and --log name the same file '%s'", o.logpath);
     }
+    { /* no output may be an input (run --baseline B --out B would overwrite the baseline) */
+        const char *inputs[2];
+        size_t ni = 0;
+        if (o.baseline)
+            inputs[ni++] = o.baseline;
+        if (o.waivers)
+            inputs[ni++] = o.waivers;
+        const char *outs[3] = {o.out, mdpath, o.logpath};
+        for (int k = 0; k < 3; k++)
+            if (cts_output_check(outs[k], inputs, ni, err, sizeof err)) {
+                json_decref(waivers);
+                json_decref(baseline);
+                free(sel);
+                return cts_die(EXIT_USAGE, "%s", err);
+            }
+    }
     struct cts_outfile jf, mf;
     if (cts_outfile_open(&jf, o.out, err, sizeof err)) {
         free(sel);

@@ -147,4 +147,14 @@ printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"result","id":"a.b","stat
 [ $? -eq 3 ] || fail "log of a crashed run did not exit 3"
 grep -q '^CRASH c.d' "$tmp/out" || fail "log did not name the crashed case: $(cat "$tmp/out")"
 
+# run: no output may be an input, and a matrix needs a file name.
+cp "$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/launch-blocking/matrix.json.gz" "$tmp/base.json.gz"
+error "--out '$tmp/base.json.gz' is the input matrix '$tmp/base.json.gz' (the same file)" \
+    run 'memcpy.d2d.*' --baseline "$tmp/base.json.gz" --out "$tmp/base.json.gz"
+cmp -s "$tmp/base.json.gz" "$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/launch-blocking/matrix.json.gz" ||
+    fail "run --out naming its baseline changed the baseline"
+error "--out - : run writes a matrix, its Markdown and a log beside it" run 'memcpy.d2d.*' --out -
+error "--split-groups: '$tmp/nodir' is not a directory" run 'memcpy.d2d.*' --out "$tmp/m.json" --split-groups "$tmp/nodir"
+rm -f "$tmp/base.json.gz"
+
 finish "CLI checks"
