@@ -129,15 +129,24 @@ static int cmd_judge(int argc, char **argv)
     char err[512];
     if (to_stdout && cts_output_check(out, &in, 1, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
-    json_t *m = cts_matrix_load(in, err, sizeof err);
-    if (!m)
+    /* The output is opened first, so that an unwritable one is said at once.
+     * Writing back to the input is what judge does: only standard output is checked. */
+    struct cts_outfile f;
+    if (cts_output_open(&f, out, NULL, 0, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
+    json_t *m = cts_matrix_load(in, err, sizeof err);
+    if (!m) {
+        cts_outfile_abort(&f);
+        return cts_die(EXIT_USAGE, "%s", err);
+    }
     const char *ds = json_string_value(
         json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
     int per_thread = ds && strcmp(ds, "per-thread") == 0;
-    if (per_thread != cts_build_per_thread()) /* the two builds declare different ids */
+    if (per_thread != cts_build_per_thread()) { /* the two builds declare different ids */
+        cts_outfile_abort(&f);
         return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: judge it with %s", in,
                    per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
+    }
     size_t count[4] = {0}, unknown = 0;
     const char *id;
     json_t *cj;
@@ -155,10 +164,6 @@ static int cmd_judge(int argc, char **argv)
         json_object_set_new(cj, "spec", spec);
     }
     json_object_set_new(m, "spec", cts_spec_table_json());
-    struct cts_outfile f;
-    /* Writing back to the input is what judge does: only standard output is checked. */
-    if (cts_output_open(&f, out, NULL, 0, err, sizeof err))
-        return cts_die(EXIT_USAGE, "%s", err);
     int werr = !to_stdout && cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, f.f) : cts_matrix_dump(m, f.f);
     if (werr) {
         cts_outfile_abort(&f);

@@ -696,16 +696,6 @@ int cts_cmd_run(int argc, char **argv)
     /* Every input is read and every output opened before anything runs;
      * none appears unless the run completes. */
     char err[512], mdpath[4200], logbuf[4200];
-    json_t *waivers = NULL, *baseline = NULL;
-    if (o.waivers && !(waivers = cts_waivers_load(o.waivers, err, sizeof err))) {
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", err);
-    }
-    if (o.baseline && !(baseline = cts_matrix_load(o.baseline, err, sizeof err))) {
-        json_decref(waivers);
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", err);
-    }
     cts_derive_path(mdpath, sizeof mdpath, o.out, ".md");
     if (!o.logpath) {
         cts_derive_path(logbuf, sizeof logbuf, o.out, ".log");
@@ -725,11 +715,19 @@ int cts_cmd_run(int argc, char **argv)
         const char *outs[3] = {o.out, mdpath, o.logpath};
         for (int k = 0; k < 3; k++)
             if (cts_output_check(outs[k], inputs, ni, err, sizeof err)) {
-                json_decref(waivers);
-                json_decref(baseline);
                 free(sel);
                 return cts_die(EXIT_USAGE, "%s", err);
             }
+    }
+    json_t *waivers = NULL, *baseline = NULL;
+    if (o.waivers && !(waivers = cts_waivers_load(o.waivers, err, sizeof err))) {
+        free(sel);
+        return cts_die(EXIT_USAGE, "%s", err);
+    }
+    if (o.baseline && !(baseline = cts_matrix_load(o.baseline, err, sizeof err))) {
+        json_decref(waivers);
+        free(sel);
+        return cts_die(EXIT_USAGE, "%s", err);
     }
     struct cts_outfile jf, mf;
     if (cts_outfile_open(&jf, o.out, err, sizeof err)) {
