@@ -49,14 +49,16 @@ need_python() {
 # The committed matrices the tests read (never write).
 h200="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
 
-# small_matrix OUT [MATRIX]: a valid matrix of a few hundred cases -- every
-# 60th case of MATRIX (default: the committed H200 one) by id, plus the cases
-# the tests name and the cudaMemcpyBatchAsync deviations -- with run.counts to
-# match, written as plain JSON.  Most checks run on it; each test keeps one
-# end-to-end check on a whole committed matrix where that is the point.
+# small_matrix OUT [MATRIX [IDS]]: a valid matrix of a few hundred cases --
+# every 60th case of MATRIX (default: the committed H200 one) by id, plus the
+# cases the tests name and the cudaMemcpyBatchAsync deviations; or, given a
+# file of IDS (one a line), exactly those -- with run.counts to match, written
+# as plain JSON.  Most checks run on it; each test keeps one end-to-end check
+# on a whole committed matrix where that is the point.
 small_matrix() {
-    python3 - "${2:-$h200}" "$1" <<'PY' || fail "python3 could not build a small matrix from ${2:-$h200}"
+    python3 - "${2:-$h200}" "$1" "${3:-}" <<'PY' || fail "python3 could not build a small matrix from ${2:-$h200}"
 import gzip, json, sys
+ids = set(open(sys.argv[3]).read().split()) if sys.argv[3] else None
 named = {"memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same",
          "memcpy.h2d.pageable.1B.explicit.op_implied.busy_same",
          "memcpy_batch_async.during_call.h2d.pageable.1MiB.op_blocking.busy_same",
@@ -72,7 +74,7 @@ for line in gzip.open(sys.argv[1], "rt"):
     elif inside:
         cid = line[1:line.index('"', 1)]
         batch = cid.startswith("memcpy_batch_async.") and '"conformance":"DEVIATES"' in line
-        if n % 60 == 0 or cid in named or batch:
+        if (cid in ids) if ids is not None else (n % 60 == 0 or cid in named or batch):
             keep[cid] = json.loads(line[line.index(":") + 1:].rstrip().rstrip(","))
         n += 1
     else:

@@ -5,35 +5,14 @@
 # and the supervisor must record that case as CRASH, go on in a fresh worker,
 # and write the matrix and the log whole (or nothing, when skipped).
 . "$(dirname "$0")/lib.sh" "$@"
-command -v python3 >/dev/null || { echo "skipped: python3 is needed for the scripted worker"; exit 77; }
+need_python
 
 glob='memcpy.d2d.device.1B.*'
 export CTS_TEST_WORKER="$root/tests/fake-worker.py"
 export CTS_TEST_MATRIX="$tmp/committed.json" CTS_TEST_IDS="$tmp/ids" CTS_TEST_STATE="$tmp/state"
 "$cts" list "$glob" >"$tmp/ids" || fail "list failed"
-# The committed records of those cases, for the scripted worker to report
-# (a matrix holds one case a line: only those lines are decoded).
-python3 - "$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz" "$tmp/ids" \
-    "$tmp/committed.json" <<'PY' || fail "python3 could not cut the committed matrix"
-import gzip, json, sys
-ids = set(open(sys.argv[2]).read().split())
-head, cases, inside = [], {}, False
-for line in gzip.open(sys.argv[1], "rt"):
-    if line.startswith('"cases": {'):
-        inside = True
-    elif inside and line.startswith("}"):
-        inside = False
-        head.append('"cases": {}' + line[1:])
-    elif inside:
-        cid = line[1:line.index('"', 1)]
-        if cid in ids:
-            cases[cid] = json.loads(line[line.index(":") + 1:].rstrip().rstrip(","))
-    else:
-        head.append(line)
-m = json.loads("".join(head))
-m["cases"] = cases
-json.dump(m, open(sys.argv[3], "w"))
-PY
+# The committed records of those cases, for the scripted worker to report.
+small_matrix "$tmp/committed.json" "$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz" "$tmp/ids"
 n=$(wc -l <"$tmp/ids")
 second=$(sed -n 2p "$tmp/ids") third=$(sed -n 3p "$tmp/ids")
 
