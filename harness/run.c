@@ -174,9 +174,25 @@ static void emit(FILE *f, json_t *j)
     json_decref(j);
 }
 
+/* The errors that "leave the process in an inconsistent state" (the
+ * runtime's reference): every later call returns them. */
+static int sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorContained: case cudaErrorIllegalAddress: case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError: case cudaErrorIllegalInstruction: case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace: case cudaErrorInvalidPc: case cudaErrorLaunchFailure:
+    case cudaErrorExternalDevice: case cudaErrorAssert: case cudaErrorECCUncorrectable:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* After a case: is the context still usable?  A sticky error (an illegal
  * address, a launch failure) makes every later call fail; a plain one is
- * cleared by cudaGetLastError. */
+ * cleared by cudaGetLastError, and one a case's own state causes (a capture
+ * left open) is the case's status, not a lost context. */
 static int context_lost(char *why, size_t len)
 {
     cudaError_t err = cudaDeviceSynchronize();
@@ -184,8 +200,10 @@ static int context_lost(char *why, size_t len)
         return 0;
     (void)cudaGetLastError();
     cudaError_t again = cudaDeviceSynchronize();
-    if (again == cudaSuccess)
+    if (again == cudaSuccess || !sticky(again)) {
+        (void)cudaGetLastError();
         return 0;
+    }
     snprintf(why, len, "the CUDA context was lost in this case: cudaDeviceSynchronize returns %s "
                        "after it (a sticky error); the run went on in a fresh process",
              cudaGetErrorName(again));
