@@ -65,7 +65,9 @@ json_t *cts_log_scan(const char *path, json_t **crashes, char *err, size_t errle
         lineno++;
         int last = line[len - 1] != '\n';
         json_t *j = json_loads(line, 0, NULL);
-        const char *ev = NULL, *id = NULL, *st = NULL, *reason = NULL;
+        const char *ev = NULL, *id = NULL, *st = NULL;
+        const json_t *rj = json_object_get(j, "reason"); /* a string, null or absent */
+        const char *reason = json_string_value(rj);
         if (!j || json_unpack(j, "{s:s}", "event", &ev) != 0) {
             if (last) { /* the last line, torn: the process died writing it */
                 json_decref(j);
@@ -74,8 +76,7 @@ json_t *cts_log_scan(const char *path, json_t **crashes, char *err, size_t errle
             snprintf(err, errlen, "'%s' line %d is not a sync-cts log event", path, lineno);
             bad = 1;
         } else if (json_unpack(j, "{s?s,s?s}", "id", &id, "status", &st) != 0 ||
-                   !(json_is_null(json_object_get(j, "reason")) || !json_object_get(j, "reason") ||
-                     (reason = json_string_value(json_object_get(j, "reason"))))) {
+                   (rj && !reason && !json_is_null(rj))) {
             snprintf(err, errlen, "'%s' line %d: \"id\", \"status\" or \"reason\" is not a string",
                      path, lineno);
             bad = 1;

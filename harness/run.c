@@ -404,7 +404,7 @@ static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
     int p[2];
     if (pipe2(p, O_CLOEXEC))
         return -1;
-    char self[4096], from_s[32], fd_s[16], dev_s[16], rep_s[16];
+    char self[4096], from_s[32], dev_s[16], rep_s[16];
     ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
     if (k <= 0) {
         close(p[0]);
@@ -418,7 +418,6 @@ static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
     if (fake && *fake)
         snprintf(self, sizeof self, "%s", fake);
     snprintf(from_s, sizeof from_s, "%zu", from);
-    snprintf(fd_s, sizeof fd_s, "%d", 3);
     snprintf(dev_s, sizeof dev_s, "%d", o->device);
     snprintf(rep_s, sizeof rep_s, "%d", o->repeat);
     char *argv[24];
@@ -428,7 +427,7 @@ static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
     argv[a++] = "--worker-from";
     argv[a++] = from_s;
     argv[a++] = "--worker-fd";
-    argv[a++] = fd_s;
+    argv[a++] = "3"; /* the pipe, put there by the dup2 below */
     argv[a++] = "--device";
     argv[a++] = dev_s;
     argv[a++] = "--repeat";
