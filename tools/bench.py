@@ -12,6 +12,12 @@ Exit 0 if the runs were made (whatever they found), 2 on bad input or if a run
 could not complete.
 
     tools/bench.py [--runs 5] [--glob GLOB] [--sync-cts build/sync-cts] [--out DIR] [--load N]
+                   [--deadline S]
+    tools/bench.py --report MATRIX...     # the same report over matrices already made
+
+--deadline S starts no run that would likely end more than S seconds after the
+first began (a lease of limited time); --report joins runs made in several
+sessions (20 runs made as 10 and 10) into one report.
 """
 import argparse
 import gzip
@@ -36,7 +42,12 @@ def main():
     ap.add_argument("--out", default=None, help="keep the matrices here (default: a temp dir)")
     ap.add_argument("--slowest", type=int, default=8)
     ap.add_argument("--load", type=int, default=0, help="busy processes during the runs")
+    ap.add_argument("--deadline", type=float, default=0, help="seconds; start no run that would end later")
+    ap.add_argument("--report", nargs="+", metavar="MATRIX", help="report on these matrices, run nothing")
     a = ap.parse_args()
+    if a.report:
+        report(a, "(given)", [load(p) for p in a.report])
+        return
     if a.runs < 1:
         die("--runs wants a positive number")
     if a.load < 0:
@@ -58,20 +69,33 @@ def main():
     report(a, out, matrices)
 
 
+def load(path):
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    except (OSError, ValueError, EOFError) as e:
+        die(f"{path}: not a readable matrix ({e})")
+
+
 def run_all(a, out):
     matrices = []
+    start = time.monotonic()
+    longest = 0.0
     for i in range(1, a.runs + 1):
+        if a.deadline and time.monotonic() - start + longest > a.deadline:
+            print(f"--deadline {a.deadline:g} s: stopped after {i - 1} runs", flush=True)
+            break
         path = os.path.join(out, f"run{i}.json.gz")
         cmd = [a.sync_cts, "run"] + ([a.glob] if a.glob else []) + ["--out", path]
         t0 = time.monotonic()
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         wall = time.monotonic() - t0
+        longest = max(longest, wall)
         if p.returncode not in (0, 1, 3):
             print(p.stdout, file=sys.stderr)
             die(f"run {i} exited {p.returncode}")
-        with open(path, "rb") as f:
-            raw = f.read()
-        m = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+        m = load(path)
         matrices.append(m)
         r = m["run"]
         counts = ", ".join(f"{v} {k}" for k, v in sorted(r["counts"].items()) if v)
@@ -82,7 +106,10 @@ def run_all(a, out):
 
 
 def report(a, out, matrices):
-    print(f"\nslowest groups (mean over {a.runs} runs):")
+    if not matrices:
+        die("no run was made")
+    runs = len(matrices)
+    print(f"\nslowest groups (mean over {runs} runs):")
     groups = {}
     for m in matrices:
         for g, v in m["run"].get("groups", {}).items():
@@ -106,7 +133,7 @@ def report(a, out, matrices):
     always = [k for k in ids if all(m["cases"][k]["status"] == "PASS" for m in matrices)]
     differ = [k for k in always if any(m["cases"][k]["verdict"] != matrices[0]["cases"][k]["verdict"]
                                        for m in matrices[1:])]
-    print(f"\nverdicts: {len(always)} cases PASS in all {a.runs} runs; "
+    print(f"\nverdicts: {len(always)} cases PASS in all {runs} runs; "
           f"{len(differ)} of them differ between runs")
     for k in differ[:10]:
         print(f"  {k}: " + " | ".join(m["cases"][k]["symbol"] for m in matrices))
@@ -118,7 +145,7 @@ def report(a, out, matrices):
         print(f"  {k}: " + " | ".join(f"{m['cases'][k]['status']} {m['cases'][k]['symbol']}"
                                       for m in matrices))
     inconclusive = sum(c["status"] == "INCONCLUSIVE" for m in matrices for c in m["cases"].values())
-    print(f"stability over {a.runs} runs: {len(flips)} cases whose outcome differs between runs, "
+    print(f"stability over {runs} runs: {len(flips)} cases whose outcome differs between runs, "
           f"{inconclusive} INCONCLUSIVE results")
     print(f"matrices in {out}")
 
