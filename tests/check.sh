@@ -67,13 +67,13 @@ grep -qx "CHANGED cu_module_get_function.op_implied.busy_nonblocking: Q+b+n in t
     fail "the altered case is not named: $(grep '^CHANGED' "$tmp/out")"
 
 # A case that FAILed or has no verdict is listed with its reason and fails
-# the check (the committed per-thread matrix: cudaMemcpyBatchAsync on stream 0).
-ptds="$root/reports/nvidia-h100-80gb-hbm3/driver-580.159.04/cuda-13.0/per-thread-default-stream/matrix.json.gz"
+# the check (the H200's per-thread matrix of 277488cc1fc4: cudaMemcpyBatchAsync on stream 0, and 2 INCONCLUSIVE).
+ptds="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/per-thread-default-stream/matrix.json.gz"
 run 1 check "$ptds" --waivers "$waivers"
 grep -q '^FAIL memcpy_batch_async\..*op_null.*: cudaMemcpyBatchAsync returned cudaErrorInvalidValue' "$tmp/out" ||
     fail "a FAIL case is not listed with its reason"
 [ "$(grep -c '^FAIL ' "$tmp/out")" -eq 108 ] || fail "FAIL lines: $(grep -c '^FAIL ' "$tmp/out"), expected 108"
-grep -q '; 108 cases FAILed or have no verdict$' "$tmp/out" || fail "summary: $(tail -n 1 "$tmp/out")"
+grep -q '; 110 cases FAILed or have no verdict$' "$tmp/out" || fail "summary: $(tail -n 1 "$tmp/out")"
 
 # Bad input: one line naming the problem, exit 2.
 error "the baseline was measured on NVIDIA H100 80GB HBM3, this matrix on NVIDIA H200" check "$small" --baseline "$tmp/h100.json"
