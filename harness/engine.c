@@ -752,7 +752,12 @@ static int hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *,
     return fn ? fn(c, s, (void *)st, ename) : 0;
 }
 
-void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle)
+/* CTS_TRACE=1: one line per idle measurement, control and attempt on stderr
+ * (trace_attempt), with its wall time: for studying the harness, never part
+ * of a verdict. */
+static int tracing = -1;
+
+static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle)
 {
     double call[IDLE_SAMPLES], done[IDLE_SAMPLES];
     enum cts_mem sm, dm;
@@ -870,12 +875,22 @@ fail:
     idle->status = CTS_BROKEN;
 }
 
+void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle)
+{
+    if (tracing < 0)
+        tracing = getenv("CTS_TRACE") && strcmp(getenv("CTS_TRACE"), "0") != 0;
+    double w0 = cts_now_us();
+    idle_inner(e, c, idle);
+    if (tracing > 0)
+        fprintf(stderr, "trace %s idle: %s call %.1f max %.1f complete %.1f max %.1f wall %.0f\n", c->id,
+                cts_status_name(idle->status), idle->call_us, idle->call_max_us, idle->complete_us,
+                idle->complete_max_us, cts_now_us() - w0);
+}
+
 /* ---- one repetition ------------------------------------------------------------ */
 
-/* CTS_TRACE=1: one line per attempt on stderr, with how long this thread
- * waited for a processor during the call (schedstat's run delay): for
- * studying the harness, never part of a verdict. */
-static int tracing = -1;
+/* An attempt's trace line says how long this thread waited for a processor
+ * during the call (schedstat's run delay). */
 static double trace_run_delay_us;
 
 static double run_delay_us(void)
@@ -889,10 +904,13 @@ static double run_delay_us(void)
 }
 
 
-enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT, REP_HOLD_TO_TRACK, REP_PERTURBED };
+enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT, REP_HOLD_TO_TRACK, REP_PERTURBED,
+       REP_WAIT_TO_PROVE };
 
-/* Returns REP_DONE, or which wait proved too short to tell "held" from
- * "slow" (the repetition is then measured again with that wait doubled). */
+/* Returns REP_DONE; or which wait proved too short to tell "held" from
+ * "slow" (the repetition is then measured again with that wait grown); or
+ * REP_WAIT_TO_PROVE: a complete repetition whose wait the next attempt, with
+ * a longer timeout, must prove (see cts_engine_run_case). */
 static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
                          struct cts_rep *r, struct cts_scratch *scratch)
 {
@@ -903,7 +921,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     cudaStream_t third[2] = {e->blocking[2], e->nonblocking[2]};
     size_t off[3];
     int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : sample_offsets(c->size, off);
-    int latch_armed = 0, markers = 0;
+    int latch_armed = 0, markers = 0, to_prove = 0;
 
     HCHECK(r->reason, cudaDeviceSynchronize());
     unsigned seq = ++e->seq;
@@ -1058,7 +1076,10 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
          * case's first wait is tracked so, and every late one (past
          * "promptly": a slow wake-up, a staged copy's tail, a thread that
          * lost its processor); a later prompt wait is the one the first
-         * proved. */
+         * proved.  A case's first wait, when prompt, stands as a
+         * repetition: it is finished (drain, bytes) and the next attempt,
+         * the next repetition, is the one measured with the longer timeout;
+         * if that one does not prove it, it does not stand. */
         double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
         int late = r->release_to_return_us > prompt_us;
         int tracked = res->late_timeout_us > 0 && res->timeout_us > res->late_timeout_us &&
@@ -1068,6 +1089,11 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
             res->waits_tracked++;
             r->tracked_from_timeout_us = res->late_timeout_us;
             r->tracked_from_call_us = res->late_call_us;
+        } else if (!late && !res->waits_tracked && !(res->late_timeout_us > 0)) {
+            res->late_call_us = r->call_us;
+            res->late_timeout_us = res->timeout_us;
+            res->grow_us = fmax(res->timeout_us, 2 * fmax(r->call_us, r->release_to_return_us));
+            to_prove = 1;
         } else if (late || !res->waits_tracked) {
             int again = res->late_timeout_us > 0;
             res->late_call_us = r->call_us;
@@ -1194,7 +1220,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
 
     /* Did the copy happen, and when did it read its source? */
     if (r->rejected)
-        return 0; /* nothing was copied or set */
+        return to_prove ? REP_WAIT_TO_PROVE : REP_DONE; /* nothing was copied or set */
     int got_v = 0, got_w = 0;
     unsigned char got[3] = {0};
     if (dm != CTS_MEM_NONE && nsamp) {
@@ -1222,7 +1248,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     }
     if (src_live && closed)
         r->src = got_w == 0 ? CTS_SRC_AT_CALL : got_v == 0 ? CTS_SRC_AFTER_RETURN : CTS_SRC_PARTIAL;
-    return 0;
+    return to_prove ? REP_WAIT_TO_PROVE : REP_DONE;
 fail:
     r->status = CTS_BROKEN;
     if (latch_armed || markers)
@@ -1232,19 +1258,19 @@ fail:
 }
 
 static void trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
-                          const struct cts_rep *r)
+                          const struct cts_rep *r, double wall_us)
 {
     static const char *const rcs[] = {"done", "window_short", "timeout_short", "hold_to_track",
-                                      "perturbed"};
+                                      "perturbed", "wait_to_prove"};
     fprintf(stderr,
             "trace %s rep %d %s: %s timeout %.0f window %.0f call %.1f host %s tail %.1f "
-            "run_delay %.1f markers %s/%s/%s at %.1f/%.1f/%.1f%s%s\n",
+            "run_delay %.1f markers %s/%s/%s at %.1f/%.1f/%.1f wall %.0f%s%s\n",
             c->id, rep + 1, rcs[rc], cts_status_name(r->status), res->timeout_us, res->window_us,
             r->call_us, r->host == CTS_HOST_WAITS ? "waits" : "returns", r->release_to_return_us,
             trace_run_delay_us, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_blocking == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_nonblocking == CTS_ORDER_RUNS ? "runs" : "held", r->op_after_gpu_us,
-            r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, r->reason[0] ? ": " : "",
+            r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, wall_us, r->reason[0] ? ": " : "",
             r->reason);
 }
 
@@ -1425,10 +1451,15 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
         return;
     }
     struct cts_control_entry own = {0}, *ce = NULL;
+    if (tracing < 0)
+        tracing = getenv("CTS_TRACE") && strcmp(getenv("CTS_TRACE"), "0") != 0;
+    double w0 = cts_now_us();
     if ((c->family->before || c->family->after) && measure_control(e, c->op, c->busy, c, &own) == 0)
         ce = &own;
     if (!ce && !(ce = &e->control[c->op][c->busy])->done)
         (void)measure_control(e, c->op, c->busy, NULL, ce);
+    if (tracing > 0)
+        fprintf(stderr, "trace %s control: wall %.0f\n", c->id, cts_now_us() - w0);
     if (ce->status != CTS_PASS) {
         res->status = ce->status;
         setf(res->reason, "%s", ce->reason);
@@ -1439,19 +1470,26 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
     double first_timeout_us = res->timeout_us;
-    if (tracing < 0)
-        tracing = getenv("CTS_TRACE") && strcmp(getenv("CTS_TRACE"), "0") != 0;
+    int pending = -1; /* a repetition whose wait this one, measured longer, must prove */
     for (int i = 0; i < repeat; i++) {
         /* Retries and tracking are each repetition's own: every repetition
          * starts from the case's first timeout, and may need a longer one
-         * to prove its wait. */
-        int window_retries = 0, timeout_retries = 0, perturbed = 0;
-        res->late_call_us = res->late_timeout_us = res->hold_window_us = 0;
-        res->timeout_us = first_timeout_us;
+         * to prove its wait; except the one after a repetition whose wait
+         * it proves, which keeps that one's longer timeout. */
+        int window_retries = 0, timeout_retries = 0, perturbed = 0, rc;
+        if (pending < 0) {
+            res->late_call_us = res->late_timeout_us = res->hold_window_us = 0;
+            res->timeout_us = first_timeout_us;
+        }
         for (;;) {
-            int rc = run_rep(e, c, res, &res->reps[i]);
+            double w0 = cts_now_us();
+            rc = run_rep(e, c, res, &res->reps[i]);
             if (tracing > 0)
-                trace_attempt(c, i, rc, res, &res->reps[i]);
+                trace_attempt(c, i, rc, res, &res->reps[i], cts_now_us() - w0);
+            if (rc == REP_WAIT_TO_PROVE && i + 1 < repeat)
+                break; /* it stands; the next repetition proves it */
+            if (rc == REP_WAIT_TO_PROVE)
+                rc = REP_TIMEOUT_SHORT; /* the last: measured again in its place */
             if (rc == REP_WINDOW_SHORT && window_retries < WAIT_RETRIES) {
                 window_retries++;
                 res->window_retries++;
@@ -1470,6 +1508,22 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
             } else {
                 break;
             }
+        }
+        if (rc == REP_WAIT_TO_PROVE) {
+            res->timeout_retries++;
+            res->timeout_us = fmin(res->timeout_us + res->grow_us, WAIT_MAX_US);
+            pending = i;
+        } else if (pending >= 0) {
+            /* This repetition proved the pending one's wait (tracked), or
+             * showed that the call does not wait (it returned while the
+             * gate was closed): then the pending one waited for nothing but
+             * its own slowness and gives way to this one.  Otherwise this
+             * one's status decides the case. */
+            if (res->reps[i].status == CTS_PASS && res->reps[i].host == CTS_HOST_RETURNS) {
+                res->reps[pending] = res->reps[i];
+                i = pending;
+            }
+            pending = -1;
         }
         res->nreps = i + 1;
         if (res->reps[i].status != CTS_PASS)
