@@ -1433,7 +1433,11 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->idle_call_max_us = idle->call_max_us;
     res->idle_complete_us = idle->complete_us;
     res->idle_complete_max_us = idle->complete_max_us;
-    res->timeout_us = fmax(TIMEOUT_FLOOR_US, TIMEOUT_FACTOR * idle->call_max_us);
+    enum cts_mem sm, dm;
+    c->family->buffers(c, &sm, &dm);
+    int managed = c->mem == CTS_MEM_MANAGED || sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED;
+    res->timeout_us = fmax(TIMEOUT_FLOOR_US,
+                           (managed ? TIMEOUT_FACTOR_MANAGED : TIMEOUT_FACTOR) * idle->call_max_us);
     res->window_us = fmax(WINDOW_FLOOR_US, WINDOW_FACTOR * idle->complete_max_us);
     if (e->broken[0]) {
         res->status = CTS_BROKEN;
