@@ -1,6 +1,10 @@
 # Writes OUT with the suite's revision; rewrites it only when it changes.
-# A revision passed in (-DSYNC_CTS_REVISION=..., as GIVEN) wins: a copied
-# tree may carry a .git that is not the one it was copied from.
+# A revision passed in (-DSYNC_CTS_REVISION=..., as GIVEN, or the environment
+# variable SYNC_CTS_REVISION at build time) wins: a copied tree may carry a
+# .git that is not the one it was copied from.
+if(NOT GIVEN AND NOT "$ENV{SYNC_CTS_REVISION}" STREQUAL "")
+  set(GIVEN "$ENV{SYNC_CTS_REVISION}")
+endif()
 if(GIVEN)
   set(rev "${GIVEN}")
 else()
