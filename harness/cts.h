@@ -338,6 +338,8 @@ struct cts_result {
     int waits_tracked;        /* repetitions whose wait was proven by tracking the release */
     int late_holds_tracked;   /* late holds (by stream semantics, or by the call once proven)
                                * proven by tracking the gate's end */
+    int rechecked;            /* repetitions measured again, longer, because the latch
+                               * contradicted their timed verdict (engine.c: recheck) */
     int perturbed_retries;    /* attempts measured again because this thread was descheduled
                                * between the call's return and its claim of the latch */
     double late_call_us, late_timeout_us; /* the last attempt a wait is to track (engine's own) */

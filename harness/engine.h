@@ -34,6 +34,8 @@
 /* Floors this short are safe because "waits" and "held" are proven both ways:
  * a wait that proves too short is measured again, longer, never misreported. */
 #define WAIT_MAX_US 1000000.0
+#define RECHECK_MIN_US 5000.0    /* a timed verdict the latch contradicts in its case is
+                                  * measured again with >= 10x its wait, and >= this */
 #define TRACK_FRACTION 0.5       /* a wait is proven when, re-measured with a longer timeout, the
                                   * call's time grew by at least this much of the growth: every
                                   * late wait, and a case's first prompt one */

@@ -83,6 +83,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(ev, "timeout_retries", json_integer(r->timeout_retries));
     if (r->late_holds_tracked)
         json_object_set_new(ev, "late_holds_tracked", json_integer(r->late_holds_tracked));
+    if (r->rechecked)
+        json_object_set_new(ev, "rechecked", json_integer(r->rechecked));
     if (r->perturbed_retries)
         json_object_set_new(ev, "perturbed_retries", json_integer(r->perturbed_retries));
     if (r->waits_tracked)

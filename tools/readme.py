@@ -501,6 +501,9 @@ FIGURES = {
     "idle_samples": lambda: plain(harness("idle_samples")),
     "timeout_floor_ms": lambda: plain(harness("timeout_floor_us") / 1000),
     "timeout_factor": lambda: plain(harness("timeout_factor")),
+    # Matrices of revisions before it had one factor for every call.
+    "timeout_factor_managed": lambda: plain(matrix("default").run["harness"].get(
+        "timeout_factor_managed", harness("timeout_factor"))),
     "window_floor_ms": lambda: plain(harness("window_floor_us") / 1000),
     "window_factor": lambda: plain(harness("window_factor")),
     "wake_default_us": lambda: about(matrix("default").run["selfcheck"]["wake_us"]),
