@@ -7,16 +7,22 @@
  *   fault.illegal_address  the call launches a kernel that writes to an
  *                          invalid address: the context is lost (sticky)
  *   fault.none             the call does nothing: the run went on
+ *   fault.fickle_wait      the call waits for the gate (cudaDeviceSynchronize)
+ *                          in its first two repetitions and never after: the
+ *                          latch's "returns" in the third contradicts their
+ *                          timed "waits", and the recheck (engine.c) replaces
+ *                          them: PASS A with `rechecked` 2, not VARIES
  *
  * Each on a non-blocking op stream, with the gate on another non-blocking
  * stream. */
 #include "../harness/cts.h"
+#include "../harness/engine.h" /* IDLE_WARMUP, IDLE_SAMPLES */
 #include "../harness/kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variants[] = {"abort", "illegal_address", "none"};
+static const char *const variants[] = {"abort", "illegal_address", "none", "fickle_wait"};
 
 static int enabled(void)
 {
@@ -55,6 +61,15 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         cudaError_t err = cts_launch_fault((cudaStream_t)call->stream);
         *error = cudaGetErrorName(err);
         return err != cudaSuccess;
+    }
+    if (!strcmp(c->variant, "fickle_wait")) {
+        /* The idle measurement makes the first calls; then two repetitions. */
+        static int calls;
+        if (++calls > IDLE_WARMUP + IDLE_SAMPLES && calls <= IDLE_WARMUP + IDLE_SAMPLES + 2) {
+            cudaError_t err = cudaDeviceSynchronize();
+            *error = cudaGetErrorName(err);
+            return err != cudaSuccess;
+        }
     }
     return 0;
 }
