@@ -46,7 +46,10 @@ def main():
     ap.add_argument("--report", nargs="+", metavar="MATRIX", help="report on these matrices, run nothing")
     a = ap.parse_args()
     if a.report:
-        report(a, "(given)", [load(p) for p in a.report])
+        matrices = [load(p) for p in a.report]
+        for i, m in enumerate(matrices, 1):
+            print(run_line(i, m, f"({m['environment']['suite_revision']})"))
+        report(a, "(given)", matrices)
         return
     if a.runs < 1:
         die("--runs wants a positive number")
@@ -97,18 +100,25 @@ def run_all(a, out):
             die(f"run {i} exited {p.returncode}")
         m = load(path)
         matrices.append(m)
-        r = m["run"]
-        counts = ", ".join(f"{v} {k}" for k, v in sorted(r["counts"].items()) if v)
-        print(f"run {i}: {r['cases']} cases, {r['wall_s']:.1f} s in the run "
-              f"({wall:.1f} s with start-up), {r['cases_per_second']:.0f} cases/s: {counts}",
-              flush=True)
+        print(run_line(i, m, f"({wall:.1f} s with start-up)"), flush=True)
     return matrices
+
+
+def run_line(i, m, note):
+    r = m["run"]
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(r["counts"].items()) if v)
+    return (f"run {i}: {r['cases']} cases, {r['wall_s']:.1f} s in the run {note}, "
+            f"{r['cases_per_second']:.0f} cases/s: {counts}")
 
 
 def report(a, out, matrices):
     if not matrices:
         die("no run was made")
     runs = len(matrices)
+    env = matrices[0]["environment"]
+    revisions = sorted({m["environment"]["suite_revision"] for m in matrices})
+    print(f"\n{env['gpu']['name']}, driver {env['versions']['driver']}, "
+          f"suite {', '.join(revisions)}")
     print(f"\nslowest groups (mean over {runs} runs):")
     groups = {}
     for m in matrices:

@@ -210,9 +210,10 @@ class Comparison:
 
 
 def is_new_rejection(row):
-    """A case the older side (A) left NOTSUPP, or FAILed where the newer side tests a rejection."""
-    a, b = row[2].split(" [")[0], row[3].split(" [")[0]
-    return a == "NOTSUPP" or (a == "FAIL" and b == "X")
+    """A case one side measured and the other, of an older revision, left NOTSUPP (the documented
+    rejections, measured since 5d49f11), or FAILed where the other tests a rejection (`X`)."""
+    sides = {row[2].split(" [")[0], row[3].split(" [")[0]}
+    return "NOTSUPP" in sides or sides == {"FAIL", "X"}
 
 
 @lru_cache(maxsize=None)
@@ -243,6 +244,10 @@ class Bench:
         m = grep(r"^verdicts: (\d+) cases PASS in all \d+ runs; (\d+) of them differ", t, path)
         self.passed_all, self.flips = int(m.group(1)), int(m.group(2))
         self.same = int(grep(r"^outcomes: (\d+) of \d+ cases", t, path).group(1))
+        m = grep(r"^stability over \d+ runs: (\d+) cases whose outcome differs between runs, "
+                 r"(\d+) INCONCLUSIVE results$", t, path)
+        self.differ, self.inconclusive_results = int(m.group(1)), int(m.group(2))
+        self.revision = grep(r"^\S.*, driver \S+, suite (\S+)$", t, path).group(1)
 
 
 class CTest:
@@ -257,13 +262,20 @@ class CTest:
         names = dict(re.findall(r"^\s*Start +(\d+): (\S+)$", t, re.M))
         self.deviations = {names[n]: (int(d), int(u)) for n, d, u in
                            re.findall(r"^(\d+): (\d+) deviations \(\d+ waived, (\d+) not\)$", t, re.M)}
+        # .dev-style logs of `cmake --workflow --preset test`: configure's own time, the whole.
+        self.configure_s = Decimal(grep(r"^-- Configuring done \(([\d.]+)s\)$", t, path).group(1))
+        self.workflow_s = Decimal(grep(r"^workflow wall ([\d.]+) s$", t, path).group(1))
+        self.suite_s = {n: Decimal(x) for n, x in
+                        re.findall(r"Test +#\d+: (gpu(?:\.ptds)?\.suite) \.+ +Passed +([\d.]+) sec", t)}
 
     def having(self, result):
         return [n for n, r in self.result.items() if r == result]
 
 
-bench = lru_cache(maxsize=None)(lambda: Bench(f"{H200}/default/bench.txt"))
+bench = lru_cache(maxsize=None)(lambda: Bench(f"{H200}/default/stability.txt"))
+bench_h100 = lru_cache(maxsize=None)(lambda: Bench(f"{H100}/default/stability.txt"))
 ctest = lru_cache(maxsize=None)(lambda: CTest(f"{H100}/default/ctest.txt"))
+ctest_h200 = lru_cache(maxsize=None)(lambda: CTest(f"{H200}/default/ctest.txt"))
 
 
 # ---- how figures are written --------------------------------------------------------
@@ -438,7 +450,7 @@ def gpus_flaky():
 
 def lazy_eager(getfn):
     rows = comparison("h200.lazy-vs-eager.md").rows
-    return sum(r[1].startswith("cu_module_get_function.") == getfn for r in rows)
+    return sum(r[1].startswith("cu_module_get_function.") == getfn for r in rows if not is_new_rejection(r))
 
 
 def configs(gpu):
@@ -459,24 +471,31 @@ FIGURES = {
     # Running: tools/bench.py's report on the H200, and the H100's own run.
     "bench_runs": lambda: num(len(bench().runs)),
     "bench_cases": lambda: num(same(r["cases"] for r in bench().runs)),
-    "bench_wall_s": lambda: series(fix(r["wall"]) for r in bench().runs),
+    "bench_wall_s": lambda: span((r["wall"] for r in bench().runs), 1),
     "bench_rate": lambda: span(r["rate"] for r in bench().runs),
-    "bench_inconclusive": lambda: series(r["counts"].get("INCONCLUSIVE", 0) for r in bench().runs),
-    "bench_varies": lambda: series(r["counts"].get("VARIES", 0) for r in bench().runs),
+    "bench_revision": lambda: bench().revision,
+    "bench_differ": lambda: none(bench().differ),
+    "bench_inconclusive": lambda: none(bench().inconclusive_results),
     "bench_same_outcome": lambda: num(bench().same),
     "bench_passed_all": lambda: num(bench().passed_all),
-    "bench_flips": lambda: none(bench().flips),
-    "bench_batch_tail_us": lambda: span(Decimal(re.search(r"ran ([\d.]+) us after", why).group(1))
-                                        for cid, why in bench().inconclusive if "batch" in cid),
-    "bench_batch_bound_us": lambda: span(Decimal(re.search(r"prompt: 0 to ([\d.]+) us", why).group(1))
-                                         for cid, why in bench().inconclusive if "batch" in cid),
-    "bench_other_inconclusive": lambda: word(sum("batch" not in cid for cid, _ in bench().inconclusive)),
+    "h100_bench_runs": lambda: num(len(bench_h100().runs)),
+    "h100_bench_revision": lambda: bench_h100().revision,
+    "h100_bench_wall_s": lambda: span((r["wall"] for r in bench_h100().runs), 1),
+    "h100_bench_differ": lambda: none(bench_h100().differ),
+    "h100_bench_inconclusive": lambda: none(bench_h100().inconclusive_results),
     **{f"bench_slow{i + 1}_group": (lambda i=i: f"`{bench().slowest[i][0]}`") for i in range(3)},
     **{f"bench_slow{i + 1}_s": (lambda i=i: fix(bench().slowest[i][1])) for i in range(3)},
     "bench_slow1_ms": lambda: fix(bench().slowest[0][2]),
-    "h100_wall_s": lambda: fix(matrix("default", H100).run["wall_s"]),
     # Under CTest: the H100's ctest log.
     "ctest_s": lambda: fix(ctest().total_s, 0),
+    "ctest_workflow_s": lambda: fix(ctest().workflow_s, 0),
+    "ctest_configure_s": lambda: fix(ctest().configure_s),
+    "ctest_suite_s": lambda: fix(ctest().suite_s["gpu.suite"], 0),
+    "ctest_ptds_suite_s": lambda: fix(ctest().suite_s["gpu.ptds.suite"], 0),
+    "h200_ctest_workflow_s": lambda: fix(ctest_h200().workflow_s, 0),
+    "h200_ctest_revision": lambda: ctest_h200().revision,
+    "h200_ctest_passed": lambda: num(len(ctest_h200().having("Passed"))),
+    "h200_ctest_tests": lambda: num(len(ctest_h200().result)),
     "ctest_revision": lambda: ctest().revision,
     "ctest_tests": lambda: num(len(ctest().result)),
     "ctest_passed": lambda: num(len(ctest().having("Passed"))),
@@ -539,7 +558,11 @@ FIGURES = {
                                 else f"all but {num(comparison(GPUS[0]).measured_changed)}",
     "gpu_unmeasured": lambda: series(num(comparison(n).unmeasured) for n in GPUS[:2]),
     "gpu_default_cases": lambda: num(sum(comparison(GPUS[0]).counts[0].values())),
-    "lazy_eager": lambda: num(comparison("h200.lazy-vs-eager.md").changed),
+    "h100_harness_changed": lambda: num(comparison("h100.default.harness-781fada-vs-0823df7.md").changed),
+    "h200_harness_measured": lambda: num(
+        comparison("h200.default.harness-628e211-vs-277488c.md").groups["no longer NOTSUPP"]),
+    "lazy_eager": lambda: num(comparison("h200.lazy-vs-eager.md").measured_changed),
+    "lazy_eager_unmeasured": lambda: num(comparison("h200.lazy-vs-eager.md").unmeasured),
     "lazy_eager_getfn": lambda: num(lazy_eager(True)),
     "lazy_eager_other": lambda: word(lazy_eager(False)),
     "legacy_ptds": lambda: num(comparison("h200.legacy-vs-per-thread.md").changed),
