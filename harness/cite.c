@@ -43,26 +43,6 @@ static const char *busy_words(const char *busy)
     return busy;
 }
 
-/* The median of a JSON array of numbers; NAN if it has none. */
-static double median(const json_t *a)
-{
-    double v[CTS_MAX_REPEAT];
-    size_t n = 0, i;
-    json_t *x;
-    json_array_foreach(a, i, x)
-        if (json_is_number(x) && n < CTS_MAX_REPEAT)
-            v[n++] = json_number_value(x);
-    if (!n)
-        return NAN;
-    for (size_t p = 1; p < n; p++)
-        for (size_t q = p; q > 0 && v[q] < v[q - 1]; q--) {
-            double t = v[q];
-            v[q] = v[q - 1];
-            v[q - 1] = t;
-        }
-    return v[n / 2];
-}
-
 struct buf {
     char *s;
     size_t n;
@@ -93,7 +73,7 @@ static void observed(struct buf *b, const json_t *c)
 {
     const json_t *v = json_object_get(c, "verdict"), *ev = json_object_get(c, "evidence");
     const char *st = s_of(c, "status");
-    double call = median(json_object_get(ev, "call_us"));
+    double call = cts_json_median(json_object_get(ev, "call_us"));
     double idle = json_number_value(json_object_get(ev, "idle_call_us"));
     long reps = (long)json_integer_value(json_object_get(ev, "repetitions"));
     if (strcmp(st, "PASS") && strcmp(st, "VARIES")) {
@@ -103,7 +83,7 @@ static void observed(struct buf *b, const json_t *c)
     if (!strcmp(st, "VARIES"))
         say(b, "The repetitions differed (%s; cells %s): ", s_of(c, "reason"), s_of(c, "symbol"));
     if (!strcmp(s_of(v, "host"), "waits")) {
-        double back = median(json_object_get(ev, "release_to_return_us"));
+        double back = cts_json_median(json_object_get(ev, "release_to_return_us"));
         if (isnan(back))
             say(b, "it waited for the held work (the time from its release to the return was not recorded; ");
         else

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,33 +47,6 @@ static void put_value(FILE *f, const json_t *v)
     /* null, absent, or a container: empty */
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median of the numbers in an array (nulls skipped): 1 and *out, 0 if there
- * are none, -1 if out of memory. */
-static int median(const json_t *a, double *out)
-{
-    size_t n = json_array_size(a), k = 0;
-    if (!n)
-        return 0;
-    double *v = malloc(n * sizeof *v);
-    if (!v)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (json_is_number(json_array_get(a, i)))
-            v[k++] = json_number_value(json_array_get(a, i));
-    if (k) {
-        qsort(v, k, sizeof v[0], cmp_double);
-        *out = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-    }
-    free(v);
-    return k ? 1 : 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -102,10 +76,8 @@ static int put_case(FILE *f, const char *id, const json_t *c)
     fputc(',', f);
     put_value(f, json_object_get(ev, "idle_call_us"));
     fputc(',', f);
-    int have = median(json_object_get(ev, "call_us"), &med);
-    if (have < 0)
-        return -1;
-    if (have)
+    med = cts_json_median(json_object_get(ev, "call_us"));
+    if (!isnan(med))
         fprintf(f, "%.1f", med);
     fputc(',', f);
     put_value(f, json_object_get(spec, "conformance"));

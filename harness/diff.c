@@ -146,26 +146,6 @@ static const char *str(const json_t *o, const char *key)
 
 /* ---- summaries -------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of the numbers in an array; NAN if none. */
-static double median(const json_t *v)
-{
-    double x[CTS_MAX_REPEAT];
-    size_t k = 0;
-    for (size_t i = 0; i < json_array_size(v) && k < CTS_MAX_REPEAT; i++)
-        if (json_is_number(json_array_get(v, i)))
-            x[k++] = json_number_value(json_array_get(v, i));
-    if (!k)
-        return NAN;
-    qsort(x, k, sizeof *x, cmp_double);
-    return k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2;
-}
-
 static int name_index(const char *s, int field)
 {
     for (int i = 1; s && i < 4; i++)
@@ -202,7 +182,7 @@ static int summarize(void *ctx, const char *id, const json_t *c)
             x->conf = (signed char)i;
     for (int k = 0; k < 6; k++)
         x->verdict[k] = (unsigned char)name_index(str(verdict, verdict_keys[k]), k);
-    x->call = median(json_object_get(json_object_get(c, "evidence"), "call_us"));
+    x->call = cts_json_median(json_object_get(json_object_get(c, "evidence"), "call_us"));
     d->n++;
     return 0;
 }

@@ -2,6 +2,7 @@
  * the citations share it, so that they list and word cases alike. */
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,25 @@ const char *cts_json_str(const json_t *o, const char *key)
 const char *cts_json_path_str(const json_t *o, const char *a, const char *b)
 {
     return cts_json_str(json_object_get(o, a), b);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cts_json_median(const json_t *a)
+{
+    double v[CTS_MAX_REPEAT];
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(a) && k < CTS_MAX_REPEAT; i++)
+        if (json_is_number(json_array_get(a, i)))
+            v[k++] = json_number_value(json_array_get(a, i));
+    if (!k)
+        return NAN;
+    qsort(v, k, sizeof *v, cmp_double);
+    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
 #define str cts_json_str

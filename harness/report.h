@@ -77,6 +77,11 @@ const char *cts_dir_words(const char *token);
 /* A matrix's string member, "" when absent or not a string; the same one level down. */
 const char *cts_json_str(const json_t *o, const char *key);
 const char *cts_json_path_str(const json_t *o, const char *a, const char *b);
+/* The median of the numbers in a JSON array (nulls skipped; at most
+ * CTS_MAX_REPEAT, as many as a case has repetitions), the mean of the two
+ * middle ones for an even count; NAN if it holds none.  Every report's
+ * "median" is this one (cite, csv, diff). */
+double cts_json_median(const json_t *a);
 
 /* csv.c: one CSV field (RFC 4180), quoted where it holds a comma, a quote or a line break. */
 void cts_csv_text(FILE *f, const char *s);

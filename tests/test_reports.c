@@ -7,6 +7,7 @@
 #include "check.h"
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 #include <zlib.h>
@@ -431,8 +432,36 @@ static void hostile(void)
     json_decref(m);
 }
 
+/* One median for every report: the middle one, or the mean of the two middle
+ * ones (cite once took the upper one, csv and diff the mean: 12.0 against 8.0). */
+static void medians(void)
+{
+    struct {
+        const char *json;
+        double want;
+    } t[] = {{"[3.0, 1.0, 2.0]", 2.0}, {"[4.0, 12.0]", 8.0}, {"[12.0, null, 4.0]", 8.0},
+             {"[5]", 5.0}, {"[7.5, 1.5, 3.0, 9.0]", 5.25}};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        json_t *a = json_loads(t[i].json, 0, NULL);
+        CHECK(a != NULL);
+        double got = cts_json_median(a);
+        if (got != t[i].want) {
+            fprintf(stderr, "median of %s: %g, want %g\n", t[i].json, got, t[i].want);
+            check_failures++;
+        }
+        json_decref(a);
+    }
+    json_t *none = json_loads("[null, \"x\"]", 0, NULL), *empty = json_array();
+    CHECK(isnan(cts_json_median(none)));
+    CHECK(isnan(cts_json_median(empty)));
+    CHECK(isnan(cts_json_median(NULL)));
+    json_decref(none);
+    json_decref(empty);
+}
+
 int main(int argc, char **argv)
 {
+    medians();
     small();
     hostile();
     if (argc > 1)
