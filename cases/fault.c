@@ -1,5 +1,5 @@
 /* The fault family: test-only cases that break the process or its CUDA
- * context, to show that a run survives them (README "Statuses", CRASH).
+ * context, to show that a run survives them (docs/method.md "Statuses", CRASH).
  * Declared only when the environment has CTS_FAULT_CASES=1, so that no real
  * run, `list` or CTest group ever sees them; tests/CMakeLists.txt runs them.
  *

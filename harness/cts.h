@@ -16,7 +16,7 @@
 #define CTS_MAX_REPEAT 16
 #define CTS_SCHEMA_VERSION 1
 
-/* ---- status taxonomy (README "Statuses") --------------------------------
+/* ---- status taxonomy (docs/method.md "Statuses") --------------------------------
  * PASS, VARIES, FAIL and NOTSUPP speak of the product; BROKEN, TIMEOUT,
  * INCONCLUSIVE and CRASH say the suite could not produce a verdict. */
 enum cts_status {
@@ -362,7 +362,7 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
 void cts_classify(struct cts_result *res);
 /* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for
  * third streams the call itself held, "X" for a documented rejection
- * (README "How to read a cell"). */
+ * (docs/matrix.md, the cell legend). */
 void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len);
 
 #endif

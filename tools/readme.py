@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Keep every figure README.md quotes about the committed reports true.
+"""Keep every figure the README, docs/ and reports/FINDINGS.md quote about the committed reports true.
 
 Each number the README gives about a file under reports/ is made here from
 that file, in one of two kinds of place:
@@ -12,8 +12,8 @@ that file, in one of two kinds of place:
   GitHub), whose VALUE is what FIGURES[NAME] makes of the committed files.
   A name may appear more than once.
 
-    tools/readme.py --check [README.md]   # exit 1, listing each stale figure
-    tools/readme.py --write [README.md]   # rewrite the block and the figures
+    tools/readme.py --check [PAGE...]   # exit 1, listing each stale figure (default: PAGES)
+    tools/readme.py --write [PAGE...]   # rewrite the block and the figures
 
 Exit 0 when up to date (or written); 1 when --check finds a stale figure, a
 figure the README no longer uses or a line (or list item) that begins with a
@@ -22,7 +22,7 @@ file, an unknown figure name, a README without the block's markers).
 
 Standard library only, and quick: each matrix is decompressed once, its
 header parsed, and a case parsed only when a figure asks for it (a matrix
-holds one case per line, README "Reading the matrix").
+holds one case per line, docs/matrix.md).
 """
 import argparse
 import json
@@ -36,6 +36,9 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# The pages whose figures come from the committed files (the findings block is in one of them).
+PAGES = ["README.md", "docs/method.md", "docs/matrix.md", "docs/conformance.md", "docs/running.md",
+         "reports/FINDINGS.md"]
 H200 = "reports/nvidia-h200/driver-580.159.04/cuda-13.0"
 H100 = "reports/nvidia-h100-80gb-hbm3/driver-580.159.04/cuda-13.0"
 CMP = "reports/comparisons/driver-580.159.04-cuda-13.0"
@@ -668,51 +671,59 @@ def main():
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="exit 1 listing each stale figure")
     mode.add_argument("--write", action="store_true", help="rewrite the stale figures in place")
-    ap.add_argument("readme", nargs="?", default=str(ROOT / "README.md"))
+    ap.add_argument("files", nargs="*", default=[str(ROOT / f) for f in PAGES])
     a = ap.parse_args()
-    try:
-        text = open(a.readme, encoding="utf-8").read()
-    except OSError as e:
-        die(f"cannot read '{a.readme}': {e}")
-    if text.count(BEGIN) != 1 or text.count(END) != 1:
-        die(f"'{a.readme}' has no findings block (its markers, once each)")
+    texts = {}
+    for path in a.files:
+        try:
+            texts[path] = open(path, encoding="utf-8").read()
+        except OSError as e:
+            die(f"cannot read '{path}': {e}")
+    holders = [p for p, t in texts.items() if BEGIN in t or END in t]
+    if len(holders) != 1 or texts[holders[0]].count(BEGIN) != 1 or texts[holders[0]].count(END) != 1:
+        die(f"the findings block (its markers, once each) must be in exactly one of {', '.join(a.files)}")
 
     with ThreadPoolExecutor() as pool:  # zlib lets go of the GIL: unpack them side by side
         list(pool.map(lambda m: matrix(m[1], m[2]), committed()))
     stale, misplaced, values = [], [], {}
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if re.match(r"\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)*<!--fig:", line):
-            misplaced.append(f"{a.readme}:{lineno}: a line (or list item) begins with a figure, which "
-                             f"Markdown takes for the start of an HTML block: put a word before it")
-        for m in FIG.finditer(line):
-            name, old = m.groups()
-            if name not in FIGURES:
-                die(f"{a.readme}:{lineno}: unknown figure '{name}'")
-            if name not in values:
-                values[name] = str(FIGURES[name]())
-            if old != values[name]:
-                stale.append(f"{a.readme}:{lineno}: {name}: '{old}' in the README, "
-                             f"'{values[name]}' from the committed files")
-    unused = [f"tools/readme.py: figure '{n}' is not in {a.readme}" for n in FIGURES if n not in values]
-    head, rest = text.split(BEGIN, 1)
+    for path, text in texts.items():
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if re.match(r"\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)*<!--fig:", line):
+                misplaced.append(f"{path}:{lineno}: a line (or list item) begins with a figure, which "
+                                 f"Markdown takes for the start of an HTML block: put a word before it")
+            for m in FIG.finditer(line):
+                name, old = m.groups()
+                if name not in FIGURES:
+                    die(f"{path}:{lineno}: unknown figure '{name}'")
+                if name not in values:
+                    values[name] = str(FIGURES[name]())
+                if old != values[name]:
+                    stale.append(f"{path}:{lineno}: {name}: '{old}' in the text, "
+                                 f"'{values[name]}' from the committed files")
+    unused = [f"tools/readme.py: figure '{n}' is in none of {', '.join(a.files)}"
+              for n in FIGURES if n not in values]
+    head, rest = texts[holders[0]].split(BEGIN, 1)
     old_block, tail = rest.split(END, 1)
     block = findings()
     if BEGIN + old_block + END != block:
-        stale.append(f"{a.readme}: the findings block is stale")
+        stale.append(f"{holders[0]}: the findings block is stale")
+    texts[holders[0]] = head + block + tail
 
     for s in stale + misplaced + unused:
         print(s, file=sys.stderr)
     if a.write:
-        body = FIG.sub(lambda m: f"<!--fig:{m.group(1)}-->{values[m.group(1)]}<!--/fig-->", head + block + tail)
-        with open(a.readme, "w", encoding="utf-8") as f:
-            f.write(body)
-        print(f"{a.readme}: {len(stale)} stale figures or blocks rewritten", file=sys.stderr)
+        for path, text in texts.items():
+            body = FIG.sub(lambda m: f"<!--fig:{m.group(1)}-->{values[m.group(1)]}<!--/fig-->", text)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(body)
+        print(f"{len(stale)} stale figures or blocks rewritten", file=sys.stderr)
     elif stale or misplaced or unused:
         print(f"readme.py: {len(stale)} stale (tools/readme.py --write rewrites them), "
               f"{len(misplaced)} misplaced, {len(unused)} unused", file=sys.stderr)
         sys.exit(1)
     else:
-        print(f"README up to date: {len(values)} figures and the findings block")
+        print(f"up to date: {len(values)} figures in {len(texts)} pages, and the findings block")
+
 
 if __name__ == "__main__":
     main()
