@@ -4,18 +4,12 @@
 # CTest group under DIR/groups/).  It passes whenever the matrix was written,
 # whatever the cases found: the group tests judge it and name what failed.
 # No GPU: skipped (77) with the reason, and nothing is written.
-#
-# Two repetitions a case, not run's default three: every verdict is proven
-# either way (a case's first wait by its second repetition); the third only
-# adds a chance to catch an intermittent behaviour, and costs about a fifth of
-# the suite (H100, 781fada2e924: 33 of 43 s).  The matrices under reports/
-# are measured with three.
 set -u
 exe=${1:?usage: gpu-suite.sh SYNC-CTS DIR}
 dir=${2:?usage: gpu-suite.sh SYNC-CTS DIR}
 rm -rf "$dir"
 mkdir -p "$dir/groups" || exit 2
-"$exe" run --repeat 2 --out "$dir/suite.json.gz" --split-groups "$dir/groups"
+"$exe" run --out "$dir/suite.json.gz" --split-groups "$dir/groups"
 rc=$?
 case $rc in
 0 | 1 | 3) [ -s "$dir/suite.json.gz" ] && exit 0 ;;
