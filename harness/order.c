@@ -1,5 +1,6 @@
-/* How reports order and name cases: the Markdown and HTML renderings and
- * the citations share it, so that they list and word cases alike. */
+/* How reports order and name cases, and the median they all take: the
+ * Markdown and HTML renderings, the citations, the CSV and diff share it, so
+ * that they list, word and sum up cases alike. */
 #include "report.h"
 
 #include <math.h>

@@ -193,7 +193,7 @@ class Comparison:
     def unmeasured(self):
         """Cases only the newer side measures (the documented rejections: A NOTSUPP, or FAIL where
         B is `X`, at an older revision): not a difference of the GPUs."""
-        return sum(is_new_rejection(r) for r in self.rows)
+        return sum(one_side_only(r) for r in self.rows)
 
     @property
     def measured_changed(self):
@@ -212,7 +212,7 @@ class Comparison:
         return rows
 
 
-def is_new_rejection(row):
+def one_side_only(row):
     """A case one side measured and the other, of an older revision, left NOTSUPP (the documented
     rejections, measured since 5d49f11), or FAILed where the other tests a rejection (`X`)."""
     sides = {row[2].split(" [")[0], row[3].split(" [")[0]}
@@ -445,7 +445,7 @@ GPUS = ["h200-vs-h100.default.md", "h200-vs-h100.per-thread-default-stream.md",
 
 def gpus_flaky():
     """'each' when every case the GPUs differ on was VARIES or INCONCLUSIVE on the H200."""
-    rows = [r for name in GPUS for r in comparison(name).rows if not is_new_rejection(r)]
+    rows = [r for name in GPUS for r in comparison(name).rows if not one_side_only(r)]
     bad = sum(not (r[2].startswith(("VARIES", "INCONCLUSIVE")) or r[3].startswith(("VARIES", "INCONCLUSIVE")))
               for r in rows)
     return "each" if not bad else f"{bad} of them not"
@@ -453,7 +453,7 @@ def gpus_flaky():
 
 def lazy_eager(getfn):
     rows = comparison("h200.lazy-vs-eager.md").rows
-    return sum(r[1].startswith("cu_module_get_function.") == getfn for r in rows if not is_new_rejection(r))
+    return sum(r[1].startswith("cu_module_get_function.") == getfn for r in rows if not one_side_only(r))
 
 
 def configs(gpu):
