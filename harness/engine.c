@@ -755,7 +755,13 @@ static int hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *,
 /* CTS_TRACE=1: one line per idle measurement, control and attempt on stderr
  * (trace_attempt), with its wall time: for studying the harness, never part
  * of a verdict. */
-static int tracing = -1;
+static int trace_on(void)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("CTS_TRACE") && strcmp(getenv("CTS_TRACE"), "0") != 0;
+    return on;
+}
 
 static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle)
 {
@@ -877,11 +883,9 @@ fail:
 
 void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle)
 {
-    if (tracing < 0)
-        tracing = getenv("CTS_TRACE") && strcmp(getenv("CTS_TRACE"), "0") != 0;
     double w0 = cts_now_us();
     idle_inner(e, c, idle);
-    if (tracing > 0)
+    if (trace_on())
         fprintf(stderr, "trace %s idle: %s call %.1f max %.1f complete %.1f max %.1f wall %.0f\n", c->id,
                 cts_status_name(idle->status), idle->call_us, idle->call_max_us, idle->complete_us,
                 idle->complete_max_us, cts_now_us() - w0);
@@ -961,13 +965,13 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     r->window_us = res->window_us;
     latch_armed = 1;
     struct cts_call args = {dst, src, v, ops, scratch};
-    double rd0 = tracing > 0 ? run_delay_us() : 0;
+    double rd0 = trace_on() ? run_delay_us() : 0;
     double t0 = cts_now_us();
     int err = c->family->issue(c, &args, &ename);
     double t1 = cts_now_us();
     int closed = cts_latch_claim(&e->latch);
     r->call_us = t1 - t0;
-    if (tracing > 0)
+    if (trace_on())
         trace_run_delay_us = run_delay_us() - rd0;
     char other[CTS_REASON_MAX];
     if (err && rejected_as_documented(c, ename, other)) {
@@ -1089,31 +1093,30 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
             res->waits_tracked++;
             r->tracked_from_timeout_us = res->late_timeout_us;
             r->tracked_from_call_us = res->late_call_us;
-        } else if (!late && !res->waits_tracked && !(res->late_timeout_us > 0)) {
-            res->late_call_us = r->call_us;
-            res->late_timeout_us = res->timeout_us;
-            res->grow_us = fmax(res->timeout_us, 2 * fmax(r->call_us, r->release_to_return_us));
-            to_prove = 1;
         } else if (late || !res->waits_tracked) {
             int again = res->late_timeout_us > 0;
             res->late_call_us = r->call_us;
             res->late_timeout_us = res->timeout_us;
             res->grow_us = fmax(res->timeout_us, 2 * fmax(r->call_us, r->release_to_return_us));
-            (void)cudaDeviceSynchronize();
-            r->status = CTS_INCONCLUSIVE;
-            if (late)
-                setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
-                                "us) with a %.0f us timeout, and did not track the release when "
-                                "measured again with longer ones",
-                     r->release_to_return_us, prompt_us, res->timeout_us);
-            else
-                setf(r->reason, "the call returned %.1f us after the gate opened with a %.0f us "
-                                "timeout (%.1f us inside it), and %s",
-                     r->release_to_return_us, res->timeout_us, r->call_us,
-                     again ? "did not track the release when measured again with longer ones: "
-                             "slow, or waiting on something else"
-                           : "was not measured again with a longer one");
-            return REP_TIMEOUT_SHORT;
+            if (!late && !again) {
+                to_prove = 1; /* the case's first wait, prompt: stands once the next proves it */
+            } else {
+                (void)cudaDeviceSynchronize();
+                r->status = CTS_INCONCLUSIVE;
+                if (late)
+                    setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
+                                    "us) with a %.0f us timeout, and did not track the release when "
+                                    "measured again with longer ones",
+                         r->release_to_return_us, prompt_us, res->timeout_us);
+                else
+                    setf(r->reason, "the call returned %.1f us after the gate opened with a %.0f us "
+                                    "timeout (%.1f us inside it), and %s",
+                         r->release_to_return_us, res->timeout_us, r->call_us,
+                         again ? "did not track the release when measured again with longer ones: "
+                                 "slow, or waiting on something else"
+                               : "was not measured again with a longer one");
+                return REP_TIMEOUT_SHORT;
+            }
         }
     }
     latch_armed = 0;
@@ -1436,7 +1439,7 @@ static int measure_rep(struct cts_engine *e, const struct cts_case *c, struct ct
     for (;;) {
         double w0 = cts_now_us();
         int rc = run_rep(e, c, res, &res->reps[i]);
-        if (tracing > 0)
+        if (trace_on())
             trace_attempt(c, i, rc, res, &res->reps[i], cts_now_us() - w0);
         if (rc == REP_WAIT_TO_PROVE && defer)
             return rc;
@@ -1540,14 +1543,12 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
         return;
     }
     struct cts_control_entry own = {0}, *ce = NULL;
-    if (tracing < 0)
-        tracing = getenv("CTS_TRACE") && strcmp(getenv("CTS_TRACE"), "0") != 0;
     double w0 = cts_now_us();
     if ((c->family->before || c->family->after) && measure_control(e, c->op, c->busy, c, &own) == 0)
         ce = &own;
     if (!ce && !(ce = &e->control[c->op][c->busy])->done)
         (void)measure_control(e, c->op, c->busy, NULL, ce);
-    if (tracing > 0)
+    if (trace_on())
         fprintf(stderr, "trace %s control: wall %.0f\n", c->id, cts_now_us() - w0);
     if (ce->status != CTS_PASS) {
         res->status = ce->status;

@@ -645,7 +645,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
         {0}};
     int c, v;
     memset(o, 0, sizeof *o);
-    o->repeat = 3;
+    o->repeat = 2;
     o->out = "matrix.json";
     o->worker_from = -1;
     opterr = 0;
