@@ -73,7 +73,7 @@ static void observed(struct buf *b, const json_t *c)
 {
     const json_t *v = json_object_get(c, "verdict"), *ev = json_object_get(c, "evidence");
     const char *st = s_of(c, "status");
-    double call = cts_json_median(json_object_get(ev, "call_us"));
+    double call = cts_call_median(ev);
     double idle = json_number_value(json_object_get(ev, "idle_call_us"));
     long reps = (long)json_integer_value(json_object_get(ev, "repetitions"));
     if (strcmp(st, "PASS") && strcmp(st, "VARIES")) {

@@ -76,7 +76,7 @@ static int put_case(FILE *f, const char *id, const json_t *c)
     fputc(',', f);
     put_value(f, json_object_get(ev, "idle_call_us"));
     fputc(',', f);
-    med = cts_json_median(json_object_get(ev, "call_us"));
+    med = cts_call_median(ev);
     if (!isnan(med))
         fprintf(f, "%.1f", med);
     fputc(',', f);

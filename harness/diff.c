@@ -182,7 +182,7 @@ static int summarize(void *ctx, const char *id, const json_t *c)
             x->conf = (signed char)i;
     for (int k = 0; k < 6; k++)
         x->verdict[k] = (unsigned char)name_index(str(verdict, verdict_keys[k]), k);
-    x->call = cts_json_median(json_object_get(json_object_get(c, "evidence"), "call_us"));
+    x->call = cts_call_median(json_object_get(c, "evidence"));
     d->n++;
     return 0;
 }

@@ -41,6 +41,24 @@ double cts_json_median(const json_t *a)
     return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
+double cts_call_median(const json_t *ev)
+{
+    const json_t *call = json_object_get(ev, "call_us"), *own = json_object_get(ev, "rep_timeout_us");
+    double timeout = json_number_value(json_object_get(ev, "timeout_us"));
+    if (!json_is_array(own) || json_array_size(own) != json_array_size(call))
+        return cts_json_median(call);
+    json_t *kept = json_array();
+    double m = NAN;
+    if (kept) {
+        for (size_t i = 0; i < json_array_size(call); i++)
+            if (json_number_value(json_array_get(own, i)) == timeout)
+                json_array_append(kept, json_array_get(call, i));
+        m = cts_json_median(json_array_size(kept) ? kept : call);
+        json_decref(kept);
+    }
+    return m;
+}
+
 #define str cts_json_str
 
 /* Position of s in a NULL-terminated list; unknown values sort last. */

@@ -82,6 +82,12 @@ const char *cts_json_path_str(const json_t *o, const char *a, const char *b);
  * middle ones for an even count; NAN if it holds none.  Every report's
  * "median" is this one (cite, csv, diff). */
 double cts_json_median(const json_t *a);
+/* A case's call time: the median of evidence.call_us over the repetitions
+ * decided at the case's own timeout (rep_timeout_us equal to timeout_us, or
+ * no rep_timeout_us), where any is; over all of them otherwise.  A
+ * repetition measured with a longer timeout, to prove a wait, took as long
+ * as that timeout: it says how long the gate was held, not the call. */
+double cts_call_median(const json_t *evidence);
 
 /* csv.c: one CSV field (RFC 4180), quoted where it holds a comma, a quote or a line break. */
 void cts_csv_text(FILE *f, const char *s);

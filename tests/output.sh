@@ -17,7 +17,8 @@ def write(name, x):
     json.dump(x, open(f"{d}/{name}.json", "w"), sort_keys=True)
 x = copy.deepcopy(m); del x["spec"]; [c.pop("spec") for c in x["cases"].values()]; write("unjudged", x)
 x = copy.deepcopy(m); del x["cases"][one]["evidence"]["call_us"]; write("nocall", x)
-x = copy.deepcopy(m); x["cases"][one]["evidence"]["release_to_return_us"].append(1.0); write("longarray", x)
+x = copy.deepcopy(m); e = x["cases"][one]["evidence"]; e["release_to_return_us"].append(1.0); write("longarray", x)
+open(f"{d}/longarray.want", "w").write(f'{len(e["release_to_return_us"])} {e["repetitions"]}\n')
 x = copy.deepcopy(m); x["cases"][one]["verdict"]["host"] = "sometimes"; write("badname", x)
 x = copy.deepcopy(m); x["environment"]["gpu"]["name"] = 7; write("gpunumber", x)
 x = copy.deepcopy(m); x["environment"]["gpu"]["name"] = "<script>alert(1)</script>"; write("script", x)
@@ -71,7 +72,8 @@ error "cannot write '$tmp/dir': it is a directory" render "$tmp/small.json" --ou
 
 # A matrix that parses but is wrong is refused: the file, the case and the member named, nothing written.
 error "'$tmp/nocall.json': case '$one': evidence.call_us has no time, but the case has a verdict (PASS)" cite "$one" "$tmp/nocall.json"
-error "'$tmp/longarray.json': case '$one': evidence.release_to_return_us has 4 values, but evidence.repetitions is 3" \
+read -r values reps <"$tmp/longarray.want"
+error "'$tmp/longarray.json': case '$one': evidence.release_to_return_us has $values values, but evidence.repetitions is $reps" \
     render "$tmp/longarray.json" --out "$tmp/r.md"
 error "'$tmp/badname.json': case '$one': verdict.host is \"sometimes\", not returns or waits (or null)" \
     diff "$tmp/small.json" "$tmp/badname.json"

@@ -453,6 +453,23 @@ static void medians(void)
         }
         json_decref(a);
     }
+    struct {
+        const char *json;
+        double want;
+    } ev[] = {{"{\"call_us\": [290.0, 924.0], \"timeout_us\": 200.0, \"rep_timeout_us\": [200.0, 781.0]}", 290.0},
+              {"{\"call_us\": [4.0, 12.0], \"timeout_us\": 200.0}", 8.0},
+              {"{\"call_us\": [900.0, 800.0], \"timeout_us\": 200.0, \"rep_timeout_us\": [700.0, 781.0]}", 850.0},
+              {"{\"call_us\": [1.0, 9.0, 3.0], \"timeout_us\": 5.0, \"rep_timeout_us\": [5.0, 50.0, 5.0]}", 2.0}};
+    for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
+        json_t *e = json_loads(ev[i].json, 0, NULL);
+        CHECK(e != NULL);
+        double got = cts_call_median(e);
+        if (got != ev[i].want) {
+            fprintf(stderr, "call median of %s: %g, want %g\n", ev[i].json, got, ev[i].want);
+            check_failures++;
+        }
+        json_decref(e);
+    }
     json_t *none = json_loads("[null, \"x\"]", 0, NULL), *empty = json_array();
     CHECK(isnan(cts_json_median(none)));
     CHECK(isnan(cts_json_median(empty)));

@@ -277,6 +277,7 @@ class CTest:
 
 bench = lru_cache(maxsize=None)(lambda: Bench(f"{H200}/default/stability.txt"))
 bench_h100 = lru_cache(maxsize=None)(lambda: Bench(f"{H100}/default/stability.txt"))
+load_h100 = lru_cache(maxsize=None)(lambda: Bench(f"{H100}/default/load.txt"))
 ctest = lru_cache(maxsize=None)(lambda: CTest(f"{H100}/default/ctest.txt"))
 ctest_h200 = lru_cache(maxsize=None)(lambda: CTest(f"{H200}/default/ctest.txt"))
 
@@ -333,8 +334,12 @@ def ms(us):
 
 
 def median(xs):
+    """The reports' median (harness/order.c): the mean of the two middle values for an even count."""
     xs = sorted(x for x in xs or [] if x is not None)
-    return xs[len(xs) // 2] if xs else None
+    if not xs:
+        return None
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 def same(values):
@@ -348,7 +353,13 @@ def ev(cid, field, config="default", gpu=H200):
 
 
 def call_us(cid, config="default"):
-    return median(ev(cid, "call_us", config))
+    """The reports' call time (cts_call_median): over the repetitions decided at the case's own timeout."""
+    e = matrix(config, H200).case(cid)["evidence"]
+    calls, own = e["call_us"], e.get("rep_timeout_us")
+    if own and len(own) == len(calls):
+        kept = [c for c, t in zip(calls, own) if t == e["timeout_us"]]
+        calls = kept or calls
+    return median(calls)
 
 
 def idle_us(cid, config="default"):
@@ -486,6 +497,10 @@ FIGURES = {
     "h100_bench_wall_s": lambda: span((r["wall"] for r in bench_h100().runs), 1),
     "h100_bench_differ": lambda: none(bench_h100().differ),
     "h100_bench_inconclusive": lambda: none(bench_h100().inconclusive_results),
+    "load_runs": lambda: word(len(load_h100().runs)),
+    "load_wall_s": lambda: span((r["wall"] for r in load_h100().runs), 0),
+    "load_differ": lambda: num(load_h100().differ),
+    "load_inconclusive": lambda: none(load_h100().inconclusive_results),
     **{f"bench_slow{i + 1}_group": (lambda i=i: f"`{bench().slowest[i][0]}`") for i in range(3)},
     **{f"bench_slow{i + 1}_s": (lambda i=i: fix(bench().slowest[i][1])) for i in range(3)},
     "bench_slow1_ms": lambda: fix(bench().slowest[0][2]),
@@ -561,9 +576,8 @@ FIGURES = {
                                 else f"all but {num(comparison(GPUS[0]).measured_changed)}",
     "gpu_unmeasured": lambda: series(num(comparison(n).unmeasured) for n in GPUS[:2]),
     "gpu_default_cases": lambda: num(sum(comparison(GPUS[0]).counts[0].values())),
-    "h100_harness_changed": lambda: num(comparison("h100.default.harness-781fada-vs-0823df7.md").changed),
-    "h200_harness_measured": lambda: num(
-        comparison("h200.default.harness-628e211-vs-277488c.md").groups["no longer NOTSUPP"]),
+    "h100_harness_changed": lambda: num(comparison("h100.default.harness-02aa27b-vs-781fada.md").changed),
+    "h200_harness_changed": lambda: num(comparison("h200.default.harness-02aa27b-vs-628e211.md").changed),
     "lazy_eager": lambda: num(comparison("h200.lazy-vs-eager.md").measured_changed),
     "lazy_eager_unmeasured": lambda: num(comparison("h200.lazy-vs-eager.md").unmeasured),
     "lazy_eager_getfn": lambda: num(lazy_eager(True)),
