@@ -360,6 +360,13 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
  * they differ (never a majority vote), else the status of the one that
  * decides (BROKEN, TIMEOUT, FAIL, NOTSUPP, INCONCLUSIVE, in that order). */
 void cts_classify(struct cts_result *res);
+/* Whether a call that returned after the gate opened proves nothing about
+ * waiting because its thread could not run while the gate was closed: of
+ * the closed_us from the call to the opening, the thread spent starved_us
+ * waiting for a processor (schedstat's run delay over the call), and what
+ * is left is less than the call needs on an idle GPU, given as prompt_us
+ * (2x its slowest idle time + 100 us).  NAN starved_us (no schedstat): 0. */
+int cts_starved(double closed_us, double starved_us, double prompt_us);
 /* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for
  * third streams the call itself held, "X" for a documented rejection
  * (docs/matrix.md, the cell legend). */
