@@ -1466,7 +1466,7 @@ fail:
 static int measure_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res, int i,
                        int defer)
 {
-    int window_retries = 0, timeout_retries = 0, perturbed = 0;
+    int window_retries = 0, timeout_retries = 0, perturbed = 0, starved = 0;
     for (;;) {
         double w0 = cts_now_us();
         int rc = run_rep(e, c, res, &res->reps[i]);
@@ -1491,8 +1491,8 @@ static int measure_rep(struct cts_engine *e, const struct cts_case *c, struct ct
         } else if (rc == REP_PERTURBED && perturbed < WAIT_RETRIES) {
             perturbed++;
             res->perturbed_retries++;
-        } else if (rc == REP_STARVED && perturbed < WAIT_RETRIES) {
-            perturbed++;
+        } else if (rc == REP_STARVED && starved < STARVED_RETRIES) {
+            starved++;
             res->perturbed_retries++;
             res->timeout_us = fmin(2 * res->timeout_us, WAIT_MAX_US);
         } else {
