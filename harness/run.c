@@ -228,6 +228,7 @@ static json_t *harness_json(const struct cts_engine *e)
         e->prefetch_managed);
     json_object_set_new(harness, "track_fraction", json_real(TRACK_FRACTION));
     json_object_set_new(harness, "timeout_factor_managed", json_real(TIMEOUT_FACTOR_MANAGED));
+    json_object_set_new(harness, "starved_retries", json_integer(STARVED_RETRIES));
     return json_pack("{s:s,s:o,s:o}", "event", "start", "selfcheck", selfcheck, "harness", harness);
 }
 
