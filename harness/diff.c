@@ -23,6 +23,7 @@
  * written only once it is complete.  Exit 0 when no case changed, 1 when
  * some did, 2 on error. */
 #define _GNU_SOURCE
+#include "cli.h"
 #include "report.h"
 #include "spec.h"
 
