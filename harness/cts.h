@@ -39,7 +39,6 @@ int cts_status_parse(const char *name); /* -1 if unknown */
 enum cts_api { /* one per call, declared in harness/apis.def */
 #define X(name, token, function, takes_stream, since) CTS_API_##name,
 #include "apis.def"
-#undef X
     CTS_API_COUNT
 };
 /* Whether an API takes a stream (an op stream) or has one implied. */
@@ -164,14 +163,8 @@ struct cts_family {
     const char *(*rejects)(const struct cts_case *c, const char **clause);
 };
 
-extern const struct cts_family cts_family_memcpy;
-extern const struct cts_family cts_family_memset;
-extern const struct cts_family cts_family_alloc;
-extern const struct cts_family cts_family_stream;
-extern const struct cts_family cts_family_managed;
-extern const struct cts_family cts_family_copy;
-extern const struct cts_family cts_family_trigger;
-extern const struct cts_family cts_family_fault; /* test-only: CTS_FAULT_CASES=1 */
+#define FAMILY(name) extern const struct cts_family cts_family_##name;
+#include "apis.def"
 extern const struct cts_family *const cts_families[];
 extern const size_t cts_family_count;
 

@@ -38,7 +38,6 @@ static const struct {
 } apis[CTS_API_COUNT] = {
 #define X(name, token, function, takes_stream, since) [CTS_API_##name] = {token, function, takes_stream, since},
 #include "apis.def"
-#undef X
 };
 
 const char *cts_api_token(enum cts_api a)
