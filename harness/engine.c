@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 
-static void setf(char *buf, const char *fmt, ...)
+static void cts_eng_setf(char *buf, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -42,14 +42,14 @@ static void setf(char *buf, const char *fmt, ...)
 }
 
 /* Checks a harness CUDA call; on failure writes the reason and jumps out. */
-#define HCHECK(reason, call)                                                              \
-    do {                                                                                  \
-        cudaError_t err_ = (call);                                                        \
-        if (err_ != cudaSuccess) {                                                        \
-            setf((reason), "harness: %s returned %s", #call, cudaGetErrorName(err_));     \
-            (void)cudaGetLastError();                                                     \
-            goto fail;                                                                    \
-        }                                                                                 \
+#define HCHECK(reason, call)                                                                  \
+    do {                                                                                      \
+        cudaError_t err_ = (call);                                                            \
+        if (err_ != cudaSuccess) {                                                            \
+            cts_eng_setf((reason), "harness: %s returned %s", #call, cudaGetErrorName(err_)); \
+            (void)cudaGetLastError();                                                         \
+            goto fail;                                                                        \
+        }                                                                                     \
     } while (0)
 
 /* ---- the second host thread ------------------------------------------------ */
@@ -92,7 +92,7 @@ static cudaError_t on_worker(struct cts_engine *e, cudaError_t (*fn)(void *), vo
     return r;
 }
 
-static int worker_start(struct cts_engine *e)
+static int cts_eng_worker_start(struct cts_engine *e)
 {
     struct cts_worker *w = &e->worker;
     if (pthread_mutex_init(&w->mu, NULL) || pthread_cond_init(&w->cv, NULL) ||
@@ -103,7 +103,7 @@ static int worker_start(struct cts_engine *e)
     return 0;
 }
 
-static void worker_stop(struct cts_engine *e)
+static void cts_eng_worker_stop(struct cts_engine *e)
 {
     struct cts_worker *w = &e->worker;
     if (!w->running)
@@ -151,7 +151,7 @@ static cudaError_t worker_launch_marker(struct cts_engine *e, int perthread,
 
 /* ---- streams -------------------------------------------------------------- */
 
-static cudaStream_t op_stream(const struct cts_engine *e, enum cts_op op)
+static cudaStream_t cts_eng_op_stream(const struct cts_engine *e, enum cts_op op)
 {
     switch (op) {
     case CTS_OP_LEGACY: return cudaStreamLegacy;
@@ -169,7 +169,7 @@ static cudaStream_t busy_stream(const struct cts_engine *e, enum cts_op op, enum
     case CTS_BUSY_BLOCKING: return e->blocking[1];
     case CTS_BUSY_NONBLOCKING: return e->nonblocking[1];
     case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;
-    default: return op_stream(e, op); /* busy_same; busy_thread_*: see busy_stream_gate */
+    default: return cts_eng_op_stream(e, op); /* busy_same; busy_thread_*: see busy_stream_gate */
     }
 }
 
@@ -217,7 +217,7 @@ static cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum c
 
 /* ---- polling mapped records (no CUDA call) -------------------------------- */
 
-static int wait_marker(const struct cts_engine *e, int i, unsigned seq, double limit_us)
+static int cts_eng_wait_marker(const struct cts_engine *e, int i, unsigned seq, double limit_us)
 {
     double t0 = cts_now_us();
     while (e->mk_host[i].done != seq)
@@ -226,7 +226,7 @@ static int wait_marker(const struct cts_engine *e, int i, unsigned seq, double l
     return 1;
 }
 
-static int wait_gate_started(const struct cts_engine *e, unsigned seq)
+static int cts_eng_wait_gate_started(const struct cts_engine *e, unsigned seq)
 {
     double t0 = cts_now_us();
     while (e->gate_host->started != seq)
@@ -237,7 +237,7 @@ static int wait_gate_started(const struct cts_engine *e, unsigned seq)
 
 /* ---- sample bytes ----------------------------------------------------------- */
 
-static int sample_offsets(size_t n, size_t off[3])
+static int cts_eng_sample_offsets(size_t n, size_t off[3])
 {
     int k = 0;
     size_t cand[3] = {0, n / 2, n - 1};
@@ -283,9 +283,9 @@ static cudaError_t poke(const struct cts_case *c, int side, enum cts_mem m, void
 
 /* The destination's sample bytes, read while the device is idle; device
  * and managed memory by one peek kernel into the mapped page. */
-static cudaError_t peek_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem m,
-                                const void *base, const size_t *off, int nsamp, unsigned char *v,
-                                const char **ename)
+static cudaError_t cts_eng_peek_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem m,
+                                        const void *base, const size_t *off, int nsamp, unsigned char *v,
+                                        const char **ename)
 {
     *ename = NULL;
     struct cts_bytes dev = {.n = 0};
@@ -318,7 +318,7 @@ static cudaError_t peek_samples(struct cts_engine *e, const struct cts_case *c, 
  * managed memory: a host touch faults its page across, and the migration
  * stalls the copy and other work for up to a millisecond (seen on an H200,
  * 580.159.04), which would be the harness perturbing what it measures. */
-static int touchable_while_busy(enum cts_mem m)
+static int cts_eng_touchable_while_busy(enum cts_mem m)
 {
     return cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED;
 }
@@ -330,9 +330,9 @@ static int touchable_while_busy(enum cts_mem m)
  * repetition to the next.  (Left where the host last touched it, a held
  * managed copy finished 80 us to over 1 ms after its gate opened: H200,
  * 580.159.04.) */
-static cudaError_t prepare_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem sm,
-                                   void *src, enum cts_mem dm, void *dst, const size_t *off,
-                                   int nsamp, unsigned char v, unsigned char u, const char **ename)
+static cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem sm,
+                                           void *src, enum cts_mem dm, void *dst, const size_t *off,
+                                           int nsamp, unsigned char v, unsigned char u, const char **ename)
 {
     cudaError_t err = cudaSuccess;
     int prefetched = e->prefetch_managed && (sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED);
@@ -369,13 +369,13 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
             if (m == CTS_MEM_REGISTERED) {
                 HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrHostRegisterSupported, e->device));
                 if (!attr) {
-                    setf(e->notsupp[m], "cudaDevAttrHostRegisterSupported is 0 on this device");
+                    cts_eng_setf(e->notsupp[m], "cudaDevAttrHostRegisterSupported is 0 on this device");
                     return 0;
                 }
             }
             p = aligned_alloc(4096, CTS_BUF_BYTES);
             if (!p) {
-                setf(why, "harness: out of host memory");
+                cts_eng_setf(why, "harness: out of host memory");
                 return -1;
             }
             memset(p, 0, CTS_BUF_BYTES); /* fault every page in before measuring */
@@ -391,7 +391,7 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
         case CTS_MEM_MAPPED:
             HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrCanMapHostMemory, e->device));
             if (!attr) {
-                setf(e->notsupp[m], "cudaDevAttrCanMapHostMemory is 0 on this device");
+                cts_eng_setf(e->notsupp[m], "cudaDevAttrCanMapHostMemory is 0 on this device");
                 return 0;
             }
             HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocMapped));
@@ -402,7 +402,7 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
         case CTS_MEM_MANAGED:
             HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrManagedMemory, e->device));
             if (!attr) {
-                setf(e->notsupp[m], "cudaDevAttrManagedMemory is 0 on this device");
+                cts_eng_setf(e->notsupp[m], "cudaDevAttrManagedMemory is 0 on this device");
                 return 0;
             }
             HCHECK(why, cudaMallocManaged(&p, CTS_BUF_BYTES, cudaMemAttachGlobal));
@@ -411,7 +411,7 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
             HCHECK(why, cudaMalloc(&p, CTS_BUF_BYTES));
             break;
         default:
-            setf(why, "harness: unknown memory kind %d", (int)m);
+            cts_eng_setf(why, "harness: unknown memory kind %d", (int)m);
             return -1;
         }
         e->buf[m][i] = p;
@@ -462,9 +462,9 @@ static int selfcheck(struct cts_engine *e)
         unsigned seq = ++e->seq;
         double t0 = cts_now_us();
         HCHECK(e->broken, cts_launch_marker(e->nonblocking[0], &e->mk_dev[0], seq));
-        if (!wait_marker(e, 0, seq, START_LIMIT_US)) {
-            setf(e->broken, "self-check: a marker on an idle GPU did not run within %.0f s",
-                 START_LIMIT_US / 1e6);
+        if (!cts_eng_wait_marker(e, 0, seq, START_LIMIT_US)) {
+            cts_eng_setf(e->broken, "self-check: a marker on an idle GPU did not run within %.0f s",
+                         START_LIMIT_US / 1e6);
             return -1;
         }
         lat[i] = cts_now_us() - t0;
@@ -486,9 +486,9 @@ static int selfcheck(struct cts_engine *e)
             HCHECK(e->broken, cts_launch_gate(checks[k].gate, e->flag_dev, 10000000000ull, e->gate_dev, seq));
         else
             HCHECK(e->broken, worker_launch_gate(e, 1, 10000000000ull, seq));
-        if (!wait_gate_started(e, seq)) {
+        if (!cts_eng_wait_gate_started(e, seq)) {
             cts_latch_open(&e->latch);
-            setf(e->broken, "self-check: the gate on the %s stream did not start", checks[k].name);
+            cts_eng_setf(e->broken, "self-check: the gate on the %s stream did not start", checks[k].name);
             return -1;
         }
         if (checks[k].gate)
@@ -498,30 +498,30 @@ static int selfcheck(struct cts_engine *e)
         for (int i = 0; i < checks[k].n; i++)
             HCHECK(e->broken, cts_launch_marker(checks[k].run[i], &e->mk_dev[1 + i], seq));
         for (int i = 0; i < checks[k].n; i++)
-            if (!wait_marker(e, 1 + i, seq, 200000.0) && sc->streams_independent) {
+            if (!cts_eng_wait_marker(e, 1 + i, seq, 200000.0) && sc->streams_independent) {
                 sc->streams_independent = 0;
-                setf(sc->detail, "a marker on %s did not run while a gate held the %s stream",
-                     checks[k].run_name[i], checks[k].name);
+                cts_eng_setf(sc->detail, "a marker on %s did not run while a gate held the %s stream",
+                             checks[k].run_name[i], checks[k].name);
             }
         if (e->mk_host[0].done == seq && sc->gate_holds) {
             sc->gate_holds = 0;
-            setf(sc->detail, "a marker behind the gate on the %s stream ran while it was closed",
-                 checks[k].name);
+            cts_eng_setf(sc->detail, "a marker behind the gate on the %s stream ran while it was closed",
+                         checks[k].name);
         }
         cts_latch_open(&e->latch);
         HCHECK(e->broken, cudaDeviceSynchronize());
         if (e->gate_host->reason != CTS_GATE_OPENED) {
-            setf(e->broken, "self-check: the gate on the %s stream was not opened by its flag",
-                 checks[k].name);
+            cts_eng_setf(e->broken, "self-check: the gate on the %s stream was not opened by its flag",
+                         checks[k].name);
             return -1;
         }
     }
     if (!sc->gate_holds || !sc->streams_independent) {
-        setf(e->broken, "self-check failed: %s", sc->detail);
+        cts_eng_setf(e->broken, "self-check failed: %s", sc->detail);
         return -1;
     }
-    setf(sc->detail, "gate holds its stream; markers on 7 independent stream pairs ran (one gate "
-                     "issued from a second host thread)");
+    cts_eng_setf(sc->detail, "gate holds its stream; markers on 7 independent stream pairs ran (one gate "
+                             "issued from a second host thread)");
     return 0;
 fail:
     cts_latch_open(&e->latch);
@@ -546,11 +546,11 @@ static int launch_probe(struct cts_engine *e)
     e->selfcheck.launches_async = !ended;
     if (ended) {
         const char *lb = getenv("CUDA_LAUNCH_BLOCKING");
-        setf(e->unmeasurable,
-             "kernel launches are synchronous here (CUDA_LAUNCH_BLOCKING=%s): the gate's launch "
-             "returned only after the gate had ended at its own deadline (%.1f ms), so no work "
-             "can be held",
-             lb ? lb : "unset", (t1 - t0) / 1e3);
+        cts_eng_setf(e->unmeasurable,
+                     "kernel launches are synchronous here (CUDA_LAUNCH_BLOCKING=%s): the gate's launch "
+                     "returned only after the gate had ended at its own deadline (%.1f ms), so no work "
+                     "can be held",
+                     lb ? lb : "unset", (t1 - t0) / 1e3);
     }
     return 0;
 fail:
@@ -571,9 +571,9 @@ static int measure_wake(struct cts_engine *e)
         HCHECK(e->broken, cudaDeviceSynchronize());
         cts_latch_close(&e->latch);
         HCHECK(e->broken, cts_launch_gate(e->nonblocking[1], e->flag_dev, 10000000000ull, e->gate_dev, seq));
-        if (!wait_gate_started(e, seq)) {
+        if (!cts_eng_wait_gate_started(e, seq)) {
             cts_latch_open(&e->latch);
-            setf(e->broken, "self-check: the gate did not start");
+            cts_eng_setf(e->broken, "self-check: the gate did not start");
             return -1;
         }
         cts_latch_arm(&e->latch, TIMEOUT_FLOOR_US);
@@ -583,7 +583,7 @@ static int measure_wake(struct cts_engine *e)
         cts_latch_open(&e->latch);
         HCHECK(e->broken, err);
         if (closed) {
-            setf(e->broken, "self-check: cudaStreamSynchronize returned while its gate was closed");
+            cts_eng_setf(e->broken, "self-check: cudaStreamSynchronize returned while its gate was closed");
             return -1;
         }
         worst = fmax(worst, t - e->latch.released_us);
@@ -629,11 +629,11 @@ int cts_engine_init(struct cts_engine *e, int device)
             return -1;
 
     if (cts_latch_start(&e->latch, e->flag_host)) {
-        setf(e->broken, "harness: cannot start the watchdog thread");
+        cts_eng_setf(e->broken, "harness: cannot start the watchdog thread");
         return -1;
     }
-    if (worker_start(e)) {
-        setf(e->broken, "harness: cannot start the second host thread");
+    if (cts_eng_worker_start(e)) {
+        cts_eng_setf(e->broken, "harness: cannot start the second host thread");
         return -1;
     }
     HCHECK(e->broken, on_worker(e, set_device_job, &e->worker.device));
@@ -673,7 +673,7 @@ fail:
 
 void cts_engine_fini(struct cts_engine *e)
 {
-    worker_stop(e);
+    cts_eng_worker_stop(e);
     cts_latch_stop(&e->latch);
     (void)cudaDeviceSynchronize();
     for (int m = 0; m < CTS_MEM_COUNT; m++)
@@ -725,7 +725,7 @@ static const char *missing_need(struct cts_engine *e, const struct cts_case *c, 
     return NULL;
 }
 
-static void *buffer(struct cts_engine *e, enum cts_mem m, int slot)
+static void *cts_eng_buffer(struct cts_engine *e, enum cts_mem m, int slot)
 {
     return m < 0 ? NULL : e->buf[m][slot];
 }
@@ -734,7 +734,7 @@ static void *buffer(struct cts_engine *e, enum cts_mem m, int slot)
  * documentation declares (cts_family.rejects): 1, the error cleared from
  * the runtime's last-error state; 0 otherwise, with why in why[] where a
  * rejection was declared but another error came. */
-static int rejected_as_documented(const struct cts_case *c, const char *ename, char *why)
+static int cts_eng_rejected_as_documented(const struct cts_case *c, const char *ename, char *why)
 {
     const char *clause = NULL, *want = c->family->rejects ? c->family->rejects(c, &clause) : NULL;
     why[0] = '\0';
@@ -744,21 +744,21 @@ static int rejected_as_documented(const struct cts_case *c, const char *ename, c
         (void)cudaGetLastError();
         return 1;
     }
-    setf(why, "; its documented rejection (%s) is %s", clause ? clause : "?", want);
+    cts_eng_setf(why, "; its documented rejection (%s) is %s", clause ? clause : "?", want);
     return 0;
 }
 
 /* A family hook that may be absent: 0 if it is, or if it succeeded. */
-static int hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *, const char **),
-                const struct cts_case *c, struct cts_scratch *s, cudaStream_t st, const char **ename)
+static int cts_eng_hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *, const char **),
+                        const struct cts_case *c, struct cts_scratch *s, cudaStream_t st, const char **ename)
 {
     return fn ? fn(c, s, (void *)st, ename) : 0;
 }
 
 /* CTS_TRACE=1: one line per idle measurement, control and attempt on stderr
- * (trace_attempt), with its wall time: for studying the harness, never part
+ * (cts_eng_trace_attempt), with its wall time: for studying the harness, never part
  * of a verdict. */
-static int trace_on(void)
+static int cts_eng_trace_on(void)
 {
     static int on = -1;
     if (on < 0)
@@ -777,37 +777,37 @@ static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct ct
     idle->status = CTS_PASS;
     if ((why = missing_need(e, c, &sm, &dm))) {
         idle->status = CTS_NOTSUPP;
-        setf(idle->reason, "%s", why);
+        cts_eng_setf(idle->reason, "%s", why);
         return;
     }
-    void *src = buffer(e, sm, 0), *dst = buffer(e, dm, 1);
-    cudaStream_t s = op_stream(e, c->op);
+    void *src = cts_eng_buffer(e, sm, 0), *dst = cts_eng_buffer(e, dm, 1);
+    cudaStream_t s = cts_eng_op_stream(e, c->op);
     size_t off[3];
-    int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : sample_offsets(c->size, off);
+    int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : cts_eng_sample_offsets(c->size, off);
     for (int i = 0; i < IDLE_WARMUP + IDLE_SAMPLES; i++) {
         unsigned seq = ++e->seq;
         struct cts_scratch scratch = {0};
         const char *ename = "?";
         HCHECK(idle->reason, cudaDeviceSynchronize());
-        if (prepare_samples(e, c, sm, src, dm, dst, off, nsamp, 0x11, 0x22, &ename) != cudaSuccess) {
+        if (cts_eng_prepare_samples(e, c, sm, src, dm, dst, off, nsamp, 0x11, 0x22, &ename) != cudaSuccess) {
             (void)cudaGetLastError();
             idle->status = CTS_BROKEN;
-            setf(idle->reason, "harness: setting the sample bytes failed: %s", ename ? ename : "?");
+            cts_eng_setf(idle->reason, "harness: setting the sample bytes failed: %s", ename ? ename : "?");
             return;
         }
         if (c->family->prepare && c->family->prepare(c, &scratch, &ename)) {
             (void)cudaGetLastError();
             idle->status = CTS_BROKEN;
-            setf(idle->reason, "harness: setting up %s failed: %s", cts_api_function(c->api), ename);
+            cts_eng_setf(idle->reason, "harness: setting up %s failed: %s", cts_api_function(c->api), ename);
             (void)cudaDeviceSynchronize();
             return;
         }
         HCHECK(idle->reason, cudaDeviceSynchronize());
         struct cts_call args = {dst, src, 0x11, s, &scratch};
-        if (hook(c->family->before, c, &scratch, s, &ename)) {
+        if (cts_eng_hook(c->family->before, c, &scratch, s, &ename)) {
             (void)cudaGetLastError();
             idle->status = CTS_BROKEN;
-            setf(idle->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
+            cts_eng_setf(idle->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
             (void)cudaDeviceSynchronize();
             if (c->family->cleanup)
                 (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
@@ -818,18 +818,18 @@ static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct ct
         double t1 = cts_now_us();
         const char *aname = "?";
         char other[CTS_REASON_MAX];
-        if (err && rejected_as_documented(c, ename, other))
+        if (err && cts_eng_rejected_as_documented(c, ename, other))
             err = 0; /* a documented rejection: measured like any call; no after-hook */
         else if (!err)
-            err = -hook(c->family->after, c, &scratch, s, &aname);
+            err = -cts_eng_hook(c->family->after, c, &scratch, s, &aname);
         if (err) {
             (void)cudaGetLastError();
             idle->status = err > 0 ? CTS_FAIL : CTS_BROKEN;
             if (err > 0)
-                setf(idle->reason, "%s returned %s on an idle GPU%s", cts_api_function(c->api),
-                     ename, other);
+                cts_eng_setf(idle->reason, "%s returned %s on an idle GPU%s", cts_api_function(c->api),
+                             ename, other);
             else
-                setf(idle->reason, "harness: after %s: %s", cts_api_function(c->api), aname);
+                cts_eng_setf(idle->reason, "harness: after %s: %s", cts_api_function(c->api), aname);
             (void)cudaDeviceSynchronize();
             if (c->family->cleanup)
                 (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
@@ -839,7 +839,7 @@ static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct ct
         /* Nothing is held here, so the stream may be asked after a while:
          * work that failed (a lost context) ends the wait at once. */
         cudaError_t qerr = cudaSuccess;
-        for (double tw = cts_now_us(); !wait_marker(e, 0, seq, 1000.0);) {
+        for (double tw = cts_now_us(); !cts_eng_wait_marker(e, 0, seq, 1000.0);) {
             qerr = cudaStreamQuery(s);
             if ((qerr != cudaSuccess && qerr != cudaErrorNotReady) || cts_now_us() - tw > DRAIN_LIMIT_US)
                 break;
@@ -847,13 +847,13 @@ static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct ct
         if (qerr != cudaSuccess && qerr != cudaErrorNotReady) {
             (void)cudaGetLastError();
             idle->status = CTS_BROKEN;
-            setf(idle->reason, "the call's work failed on an idle GPU: %s", cudaGetErrorName(qerr));
+            cts_eng_setf(idle->reason, "the call's work failed on an idle GPU: %s", cudaGetErrorName(qerr));
             return;
         }
         if (e->mk_host[0].done != seq) {
             idle->status = CTS_TIMEOUT;
-            setf(idle->reason, "the call did not complete on an idle GPU within %.0f s",
-                 DRAIN_LIMIT_US / 1e6);
+            cts_eng_setf(idle->reason, "the call did not complete on an idle GPU within %.0f s",
+                         DRAIN_LIMIT_US / 1e6);
             (void)cudaDeviceSynchronize();
             return;
         }
@@ -862,8 +862,8 @@ static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct ct
             HCHECK(idle->reason, cudaDeviceSynchronize());
             if (c->family->cleanup(c, &scratch, &ename)) {
                 idle->status = CTS_BROKEN;
-                setf(idle->reason, "harness: cleaning up after %s failed: %s",
-                     cts_api_function(c->api), ename);
+                cts_eng_setf(idle->reason, "harness: cleaning up after %s failed: %s",
+                             cts_api_function(c->api), ename);
                 return;
             }
         }
@@ -888,7 +888,7 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
 {
     double w0 = cts_now_us();
     idle_inner(e, c, idle);
-    if (trace_on())
+    if (cts_eng_trace_on())
         fprintf(stderr, "trace %s idle: %s call %.1f max %.1f complete %.1f max %.1f wall %.0f\n", c->id,
                 cts_status_name(idle->status), idle->call_us, idle->call_max_us, idle->complete_us,
                 idle->complete_max_us, cts_now_us() - w0);
@@ -921,7 +921,7 @@ static double run_delay_us(void)
 
 /* An attempt's trace line says how long this thread waited for a processor
  * during the call. */
-static double trace_run_delay_us;
+static double cts_eng_trace_run_delay_us;
 
 
 enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT, REP_HOLD_TO_TRACK, REP_PERTURBED,
@@ -936,11 +936,11 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
 {
     enum cts_mem sm, dm;
     c->family->buffers(c, &sm, &dm);
-    void *src = buffer(e, sm, 0), *dst = buffer(e, dm, 1);
-    cudaStream_t ops = op_stream(e, c->op);
+    void *src = cts_eng_buffer(e, sm, 0), *dst = cts_eng_buffer(e, dm, 1);
+    cudaStream_t ops = cts_eng_op_stream(e, c->op);
     cudaStream_t third[2] = {e->blocking[2], e->nonblocking[2]};
     size_t off[3];
-    int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : sample_offsets(c->size, off);
+    int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : cts_eng_sample_offsets(c->size, off);
     int latch_armed = 0, markers = 0, to_prove = 0;
 
     HCHECK(r->reason, cudaDeviceSynchronize());
@@ -948,10 +948,10 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     unsigned char v = (unsigned char)(0x10 + seq % 0x60), u = v ^ 0x80, w = v ^ 0xC0;
     {
         const char *pname = NULL;
-        if (prepare_samples(e, c, sm, src, dm, dst, off, nsamp, v, u, &pname) != cudaSuccess) {
+        if (cts_eng_prepare_samples(e, c, sm, src, dm, dst, off, nsamp, v, u, &pname) != cudaSuccess) {
             (void)cudaGetLastError();
             r->status = CTS_BROKEN;
-            setf(r->reason, "harness: setting the sample bytes failed: %s", pname ? pname : "?");
+            cts_eng_setf(r->reason, "harness: setting the sample bytes failed: %s", pname ? pname : "?");
             return 0;
         }
     }
@@ -959,21 +959,21 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     double budget_us = res->timeout_us + res->window_us + 1e6;
     cts_latch_close(&e->latch);
     HCHECK(r->reason, busy_stream_gate(e, c->op, c->busy, (unsigned long long)(budget_us * 1e3), seq));
-    if (!wait_gate_started(e, seq)) {
+    if (!cts_eng_wait_gate_started(e, seq)) {
         r->status = CTS_BROKEN;
-        setf(r->reason, "the gate did not start within %.0f s", START_LIMIT_US / 1e6);
+        cts_eng_setf(r->reason, "the gate did not start within %.0f s", START_LIMIT_US / 1e6);
         cts_latch_open(&e->latch);
         (void)cudaDeviceSynchronize();
         return 0;
     }
 
     const char *ename = "?";
-    if (hook(c->family->before, c, scratch, ops, &ename)) {
+    if (cts_eng_hook(c->family->before, c, scratch, ops, &ename)) {
         (void)cudaGetLastError();
         cts_latch_open(&e->latch);
         (void)cudaDeviceSynchronize();
         r->status = CTS_BROKEN;
-        setf(r->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
+        cts_eng_setf(r->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
         return 0;
     }
     double rd0 = run_delay_us();
@@ -988,28 +988,28 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     int closed = cts_latch_claim(&e->latch);
     double starved_us = run_delay_us() - rd0;
     r->call_us = t1 - t0;
-    trace_run_delay_us = starved_us;
+    cts_eng_trace_run_delay_us = starved_us;
     char other[CTS_REASON_MAX];
-    if (err && rejected_as_documented(c, ename, other)) {
+    if (err && cts_eng_rejected_as_documented(c, ename, other)) {
         r->rejected = ename; /* measured on: did the rejection wait, or hold other streams? */
     } else if (err) {
         (void)cudaGetLastError();
         cts_latch_open(&e->latch);
         (void)cudaDeviceSynchronize();
         r->status = CTS_FAIL;
-        setf(r->reason, "%s returned %s%s", cts_api_function(c->api), ename, other);
+        cts_eng_setf(r->reason, "%s returned %s%s", cts_api_function(c->api), ename, other);
         return 0;
     }
-    if (!r->rejected && hook(c->family->after, c, scratch, ops, &ename)) {
+    if (!r->rejected && cts_eng_hook(c->family->after, c, scratch, ops, &ename)) {
         (void)cudaGetLastError();
         cts_latch_open(&e->latch);
         (void)cudaDeviceSynchronize();
         r->status = CTS_BROKEN;
-        setf(r->reason, "harness: after %s: %s", cts_api_function(c->api), ename);
+        cts_eng_setf(r->reason, "harness: after %s: %s", cts_api_function(c->api), ename);
         return 0;
     }
 
-    int dst_live = touchable_while_busy(dm), src_live = touchable_while_busy(sm);
+    int dst_live = cts_eng_touchable_while_busy(dm), src_live = cts_eng_touchable_while_busy(sm);
     if (closed) {
         r->host = CTS_HOST_RETURNS;
         if (dst_live && !r->rejected) {
@@ -1074,10 +1074,10 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
              * between the two.  Nothing is proven; measure it again. */
             (void)cudaDeviceSynchronize();
             r->status = CTS_INCONCLUSIVE;
-            setf(r->reason, "the call returned %.1f us before the gate opened, but the host thread "
-                            "claimed the latch only after it (the thread was descheduled), every "
-                            "time it was measured",
-                 -r->release_to_return_us);
+            cts_eng_setf(r->reason, "the call returned %.1f us before the gate opened, but the host thread "
+                                    "claimed the latch only after it (the thread was descheduled), every "
+                                    "time it was measured",
+                         -r->release_to_return_us);
             return REP_PERTURBED;
         }
         double closed_us = e->latch.released_us - t0;
@@ -1089,10 +1089,10 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
              * proven; measure it again with twice the timeout. */
             (void)cudaDeviceSynchronize();
             r->status = CTS_INCONCLUSIVE;
-            setf(r->reason, "the call returned after the gate opened, but its thread had waited for a "
-                            "processor %.0f us of the %.0f us the gate was closed, every time it was "
-                            "measured",
-                 starved_us, closed_us);
+            cts_eng_setf(r->reason, "the call returned after the gate opened, but its thread had waited for a "
+                                    "processor %.0f us of the %.0f us the gate was closed, every time it was "
+                                    "measured",
+                         starved_us, closed_us);
             return REP_STARVED;
         }
         /* "Waits" is proven, not inferred from returning after the gate
@@ -1135,17 +1135,17 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
                 (void)cudaDeviceSynchronize();
                 r->status = CTS_INCONCLUSIVE;
                 if (late)
-                    setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
-                                    "us) with a %.0f us timeout, and did not track the release when "
-                                    "measured again with longer ones",
-                         r->release_to_return_us, prompt_us, res->timeout_us);
+                    cts_eng_setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
+                                            "us) with a %.0f us timeout, and did not track the release when "
+                                            "measured again with longer ones",
+                                 r->release_to_return_us, prompt_us, res->timeout_us);
                 else
-                    setf(r->reason, "the call returned %.1f us after the gate opened with a %.0f us "
-                                    "timeout (%.1f us inside it), and %s",
-                         r->release_to_return_us, res->timeout_us, r->call_us,
-                         again ? "did not track the release when measured again with longer ones: "
-                                 "slow, or waiting on something else"
-                               : "was not measured again with a longer one");
+                    cts_eng_setf(r->reason, "the call returned %.1f us after the gate opened with a %.0f us "
+                                            "timeout (%.1f us inside it), and %s",
+                                 r->release_to_return_us, res->timeout_us, r->call_us,
+                                 again ? "did not track the release when measured again with longer ones: "
+                                         "slow, or waiting on something else"
+                                       : "was not measured again with a longer one");
                 return REP_TIMEOUT_SHORT;
             }
         }
@@ -1159,8 +1159,8 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
                          e->mk_host[2].done == seq)))
         if (cts_now_us() - td > DRAIN_LIMIT_US) {
             r->status = CTS_TIMEOUT;
-            setf(r->reason, "the device had not drained %.0f s after the gate opened",
-                 DRAIN_LIMIT_US / 1e6);
+            cts_eng_setf(r->reason, "the device had not drained %.0f s after the gate opened",
+                         DRAIN_LIMIT_US / 1e6);
             (void)cudaDeviceSynchronize();
             return 0;
         }
@@ -1169,14 +1169,14 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         if (serr != cudaSuccess) {
             (void)cudaGetLastError();
             r->status = CTS_BROKEN;
-            setf(r->reason, "cudaDeviceSynchronize after the case returned %s (the call or the "
-                            "harness; cannot tell which)", cudaGetErrorName(serr));
+            cts_eng_setf(r->reason, "cudaDeviceSynchronize after the case returned %s (the call or the "
+                                    "harness; cannot tell which)", cudaGetErrorName(serr));
             return 0;
         }
     }
     if (e->gate_host->reason != CTS_GATE_OPENED) {
         r->status = CTS_BROKEN;
-        setf(r->reason, "the gate reached its %%globaltimer deadline: the watchdog never opened it");
+        cts_eng_setf(r->reason, "the gate reached its %%globaltimer deadline: the watchdog never opened it");
         return 0;
     }
     if (markers && c->busy != CTS_BUSY_HOSTFN) { /* a host-function gate's: host-observed, above */
@@ -1210,9 +1210,9 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         for (int i = 0; i < 3; i++)
             if (ord[i] == CTS_ORDER_HELD && gpu[i] < 0) {
                 r->status = CTS_INCONCLUSIVE;
-                setf(r->reason, "a marker ran %.1f us before the gate opened but after the %.0f us "
-                                "window: the window was too short to tell",
-                     -gpu[i], res->window_us);
+                cts_eng_setf(r->reason, "a marker ran %.1f us before the gate opened but after the %.0f us "
+                                        "window: the window was too short to tell",
+                             -gpu[i], res->window_us);
                 return REP_WINDOW_SHORT;
             }
         int unproven = -1;
@@ -1244,10 +1244,10 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
             res->hold_window_us = res->window_us;
             res->grow_us = fmax(res->window_us, 2 * lateness);
             r->status = CTS_INCONCLUSIVE;
-            setf(r->reason, "a marker on %s was held through the %.0f us window and ran %.1f us "
-                            "after the gate opened (prompt: up to %.0f us), and was not held again "
-                            "when measured with longer windows",
-                 what[unproven], res->window_us, gpu[unproven], prompt_us);
+            cts_eng_setf(r->reason, "a marker on %s was held through the %.0f us window and ran %.1f us "
+                                    "after the gate opened (prompt: up to %.0f us), and was not held again "
+                                    "when measured with longer windows",
+                         what[unproven], res->window_us, gpu[unproven], prompt_us);
             return REP_HOLD_TO_TRACK;
         }
     }
@@ -1259,11 +1259,11 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     unsigned char got[3] = {0};
     if (dm != CTS_MEM_NONE && nsamp) {
         const char *pname = NULL;
-        if (peek_samples(e, c, dm, dst, off, nsamp, got, &pname) != cudaSuccess) {
+        if (cts_eng_peek_samples(e, c, dm, dst, off, nsamp, got, &pname) != cudaSuccess) {
             (void)cudaGetLastError();
             r->status = CTS_BROKEN;
-            setf(r->reason, "harness: reading the destination's samples failed: %s",
-                 pname ? pname : "?");
+            cts_eng_setf(r->reason, "harness: reading the destination's samples failed: %s",
+                         pname ? pname : "?");
             return 0;
         }
     }
@@ -1275,8 +1275,8 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
             got_w++;
         else {
             r->status = CTS_FAIL;
-            setf(r->reason, "destination byte %zu is 0x%02x after the copy; expected 0x%02x%s",
-                 off[i], b, v, b == u ? " (never written)" : "");
+            cts_eng_setf(r->reason, "destination byte %zu is 0x%02x after the copy; expected 0x%02x%s",
+                         off[i], b, v, b == u ? " (never written)" : "");
             return 0;
         }
     }
@@ -1291,8 +1291,8 @@ fail:
     return 0;
 }
 
-static void trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
-                          const struct cts_rep *r, double wall_us)
+static void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
+                                  const struct cts_rep *r, double wall_us)
 {
     static const char *const rcs[] = {"done", "window_short", "timeout_short", "hold_to_track",
                                       "perturbed", "wait_to_prove", "starved"};
@@ -1301,7 +1301,7 @@ static void trace_attempt(const struct cts_case *c, int rep, int rc, const struc
             "run_delay %.1f markers %s/%s/%s at %.1f/%.1f/%.1f wall %.0f%s%s\n",
             c->id, rep + 1, rcs[rc], cts_status_name(r->status), res->timeout_us, res->window_us,
             r->call_us, r->host == CTS_HOST_WAITS ? "waits" : "returns", r->release_to_return_us,
-            trace_run_delay_us, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
+            cts_eng_trace_run_delay_us, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_blocking == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_nonblocking == CTS_ORDER_RUNS ? "runs" : "held", r->op_after_gpu_us,
             r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, wall_us, r->reason[0] ? ": " : "",
@@ -1309,8 +1309,8 @@ static void trace_attempt(const struct cts_case *c, int rep, int rc, const struc
 }
 
 /* One repetition, between the family's set-up and clean-up. */
-static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
-                   struct cts_rep *r)
+static int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
+                           struct cts_rep *r)
 {
     struct cts_scratch scratch = {0};
     const char *ename = "?";
@@ -1331,7 +1331,7 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_re
         if (why) {
             (void)cudaGetLastError();
             r->status = CTS_BROKEN;
-            setf(r->reason, "harness: setting up %s failed: %s", cts_api_function(c->api), why);
+            cts_eng_setf(r->reason, "harness: setting up %s failed: %s", cts_api_function(c->api), why);
             (void)cudaDeviceSynchronize();
             if (c->family->cleanup)
                 (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
@@ -1344,8 +1344,8 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_re
         int bad = c->family->cleanup(c, &scratch, &ename);
         if ((bad || err != cudaSuccess) && r->status == CTS_PASS) {
             r->status = CTS_BROKEN;
-            setf(r->reason, "harness: cleaning up after %s failed: %s", cts_api_function(c->api),
-                 bad ? ename : cudaGetErrorName(err));
+            cts_eng_setf(r->reason, "harness: cleaning up after %s failed: %s", cts_api_function(c->api),
+                         bad ? ename : cudaGetErrorName(err));
             return REP_DONE;
         }
     }
@@ -1362,11 +1362,11 @@ static int run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_re
  * stream capturing (the capture cudaStreamEndCapture ends) queues no work
  * to control for, and markers cannot run behind it: returns -1, and the
  * pair's control is used. */
-static int measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
-                            const struct cts_case *c, struct cts_control_entry *ce)
+static int cts_eng_measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
+                                    const struct cts_case *c, struct cts_control_entry *ce)
 {
     static const char *const names[3] = {"op_after", "third_blocking", "third_nonblocking"};
-    cudaStream_t s[3] = {op_stream(e, op), e->blocking[2], e->nonblocking[2]};
+    cudaStream_t s[3] = {cts_eng_op_stream(e, op), e->blocking[2], e->nonblocking[2]};
     enum cts_order first[3] = {0};
     struct cts_scratch scratch;
     int prepared = 0;
@@ -1379,7 +1379,7 @@ static int measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy b
         if (c && c->family->prepare) {
             prepared = 1;
             if (c->family->prepare(c, &scratch, &ename)) {
-                setf(ce->reason, "control: setting up %s failed: %s", cts_api_function(c->api), ename);
+                cts_eng_setf(ce->reason, "control: setting up %s failed: %s", cts_api_function(c->api), ename);
                 goto fail;
             }
             HCHECK(ce->reason, cudaDeviceSynchronize());
@@ -1387,15 +1387,15 @@ static int measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy b
         unsigned seq = ++e->seq;
         cts_latch_close(&e->latch);
         HCHECK(ce->reason, busy_stream_gate(e, op, busy, 10000000000ull, seq));
-        if (!wait_gate_started(e, seq)) {
+        if (!cts_eng_wait_gate_started(e, seq)) {
             cts_latch_open(&e->latch);
-            setf(ce->reason, "control: the gate did not start");
+            cts_eng_setf(ce->reason, "control: the gate did not start");
             goto fail;
         }
-        if (c && (hook(c->family->before, c, &scratch, s[0], &ename) ||
-                  hook(c->family->after, c, &scratch, s[0], &ename))) {
+        if (c && (cts_eng_hook(c->family->before, c, &scratch, s[0], &ename) ||
+                  cts_eng_hook(c->family->after, c, &scratch, s[0], &ename))) {
             cts_latch_open(&e->latch);
-            setf(ce->reason, "control: a hook of %s failed: %s", cts_api_function(c->api), ename);
+            cts_eng_setf(ce->reason, "control: a hook of %s failed: %s", cts_api_function(c->api), ename);
             goto fail;
         }
         if (c) {
@@ -1425,21 +1425,21 @@ static int measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy b
                 first[i] = o;
             else if (o != first[i]) {
                 cts_latch_open(&e->latch);
-                setf(ce->reason, "control (no call): repetitions disagree on %s", names[i]);
+                cts_eng_setf(ce->reason, "control (no call): repetitions disagree on %s", names[i]);
                 goto fail;
             }
         }
         cts_latch_open(&e->latch);
         HCHECK(ce->reason, cudaDeviceSynchronize());
         if (e->gate_host->reason != CTS_GATE_OPENED) {
-            setf(ce->reason, "control: the gate reached its deadline");
+            cts_eng_setf(ce->reason, "control: the gate reached its deadline");
             goto fail;
         }
         if (prepared && c->family->cleanup) {
             prepared = 0;
             if (c->family->cleanup(c, &scratch, &ename)) {
-                setf(ce->reason, "control: cleaning up after %s failed: %s",
-                     cts_api_function(c->api), ename);
+                cts_eng_setf(ce->reason, "control: cleaning up after %s failed: %s",
+                             cts_api_function(c->api), ename);
                 goto fail;
             }
         }
@@ -1469,9 +1469,9 @@ static int measure_rep(struct cts_engine *e, const struct cts_case *c, struct ct
     int window_retries = 0, timeout_retries = 0, perturbed = 0, starved = 0;
     for (;;) {
         double w0 = cts_now_us();
-        int rc = run_rep(e, c, res, &res->reps[i]);
-        if (trace_on())
-            trace_attempt(c, i, rc, res, &res->reps[i], cts_now_us() - w0);
+        int rc = cts_eng_run_rep(e, c, res, &res->reps[i]);
+        if (cts_eng_trace_on())
+            cts_eng_trace_attempt(c, i, rc, res, &res->reps[i], cts_now_us() - w0);
         if (rc == REP_WAIT_TO_PROVE && defer)
             return rc;
         if (rc == REP_WAIT_TO_PROVE)
@@ -1578,30 +1578,30 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->window_us = fmax(WINDOW_FLOOR_US, WINDOW_FACTOR * idle->complete_max_us);
     if (e->broken[0]) {
         res->status = CTS_BROKEN;
-        setf(res->reason, "%s", e->broken);
+        cts_eng_setf(res->reason, "%s", e->broken);
         return;
     }
     if (e->unmeasurable[0]) {
         res->status = CTS_NOTSUPP;
-        setf(res->reason, "%s", e->unmeasurable);
+        cts_eng_setf(res->reason, "%s", e->unmeasurable);
         return;
     }
     if (idle->status != CTS_PASS) {
         res->status = idle->status;
-        setf(res->reason, "%s", idle->reason);
+        cts_eng_setf(res->reason, "%s", idle->reason);
         return;
     }
     struct cts_control_entry own = {0}, *ce = NULL;
     double w0 = cts_now_us();
-    if ((c->family->before || c->family->after) && measure_control(e, c->op, c->busy, c, &own) == 0)
+    if ((c->family->before || c->family->after) && cts_eng_measure_control(e, c->op, c->busy, c, &own) == 0)
         ce = &own;
     if (!ce && !(ce = &e->control[c->op][c->busy])->done)
-        (void)measure_control(e, c->op, c->busy, NULL, ce);
-    if (trace_on())
+        (void)cts_eng_measure_control(e, c->op, c->busy, NULL, ce);
+    if (cts_eng_trace_on())
         fprintf(stderr, "trace %s control: wall %.0f\n", c->id, cts_now_us() - w0);
     if (ce->status != CTS_PASS) {
         res->status = ce->status;
-        setf(res->reason, "%s", ce->reason);
+        cts_eng_setf(res->reason, "%s", ce->reason);
         return;
     }
     res->control = ce->control;
