@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 
-static void cts_eng_setf(char *buf, const char *fmt, ...)
+void cts_eng_setf(char *buf, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -77,7 +77,7 @@ static cudaError_t set_device_job(void *arg)
 }
 
 /* Runs fn(arg) on the worker and returns its result. */
-static cudaError_t on_worker(struct cts_engine *e, cudaError_t (*fn)(void *), void *arg)
+cudaError_t on_worker(struct cts_engine *e, cudaError_t (*fn)(void *), void *arg)
 {
     struct cts_worker *w = &e->worker;
     pthread_mutex_lock(&w->mu);
@@ -92,7 +92,7 @@ static cudaError_t on_worker(struct cts_engine *e, cudaError_t (*fn)(void *), vo
     return r;
 }
 
-static int cts_eng_worker_start(struct cts_engine *e)
+int cts_eng_worker_start(struct cts_engine *e)
 {
     struct cts_worker *w = &e->worker;
     if (pthread_mutex_init(&w->mu, NULL) || pthread_cond_init(&w->cv, NULL) ||
@@ -103,7 +103,7 @@ static int cts_eng_worker_start(struct cts_engine *e)
     return 0;
 }
 
-static void cts_eng_worker_stop(struct cts_engine *e)
+void cts_eng_worker_stop(struct cts_engine *e)
 {
     struct cts_worker *w = &e->worker;
     if (!w->running)
@@ -135,15 +135,15 @@ static cudaError_t launch_job(void *arg)
                    : cts_launch_marker(s, j->marker_rec, j->seq);
 }
 
-static cudaError_t worker_launch_gate(struct cts_engine *e, int perthread,
-                                      unsigned long long budget_ns, unsigned seq)
+cudaError_t worker_launch_gate(struct cts_engine *e, int perthread,
+                               unsigned long long budget_ns, unsigned seq)
 {
     struct launch_job j = {perthread, 1, e->flag_dev, budget_ns, e->gate_dev, NULL, seq};
     return on_worker(e, launch_job, &j);
 }
 
-static cudaError_t worker_launch_marker(struct cts_engine *e, int perthread,
-                                        struct cts_marker_record *rec, unsigned seq)
+cudaError_t worker_launch_marker(struct cts_engine *e, int perthread,
+                                 struct cts_marker_record *rec, unsigned seq)
 {
     struct launch_job j = {perthread, 0, NULL, 0, NULL, rec, seq};
     return on_worker(e, launch_job, &j);
@@ -151,7 +151,7 @@ static cudaError_t worker_launch_marker(struct cts_engine *e, int perthread,
 
 /* ---- streams -------------------------------------------------------------- */
 
-static cudaStream_t cts_eng_op_stream(const struct cts_engine *e, enum cts_op op)
+cudaStream_t cts_eng_op_stream(const struct cts_engine *e, enum cts_op op)
 {
     switch (op) {
     case CTS_OP_LEGACY: return cudaStreamLegacy;
@@ -201,8 +201,8 @@ static void CUDART_CB hostfn_gate(void *arg)
 
 /* The gate on the busy placement: launched by this thread, by the worker
  * for the placements issued from a second host thread, or a host function. */
-static cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
-                                    unsigned long long budget_ns, unsigned seq)
+cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
+                             unsigned long long budget_ns, unsigned seq)
 {
     if (cts_busy_from_thread(busy))
         return worker_launch_gate(e, busy == CTS_BUSY_THREAD_PERTHREAD, budget_ns, seq);
@@ -217,7 +217,7 @@ static cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum c
 
 /* ---- polling mapped records (no CUDA call) -------------------------------- */
 
-static int cts_eng_wait_marker(const struct cts_engine *e, int i, unsigned seq, double limit_us)
+int cts_eng_wait_marker(const struct cts_engine *e, int i, unsigned seq, double limit_us)
 {
     double t0 = cts_now_us();
     while (e->mk_host[i].done != seq)
@@ -226,7 +226,7 @@ static int cts_eng_wait_marker(const struct cts_engine *e, int i, unsigned seq, 
     return 1;
 }
 
-static int cts_eng_wait_gate_started(const struct cts_engine *e, unsigned seq)
+int cts_eng_wait_gate_started(const struct cts_engine *e, unsigned seq)
 {
     double t0 = cts_now_us();
     while (e->gate_host->started != seq)
@@ -237,7 +237,7 @@ static int cts_eng_wait_gate_started(const struct cts_engine *e, unsigned seq)
 
 /* ---- sample bytes ----------------------------------------------------------- */
 
-static int cts_eng_sample_offsets(size_t n, size_t off[3])
+int cts_eng_sample_offsets(size_t n, size_t off[3])
 {
     int k = 0;
     size_t cand[3] = {0, n / 2, n - 1};
@@ -283,9 +283,9 @@ static cudaError_t poke(const struct cts_case *c, int side, enum cts_mem m, void
 
 /* The destination's sample bytes, read while the device is idle; device
  * and managed memory by one peek kernel into the mapped page. */
-static cudaError_t cts_eng_peek_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem m,
-                                        const void *base, const size_t *off, int nsamp, unsigned char *v,
-                                        const char **ename)
+cudaError_t cts_eng_peek_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem m,
+                                 const void *base, const size_t *off, int nsamp, unsigned char *v,
+                                 const char **ename)
 {
     *ename = NULL;
     struct cts_bytes dev = {.n = 0};
@@ -318,7 +318,7 @@ static cudaError_t cts_eng_peek_samples(struct cts_engine *e, const struct cts_c
  * managed memory: a host touch faults its page across, and the migration
  * stalls the copy and other work for up to a millisecond (seen on an H200,
  * 580.159.04), which would be the harness perturbing what it measures. */
-static int cts_eng_touchable_while_busy(enum cts_mem m)
+int cts_eng_touchable_while_busy(enum cts_mem m)
 {
     return cts_mem_host_accessible(m) && m != CTS_MEM_MANAGED;
 }
@@ -330,9 +330,9 @@ static int cts_eng_touchable_while_busy(enum cts_mem m)
  * repetition to the next.  (Left where the host last touched it, a held
  * managed copy finished 80 us to over 1 ms after its gate opened: H200,
  * 580.159.04.) */
-static cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem sm,
-                                           void *src, enum cts_mem dm, void *dst, const size_t *off,
-                                           int nsamp, unsigned char v, unsigned char u, const char **ename)
+cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem sm,
+                                    void *src, enum cts_mem dm, void *dst, const size_t *off,
+                                    int nsamp, unsigned char v, unsigned char u, const char **ename)
 {
     cudaError_t err = cudaSuccess;
     int prefetched = e->prefetch_managed && (sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED);
@@ -725,7 +725,7 @@ static const char *missing_need(struct cts_engine *e, const struct cts_case *c, 
     return NULL;
 }
 
-static void *cts_eng_buffer(struct cts_engine *e, enum cts_mem m, int slot)
+void *cts_eng_buffer(struct cts_engine *e, enum cts_mem m, int slot)
 {
     return m < 0 ? NULL : e->buf[m][slot];
 }
@@ -734,7 +734,7 @@ static void *cts_eng_buffer(struct cts_engine *e, enum cts_mem m, int slot)
  * documentation declares (cts_family.rejects): 1, the error cleared from
  * the runtime's last-error state; 0 otherwise, with why in why[] where a
  * rejection was declared but another error came. */
-static int cts_eng_rejected_as_documented(const struct cts_case *c, const char *ename, char *why)
+int cts_eng_rejected_as_documented(const struct cts_case *c, const char *ename, char *why)
 {
     const char *clause = NULL, *want = c->family->rejects ? c->family->rejects(c, &clause) : NULL;
     why[0] = '\0';
@@ -749,8 +749,8 @@ static int cts_eng_rejected_as_documented(const struct cts_case *c, const char *
 }
 
 /* A family hook that may be absent: 0 if it is, or if it succeeded. */
-static int cts_eng_hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *, const char **),
-                        const struct cts_case *c, struct cts_scratch *s, cudaStream_t st, const char **ename)
+int cts_eng_hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *, const char **),
+                 const struct cts_case *c, struct cts_scratch *s, cudaStream_t st, const char **ename)
 {
     return fn ? fn(c, s, (void *)st, ename) : 0;
 }
@@ -758,7 +758,7 @@ static int cts_eng_hook(int (*fn)(const struct cts_case *, struct cts_scratch *,
 /* CTS_TRACE=1: one line per idle measurement, control and attempt on stderr
  * (cts_eng_trace_attempt), with its wall time: for studying the harness, never part
  * of a verdict. */
-static int cts_eng_trace_on(void)
+int cts_eng_trace_on(void)
 {
     static int on = -1;
     if (on < 0)
@@ -921,7 +921,7 @@ static double run_delay_us(void)
 
 /* An attempt's trace line says how long this thread waited for a processor
  * during the call. */
-static double cts_eng_trace_run_delay_us;
+double cts_eng_trace_run_delay_us;
 
 
 enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT, REP_HOLD_TO_TRACK, REP_PERTURBED,
@@ -1291,8 +1291,8 @@ fail:
     return 0;
 }
 
-static void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
-                                  const struct cts_rep *r, double wall_us)
+void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
+                           const struct cts_rep *r, double wall_us)
 {
     static const char *const rcs[] = {"done", "window_short", "timeout_short", "hold_to_track",
                                       "perturbed", "wait_to_prove", "starved"};
@@ -1309,8 +1309,8 @@ static void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, con
 }
 
 /* One repetition, between the family's set-up and clean-up. */
-static int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
-                           struct cts_rep *r)
+int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
+                    struct cts_rep *r)
 {
     struct cts_scratch scratch = {0};
     const char *ename = "?";
@@ -1362,8 +1362,8 @@ static int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struc
  * stream capturing (the capture cudaStreamEndCapture ends) queues no work
  * to control for, and markers cannot run behind it: returns -1, and the
  * pair's control is used. */
-static int cts_eng_measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
-                                    const struct cts_case *c, struct cts_control_entry *ce)
+int cts_eng_measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
+                             const struct cts_case *c, struct cts_control_entry *ce)
 {
     static const char *const names[3] = {"op_after", "third_blocking", "third_nonblocking"};
     cudaStream_t s[3] = {cts_eng_op_stream(e, op), e->blocking[2], e->nonblocking[2]};
