@@ -36,25 +36,64 @@ static double run_delay_us(void)
     return sscanf(buf, "%llu %llu", &on, &wait) == 2 ? (double)wait / 1e3 : NAN;
 }
 
-/* Returns REP_DONE; or which wait proved too short to tell "held" from
- * "slow" (the repetition is then measured again with that wait grown); or
- * REP_WAIT_TO_PROVE: a complete repetition whose wait the next attempt, with
- * a longer timeout, must prove (see cts_engine_run_case). */
-static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
-                         struct cts_rep *r, struct cts_scratch *scratch)
-{
+/* What the phases of one repetition share (run_rep_inner). */
+struct rep_state {
+    struct cts_engine *e;
+    const struct cts_case *c;
+    struct cts_result *res;
+    struct cts_rep *r;
+    struct cts_scratch *scratch;
     enum cts_mem sm, dm;
-    c->family->buffers(c, &sm, &dm);
-    void *src = cts_eng_buffer(e, sm, 0), *dst = cts_eng_buffer(e, dm, 1);
-    cudaStream_t ops = cts_eng_op_stream(e, c->op);
-    cudaStream_t third[2] = {e->blocking[2], e->nonblocking[2]};
+    void *src, *dst;
+    cudaStream_t ops;
+    cudaStream_t third[2];
     size_t off[3];
-    int nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : cts_eng_sample_offsets(c->size, off);
-    int latch_armed = 0, markers = 0, to_prove = 0;
+    int nsamp;
+    int latch_armed, markers, to_prove;
+    unsigned seq;
+    unsigned char v, u, w;  /* the source's pattern, the destination's, and the overwrite */
+    double t0, t1;          /* the call issued, and returned */
+    int closed;             /* the latch was claimed after the call: the gate was closed throughout */
+    double starved_us;      /* how long the call's thread waited for a processor during it */
+    int dst_live, src_live; /* the host may touch them while the gate holds the device */
+};
+
+/* A phase that returns this leaves the repetition to the next phase. */
+enum { REP_NEXT = -1 };
+
+/* A harness CUDA call failed (HCHECK): the repetition is BROKEN. */
+static int rep_broken(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    struct cts_rep *r = st->r;
+    int latch_armed = st->latch_armed, markers = st->markers;
+
+    r->status = CTS_BROKEN;
+    if (latch_armed || markers)
+        cts_latch_open(&e->latch);
+    (void)cudaDeviceSynchronize();
+    return 0;
+}
+
+/* The device idle, the sample bytes set, the gate launched and spinning. */
+static int rep_start(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    const struct cts_case *c = st->c;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    enum cts_mem sm = st->sm, dm = st->dm;
+    void *src = st->src, *dst = st->dst;
+    const size_t *off = st->off;
+    int nsamp = st->nsamp;
 
     HCHECK(r->reason, cudaDeviceSynchronize());
     unsigned seq = ++e->seq;
     unsigned char v = (unsigned char)(0x10 + seq % 0x60), u = v ^ 0x80, w = v ^ 0xC0;
+    st->seq = seq;
+    st->v = v;
+    st->u = u;
+    st->w = w;
     {
         const char *pname = NULL;
         if (cts_eng_prepare_samples(e, c, sm, src, dm, dst, off, nsamp, v, u, &pname) != cudaSuccess) {
@@ -75,6 +114,23 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         (void)cudaDeviceSynchronize();
         return 0;
     }
+    return REP_NEXT;
+fail:
+    return rep_broken(st);
+}
+
+/* The call, between the family's hooks, with the watchdog armed; right
+ * after it returns, the latch claimed. */
+static int rep_call(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    const struct cts_case *c = st->c;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    struct cts_scratch *scratch = st->scratch;
+    void *src = st->src, *dst = st->dst;
+    unsigned char v = st->v;
+    cudaStream_t ops = st->ops;
 
     const char *ename = "?";
     if (cts_eng_hook(c->family->before, c, scratch, ops, &ename)) {
@@ -89,13 +145,17 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     cts_latch_arm(&e->latch, res->timeout_us);
     r->timeout_us = res->timeout_us;
     r->window_us = res->window_us;
-    latch_armed = 1;
+    st->latch_armed = 1;
     struct cts_call args = {dst, src, v, ops, scratch};
     double t0 = cts_now_us();
     int err = c->family->issue(c, &args, &ename);
     double t1 = cts_now_us();
     int closed = cts_latch_claim(&e->latch);
     double starved_us = run_delay_us() - rd0;
+    st->t0 = t0;
+    st->t1 = t1;
+    st->closed = closed;
+    st->starved_us = starved_us;
     r->call_us = t1 - t0;
     cts_eng_trace_run_delay_us = starved_us;
     char other[CTS_REASON_MAX];
@@ -117,149 +177,194 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         cts_eng_setf(r->reason, "harness: after %s: %s", cts_api_function(c->api), ename);
         return 0;
     }
+    return REP_NEXT;
+}
 
-    int dst_live = cts_eng_touchable_while_busy(dm), src_live = cts_eng_touchable_while_busy(sm);
-    if (closed) {
-        r->host = CTS_HOST_RETURNS;
-        if (dst_live && !r->rejected) {
-            int complete = 1;
-            for (int i = 0; i < nsamp; i++)
-                complete &= ((volatile unsigned char *)dst)[off[i]] == v;
-            r->dst = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
-        }
-        if (src_live && !r->rejected)
-            for (int i = 0; i < nsamp; i++)
-                ((volatile unsigned char *)src)[off[i]] = w;
-        /* Third streams first: a marker on the op stream could itself make
-         * them wait (the legacy stream does), and that would be ours, not the call's. */
-        HCHECK(r->reason, cts_launch_marker(third[0], &e->mk_dev[1], seq));
-        HCHECK(r->reason, cts_launch_marker(third[1], &e->mk_dev[2], seq));
-        HCHECK(r->reason, cts_launch_marker(ops, &e->mk_dev[0], seq));
-        markers = 3;
-        /* The window ends early once every marker the control saw run has
-         * run: one the control saw held is held by stream semantics alone
-         * (held_anyway) and cannot run before the gate opens. */
-        enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
-                                 res->control.third_nonblocking};
-        double tm = cts_now_us();
-        for (;;) {
-            int waiting = 0;
-            for (int i = 0; i < 3; i++)
-                waiting |= ctl[i] == CTS_ORDER_RUNS && e->mk_host[i].done != seq;
-            if (!waiting || cts_now_us() - tm >= res->window_us)
-                break;
-        }
-        enum cts_order *ord[3] = {&r->op_after, &r->third_blocking, &r->third_nonblocking};
+/* The call returned while the gate was closed: its bytes and the markers
+ * are observed before the gate opens. */
+static int rep_returned(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    const struct cts_case *c = st->c;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    void *src = st->src, *dst = st->dst;
+    const size_t *off = st->off;
+    int nsamp = st->nsamp, dst_live = st->dst_live, src_live = st->src_live;
+    unsigned seq = st->seq;
+    unsigned char v = st->v, w = st->w;
+    cudaStream_t ops = st->ops, *third = st->third;
+
+    r->host = CTS_HOST_RETURNS;
+    if (dst_live && !r->rejected) {
+        int complete = 1;
+        for (int i = 0; i < nsamp; i++)
+            complete &= ((volatile unsigned char *)dst)[off[i]] == v;
+        r->dst = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
+    }
+    if (src_live && !r->rejected)
+        for (int i = 0; i < nsamp; i++)
+            ((volatile unsigned char *)src)[off[i]] = w;
+    /* Third streams first: a marker on the op stream could itself make
+     * them wait (the legacy stream does), and that would be ours, not the call's. */
+    HCHECK(r->reason, cts_launch_marker(third[0], &e->mk_dev[1], seq));
+    HCHECK(r->reason, cts_launch_marker(third[1], &e->mk_dev[2], seq));
+    HCHECK(r->reason, cts_launch_marker(ops, &e->mk_dev[0], seq));
+    st->markers = 3;
+    /* The window ends early once every marker the control saw run has
+     * run: one the control saw held is held by stream semantics alone
+     * (held_anyway) and cannot run before the gate opens. */
+    enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
+                             res->control.third_nonblocking};
+    double tm = cts_now_us();
+    for (;;) {
+        int waiting = 0;
         for (int i = 0; i < 3; i++)
-            *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
-        double t_open = cts_now_us();
-        cts_latch_open(&e->latch);
-        if (c->busy == CTS_BUSY_HOSTFN) {
-            /* A host function ends on the host clock, which the GPU's cannot
-             * be compared with: when each marker ran after the gate opened is
-             * what the host sees, polling (sub-microsecond). */
-            double *lat[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us,
-                              &r->third_nonblocking_gpu_us};
-            int left = 3;
+            waiting |= ctl[i] == CTS_ORDER_RUNS && e->mk_host[i].done != seq;
+        if (!waiting || cts_now_us() - tm >= res->window_us)
+            break;
+    }
+    enum cts_order *ord[3] = {&r->op_after, &r->third_blocking, &r->third_nonblocking};
+    for (int i = 0; i < 3; i++)
+        *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
+    double t_open = cts_now_us();
+    cts_latch_open(&e->latch);
+    if (c->busy == CTS_BUSY_HOSTFN) {
+        /* A host function ends on the host clock, which the GPU's cannot
+         * be compared with: when each marker ran after the gate opened is
+         * what the host sees, polling (sub-microsecond). */
+        double *lat[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us,
+                          &r->third_nonblocking_gpu_us};
+        int left = 3;
+        for (int i = 0; i < 3; i++)
+            if (*ord[i] == CTS_ORDER_RUNS) {
+                *lat[i] = NAN;
+                left--;
+            }
+        while (left && cts_now_us() - t_open < DRAIN_LIMIT_US)
             for (int i = 0; i < 3; i++)
-                if (*ord[i] == CTS_ORDER_RUNS) {
-                    *lat[i] = NAN;
+                if (*ord[i] == CTS_ORDER_HELD && isnan(*lat[i]) && e->mk_host[i].done == seq) {
+                    *lat[i] = cts_now_us() - t_open;
                     left--;
                 }
-            while (left && cts_now_us() - t_open < DRAIN_LIMIT_US)
-                for (int i = 0; i < 3; i++)
-                    if (*ord[i] == CTS_ORDER_HELD && isnan(*lat[i]) && e->mk_host[i].done == seq) {
-                        *lat[i] = cts_now_us() - t_open;
-                        left--;
-                    }
-        }
-    } else {
-        r->host = CTS_HOST_WAITS;
-        r->release_to_return_us = t1 - e->latch.released_us;
-        cts_latch_open(&e->latch);
-        if (r->release_to_return_us < 0) {
-            /* The call returned before the watchdog opened the gate, but this
-             * thread claimed the latch only afterwards: it lost the processor
-             * between the two.  Nothing is proven; measure it again. */
+    }
+    return REP_NEXT;
+fail:
+    return rep_broken(st);
+}
+
+/* The call returned after the gate opened.  Unless its thread was
+ * descheduled between the call and the claim, or starved while the gate
+ * was closed (then nothing is proven), its wait is tracked (rep_track_wait). */
+static int rep_waits(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    double t0 = st->t0, t1 = st->t1, starved_us = st->starved_us;
+
+    r->host = CTS_HOST_WAITS;
+    r->release_to_return_us = t1 - e->latch.released_us;
+    cts_latch_open(&e->latch);
+    if (r->release_to_return_us < 0) {
+        /* The call returned before the watchdog opened the gate, but this
+         * thread claimed the latch only afterwards: it lost the processor
+         * between the two.  Nothing is proven; measure it again. */
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_INCONCLUSIVE;
+        cts_eng_setf(r->reason, "the call returned %.1f us before the gate opened, but the host thread "
+                                "claimed the latch only after it (the thread was descheduled), every "
+                                "time it was measured",
+                     -r->release_to_return_us);
+        return REP_PERTURBED;
+    }
+    double closed_us = e->latch.released_us - t0;
+    if (cts_starved(closed_us, starved_us, PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US)) {
+        /* Its thread could not run while the gate was closed: under CPU
+         * load a call that does not wait returned 3-7 us after the
+         * watchdog's wake-up handed the processor back (H100, 32 busy
+         * host threads on 16 cores; 646 of 684 us starved).  Nothing is
+         * proven; measure it again with twice the timeout. */
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_INCONCLUSIVE;
+        cts_eng_setf(r->reason, "the call returned after the gate opened, but its thread had waited for a "
+                                "processor %.0f us of the %.0f us the gate was closed, every time it was "
+                                "measured",
+                     starved_us, closed_us);
+        return REP_STARVED;
+    }
+    return REP_NEXT;
+}
+
+static int rep_track_wait(struct rep_state *st)
+{
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+
+    /* "Waits" is proven, not inferred from returning after the gate
+     * opened: a call slow by itself does that too (a synchronous memset
+     * under blocking-sync took 330-400 us against a 270 us timeout; a
+     * calling thread that loses its processor under CPU load takes
+     * milliseconds).  So the attempt is measured again with a longer
+     * timeout: a call that does not wait for the gate then returns
+     * before it opens; one that waits returns after it again, its time
+     * grown with the timeout by at least TRACK_FRACTION of the growth.
+     * The growth is at least the timeout, twice the call's time and
+     * twice its lateness: a waiting call's lateness after the release
+     * is >= 0 each time, so with such a growth its time grows by at
+     * least half of it whatever its lateness was; a call that does not
+     * wait would have to take three times as long as it just did.  A
+     * case's first wait is tracked so, and every late one (past
+     * "promptly": a slow wake-up, a staged copy's tail, a thread that
+     * lost its processor); a later prompt wait is the one the first
+     * proved.  A case's first wait, when prompt, stands as a
+     * repetition: it is finished (drain, bytes) and the next attempt,
+     * the next repetition, is the one measured with the longer timeout;
+     * if that one does not prove it, it does not stand. */
+    double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
+    int late = r->release_to_return_us > prompt_us;
+    int tracked = res->late_timeout_us > 0 && res->timeout_us > res->late_timeout_us &&
+                  r->call_us - res->late_call_us >=
+                      TRACK_FRACTION * (res->timeout_us - res->late_timeout_us);
+    if (tracked) {
+        res->waits_tracked++;
+        r->tracked_from_timeout_us = res->late_timeout_us;
+        r->tracked_from_call_us = res->late_call_us;
+    } else if (late || !res->waits_tracked) {
+        int again = res->late_timeout_us > 0;
+        res->late_call_us = r->call_us;
+        res->late_timeout_us = res->timeout_us;
+        res->grow_us = fmax(res->timeout_us, 2 * fmax(r->call_us, r->release_to_return_us));
+        if (!late && !again) {
+            st->to_prove = 1; /* the case's first wait, prompt: stands once the next proves it */
+        } else {
             (void)cudaDeviceSynchronize();
             r->status = CTS_INCONCLUSIVE;
-            cts_eng_setf(r->reason, "the call returned %.1f us before the gate opened, but the host thread "
-                                    "claimed the latch only after it (the thread was descheduled), every "
-                                    "time it was measured",
-                         -r->release_to_return_us);
-            return REP_PERTURBED;
-        }
-        double closed_us = e->latch.released_us - t0;
-        if (cts_starved(closed_us, starved_us, PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US)) {
-            /* Its thread could not run while the gate was closed: under CPU
-             * load a call that does not wait returned 3-7 us after the
-             * watchdog's wake-up handed the processor back (H100, 32 busy
-             * host threads on 16 cores; 646 of 684 us starved).  Nothing is
-             * proven; measure it again with twice the timeout. */
-            (void)cudaDeviceSynchronize();
-            r->status = CTS_INCONCLUSIVE;
-            cts_eng_setf(r->reason, "the call returned after the gate opened, but its thread had waited for a "
-                                    "processor %.0f us of the %.0f us the gate was closed, every time it was "
-                                    "measured",
-                         starved_us, closed_us);
-            return REP_STARVED;
-        }
-        /* "Waits" is proven, not inferred from returning after the gate
-         * opened: a call slow by itself does that too (a synchronous memset
-         * under blocking-sync took 330-400 us against a 270 us timeout; a
-         * calling thread that loses its processor under CPU load takes
-         * milliseconds).  So the attempt is measured again with a longer
-         * timeout: a call that does not wait for the gate then returns
-         * before it opens; one that waits returns after it again, its time
-         * grown with the timeout by at least TRACK_FRACTION of the growth.
-         * The growth is at least the timeout, twice the call's time and
-         * twice its lateness: a waiting call's lateness after the release
-         * is >= 0 each time, so with such a growth its time grows by at
-         * least half of it whatever its lateness was; a call that does not
-         * wait would have to take three times as long as it just did.  A
-         * case's first wait is tracked so, and every late one (past
-         * "promptly": a slow wake-up, a staged copy's tail, a thread that
-         * lost its processor); a later prompt wait is the one the first
-         * proved.  A case's first wait, when prompt, stands as a
-         * repetition: it is finished (drain, bytes) and the next attempt,
-         * the next repetition, is the one measured with the longer timeout;
-         * if that one does not prove it, it does not stand. */
-        double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
-        int late = r->release_to_return_us > prompt_us;
-        int tracked = res->late_timeout_us > 0 && res->timeout_us > res->late_timeout_us &&
-                      r->call_us - res->late_call_us >=
-                          TRACK_FRACTION * (res->timeout_us - res->late_timeout_us);
-        if (tracked) {
-            res->waits_tracked++;
-            r->tracked_from_timeout_us = res->late_timeout_us;
-            r->tracked_from_call_us = res->late_call_us;
-        } else if (late || !res->waits_tracked) {
-            int again = res->late_timeout_us > 0;
-            res->late_call_us = r->call_us;
-            res->late_timeout_us = res->timeout_us;
-            res->grow_us = fmax(res->timeout_us, 2 * fmax(r->call_us, r->release_to_return_us));
-            if (!late && !again) {
-                to_prove = 1; /* the case's first wait, prompt: stands once the next proves it */
-            } else {
-                (void)cudaDeviceSynchronize();
-                r->status = CTS_INCONCLUSIVE;
-                if (late)
-                    cts_eng_setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
-                                            "us) with a %.0f us timeout, and did not track the release when "
-                                            "measured again with longer ones",
-                                 r->release_to_return_us, prompt_us, res->timeout_us);
-                else
-                    cts_eng_setf(r->reason, "the call returned %.1f us after the gate opened with a %.0f us "
-                                            "timeout (%.1f us inside it), and %s",
-                                 r->release_to_return_us, res->timeout_us, r->call_us,
-                                 again ? "did not track the release when measured again with longer ones: "
-                                         "slow, or waiting on something else"
-                                       : "was not measured again with a longer one");
-                return REP_TIMEOUT_SHORT;
-            }
+            if (late)
+                cts_eng_setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
+                                        "us) with a %.0f us timeout, and did not track the release when "
+                                        "measured again with longer ones",
+                             r->release_to_return_us, prompt_us, res->timeout_us);
+            else
+                cts_eng_setf(r->reason, "the call returned %.1f us after the gate opened with a %.0f us "
+                                        "timeout (%.1f us inside it), and %s",
+                             r->release_to_return_us, res->timeout_us, r->call_us,
+                             again ? "did not track the release when measured again with longer ones: "
+                                     "slow, or waiting on something else"
+                                   : "was not measured again with a longer one");
+            return REP_TIMEOUT_SHORT;
         }
     }
-    latch_armed = 0;
+    return REP_NEXT;
+}
+
+static int rep_drain(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    const struct cts_case *c = st->c;
+    struct cts_rep *r = st->r;
+    unsigned seq = st->seq;
+    int markers = st->markers;
 
     /* Drain: the gate must end, opened by its flag, and every marker run. */
     double td = cts_now_us();
@@ -294,72 +399,92 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         r->third_blocking_gpu_us = ((double)e->mk_host[1].stamp_ns - gate_end) / 1e3;
         r->third_nonblocking_gpu_us = ((double)e->mk_host[2].stamp_ns - gate_end) / 1e3;
     }
-    if (markers) {
-        /* "Held" must be proven both ways: the marker did not run while the
-         * gate was closed, and its running tracks the gate's end.  One the
-         * GPU clock puts before the gate's end ran while it was closed
-         * (after the window): the window was too short to tell, and is
-         * doubled.  One that ran promptly after the gate opened (within 2x
-         * the idle completion + slack) was held by it.  One that ran later
-         * (a staged copy's tail, a host function's thread waking late) is
-         * tracked: measured again with the window grown by at least twice
-         * that lateness, it must be held again and run no earlier against
-         * the gate's end than half the growth.  A marker that was merely
-         * slow by itself runs inside the longer window, or that much earlier
-         * against the gate's end; a held one runs after the gate's end
-         * (lateness >= 0), which passes whatever its first lateness was.
-         * A hold the control does not show (the call's doing, the finding)
-         * is tracked so too, the first in each column of a case; a later
-         * prompt one is the one the first proved. */
-        double gpu[3] = {r->op_after_gpu_us, r->third_blocking_gpu_us, r->third_nonblocking_gpu_us};
-        enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
-        enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
-                                 res->control.third_nonblocking};
-        double prompt_us = PROMPT_FACTOR * res->idle_complete_max_us + PROMPT_SLACK_US;
-        for (int i = 0; i < 3; i++)
-            if (ord[i] == CTS_ORDER_HELD && gpu[i] < 0) {
-                r->status = CTS_INCONCLUSIVE;
-                cts_eng_setf(r->reason, "a marker ran %.1f us before the gate opened but after the %.0f us "
-                                        "window: the window was too short to tell",
-                             -gpu[i], res->window_us);
-                return REP_WINDOW_SHORT;
-            }
-        int unproven = -1;
-        double lateness = 0;
-        for (int i = 0; i < 3; i++) {
-            if (ord[i] != CTS_ORDER_HELD)
-                continue;
-            int late = gpu[i] > prompt_us, the_call = ctl[i] == CTS_ORDER_RUNS;
-            if (!late && !(the_call && !res->holds_tracked[i]))
-                continue;
-            if (res->hold_window_us > 0 && res->window_us > res->hold_window_us &&
-                !isnan(res->hold_late_us[i]) &&
-                gpu[i] - res->hold_late_us[i] >= -TRACK_FRACTION * (res->window_us - res->hold_window_us)) {
-                if (the_call)
-                    res->holds_tracked[i]++;
-                else
-                    res->late_holds_tracked++;
-                continue;
-            }
-            if (unproven < 0)
-                unproven = i;
-            lateness = fmax(lateness, gpu[i]);
-        }
-        if (unproven >= 0) {
-            static const char *const what[3] = {"its own stream", "a third blocking stream",
-                                                "a third non-blocking stream"};
-            for (int i = 0; i < 3; i++)
-                res->hold_late_us[i] = ord[i] == CTS_ORDER_HELD ? gpu[i] : NAN;
-            res->hold_window_us = res->window_us;
-            res->grow_us = fmax(res->window_us, 2 * lateness);
+    return REP_NEXT;
+}
+
+/* The markers' holds, once the device has drained (rep_returned launched them). */
+static int rep_track_holds(struct rep_state *st)
+{
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+
+    /* "Held" must be proven both ways: the marker did not run while the
+     * gate was closed, and its running tracks the gate's end.  One the
+     * GPU clock puts before the gate's end ran while it was closed
+     * (after the window): the window was too short to tell, and is
+     * doubled.  One that ran promptly after the gate opened (within 2x
+     * the idle completion + slack) was held by it.  One that ran later
+     * (a staged copy's tail, a host function's thread waking late) is
+     * tracked: measured again with the window grown by at least twice
+     * that lateness, it must be held again and run no earlier against
+     * the gate's end than half the growth.  A marker that was merely
+     * slow by itself runs inside the longer window, or that much earlier
+     * against the gate's end; a held one runs after the gate's end
+     * (lateness >= 0), which passes whatever its first lateness was.
+     * A hold the control does not show (the call's doing, the finding)
+     * is tracked so too, the first in each column of a case; a later
+     * prompt one is the one the first proved. */
+    double gpu[3] = {r->op_after_gpu_us, r->third_blocking_gpu_us, r->third_nonblocking_gpu_us};
+    enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
+    enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
+                             res->control.third_nonblocking};
+    double prompt_us = PROMPT_FACTOR * res->idle_complete_max_us + PROMPT_SLACK_US;
+    for (int i = 0; i < 3; i++)
+        if (ord[i] == CTS_ORDER_HELD && gpu[i] < 0) {
             r->status = CTS_INCONCLUSIVE;
-            cts_eng_setf(r->reason, "a marker on %s was held through the %.0f us window and ran %.1f us "
-                                    "after the gate opened (prompt: up to %.0f us), and was not held again "
-                                    "when measured with longer windows",
-                         what[unproven], res->window_us, gpu[unproven], prompt_us);
-            return REP_HOLD_TO_TRACK;
+            cts_eng_setf(r->reason, "a marker ran %.1f us before the gate opened but after the %.0f us "
+                                    "window: the window was too short to tell",
+                         -gpu[i], res->window_us);
+            return REP_WINDOW_SHORT;
         }
+    int unproven = -1;
+    double lateness = 0;
+    for (int i = 0; i < 3; i++) {
+        if (ord[i] != CTS_ORDER_HELD)
+            continue;
+        int late = gpu[i] > prompt_us, the_call = ctl[i] == CTS_ORDER_RUNS;
+        if (!late && !(the_call && !res->holds_tracked[i]))
+            continue;
+        if (res->hold_window_us > 0 && res->window_us > res->hold_window_us &&
+            !isnan(res->hold_late_us[i]) &&
+            gpu[i] - res->hold_late_us[i] >= -TRACK_FRACTION * (res->window_us - res->hold_window_us)) {
+            if (the_call)
+                res->holds_tracked[i]++;
+            else
+                res->late_holds_tracked++;
+            continue;
+        }
+        if (unproven < 0)
+            unproven = i;
+        lateness = fmax(lateness, gpu[i]);
     }
+    if (unproven >= 0) {
+        static const char *const what[3] = {"its own stream", "a third blocking stream",
+                                            "a third non-blocking stream"};
+        for (int i = 0; i < 3; i++)
+            res->hold_late_us[i] = ord[i] == CTS_ORDER_HELD ? gpu[i] : NAN;
+        res->hold_window_us = res->window_us;
+        res->grow_us = fmax(res->window_us, 2 * lateness);
+        r->status = CTS_INCONCLUSIVE;
+        cts_eng_setf(r->reason, "a marker on %s was held through the %.0f us window and ran %.1f us "
+                                "after the gate opened (prompt: up to %.0f us), and was not held again "
+                                "when measured with longer windows",
+                     what[unproven], res->window_us, gpu[unproven], prompt_us);
+        return REP_HOLD_TO_TRACK;
+    }
+    return REP_NEXT;
+}
+
+static int rep_bytes(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    const struct cts_case *c = st->c;
+    struct cts_rep *r = st->r;
+    enum cts_mem dm = st->dm;
+    void *dst = st->dst;
+    const size_t *off = st->off;
+    int nsamp = st->nsamp, to_prove = st->to_prove, src_live = st->src_live, closed = st->closed;
+    unsigned char v = st->v, u = st->u, w = st->w;
 
     /* Did the copy happen, and when did it read its source? */
     if (r->rejected)
@@ -392,12 +517,43 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     if (src_live && closed)
         r->src = got_w == 0 ? CTS_SRC_AT_CALL : got_v == 0 ? CTS_SRC_AFTER_RETURN : CTS_SRC_PARTIAL;
     return to_prove ? REP_WAIT_TO_PROVE : REP_DONE;
-fail:
-    r->status = CTS_BROKEN;
-    if (latch_armed || markers)
-        cts_latch_open(&e->latch);
-    (void)cudaDeviceSynchronize();
-    return 0;
+}
+
+/* Returns REP_DONE; or which wait proved too short to tell "held" from
+ * "slow" (the repetition is then measured again with that wait grown); or
+ * REP_WAIT_TO_PROVE: a complete repetition whose wait the next attempt, with
+ * a longer timeout, must prove (see cts_engine_run_case). */
+static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
+                         struct cts_rep *r, struct cts_scratch *scratch)
+{
+    struct rep_state st = {.e = e, .c = c, .res = res, .r = r, .scratch = scratch};
+    c->family->buffers(c, &st.sm, &st.dm);
+    st.src = cts_eng_buffer(e, st.sm, 0);
+    st.dst = cts_eng_buffer(e, st.dm, 1);
+    st.ops = cts_eng_op_stream(e, c->op);
+    st.third[0] = e->blocking[2];
+    st.third[1] = e->nonblocking[2];
+    st.nsamp = st.sm == CTS_MEM_NONE && st.dm == CTS_MEM_NONE ? 0 : cts_eng_sample_offsets(c->size, st.off);
+
+    int rc = rep_start(&st);
+    if (rc == REP_NEXT)
+        rc = rep_call(&st);
+    if (rc != REP_NEXT)
+        return rc;
+    st.dst_live = cts_eng_touchable_while_busy(st.dm);
+    st.src_live = cts_eng_touchable_while_busy(st.sm);
+    if (st.closed)
+        rc = rep_returned(&st);
+    else if ((rc = rep_waits(&st)) == REP_NEXT)
+        rc = rep_track_wait(&st);
+    if (rc != REP_NEXT)
+        return rc;
+    st.latch_armed = 0;
+
+    rc = rep_drain(&st);
+    if (rc == REP_NEXT && st.markers)
+        rc = rep_track_holds(&st);
+    return rc == REP_NEXT ? rep_bytes(&st) : rc;
 }
 
 
