@@ -26,7 +26,8 @@
  *   trace.c    CTS_TRACE lines
  *   idle.c     the idle latency of a call
  *   control.c  the no-call control
- *   rep.c      one repetition: gate, call, what it returned or waited, drain, bytes
+ *   rep.c      one repetition: the gate, the call, what it returned or waited for
+ *   drain.c    the end of a repetition: the drain, the markers' holds, the bytes
  *   case.c     a case's repetitions, their retries and rechecks
  */
 #ifndef CTS_ENGINE_INT_H
@@ -86,6 +87,34 @@ enum { REP_DONE, REP_WINDOW_SHORT, REP_TIMEOUT_SHORT, REP_HOLD_TO_TRACK, REP_PER
 
 int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
                     struct cts_rep *r);
+
+/* What the phases of one repetition share (run_rep_inner). */
+struct rep_state {
+    struct cts_engine *e;
+    const struct cts_case *c;
+    struct cts_result *res;
+    struct cts_rep *r;
+    struct cts_scratch *scratch;
+    enum cts_mem sm, dm;
+    void *src, *dst;
+    cudaStream_t ops;
+    cudaStream_t third[2];
+    size_t off[3];
+    int nsamp;
+    int latch_armed, markers, to_prove;
+    unsigned seq;
+    unsigned char v, u, w;  /* the source's pattern, the destination's, and the overwrite */
+    double t0, t1;          /* the call issued, and returned */
+    int closed;             /* the latch was claimed after the call: the gate was closed throughout */
+    double starved_us;      /* how long the call's thread waited for a processor during it */
+    int dst_live, src_live; /* the host may touch them while the gate holds the device */
+};
+
+/* A phase that returns this leaves the repetition to the next phase. */
+enum { REP_NEXT = -1 };
+
+/* ---- drain.c: the end of one repetition ----------------------------------- */
+int cts_eng_rep_finish(struct rep_state *st);
 
 /* ---- control.c ---------------------------------------------------------------- */
 int cts_eng_measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,
