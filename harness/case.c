@@ -110,6 +110,50 @@ static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_r
     res->window_us = window_us;
 }
 
+/* Whether the case cannot be measured here: the engine broken, nothing
+ * measurable, or its idle measurement failed (res says why). */
+static int case_unmeasurable(const struct cts_engine *e, const struct cts_idle *idle, struct cts_result *res)
+{
+    if (e->broken[0]) {
+        res->status = CTS_BROKEN;
+        cts_eng_setf(res->reason, "%s", e->broken);
+        return -1;
+    }
+    if (e->unmeasurable[0]) {
+        res->status = CTS_NOTSUPP;
+        cts_eng_setf(res->reason, "%s", e->unmeasurable);
+        return -1;
+    }
+    if (idle->status != CTS_PASS) {
+        res->status = idle->status;
+        cts_eng_setf(res->reason, "%s", idle->reason);
+        return -1;
+    }
+    return 0;
+}
+
+/* The control the case is judged against: its own, or its pair's (measured
+ * once); -1 where it could not be measured (res says why). */
+static int case_control(struct cts_engine *e, const struct cts_case *c, struct cts_result *res)
+{
+    struct cts_control_entry own = {0}, *ce = NULL;
+    double w0 = cts_now_us();
+    if ((c->family->before || c->family->after) && cts_eng_measure_control(e, c->op, c->busy, c, &own) == 0)
+        ce = &own;
+    if (!ce && !(ce = &e->control[c->op][c->busy])->done)
+        (void)cts_eng_measure_control(e, c->op, c->busy, NULL, ce);
+    if (cts_eng_trace_on())
+        fprintf(stderr, "trace %s control: wall %.0f\n", c->id, cts_now_us() - w0);
+    if (ce->status != CTS_PASS) {
+        res->status = ce->status;
+        cts_eng_setf(res->reason, "%s", ce->reason);
+        return -1;
+    }
+    res->control = ce->control;
+    res->control_own = ce == &own;
+    return 0;
+}
+
 void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
                          int repeat, struct cts_result *res)
 {
@@ -124,36 +168,8 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->timeout_us = fmax(TIMEOUT_FLOOR_US,
                            (managed ? TIMEOUT_FACTOR_MANAGED : TIMEOUT_FACTOR) * idle->call_max_us);
     res->window_us = fmax(WINDOW_FLOOR_US, WINDOW_FACTOR * idle->complete_max_us);
-    if (e->broken[0]) {
-        res->status = CTS_BROKEN;
-        cts_eng_setf(res->reason, "%s", e->broken);
+    if (case_unmeasurable(e, idle, res) || case_control(e, c, res))
         return;
-    }
-    if (e->unmeasurable[0]) {
-        res->status = CTS_NOTSUPP;
-        cts_eng_setf(res->reason, "%s", e->unmeasurable);
-        return;
-    }
-    if (idle->status != CTS_PASS) {
-        res->status = idle->status;
-        cts_eng_setf(res->reason, "%s", idle->reason);
-        return;
-    }
-    struct cts_control_entry own = {0}, *ce = NULL;
-    double w0 = cts_now_us();
-    if ((c->family->before || c->family->after) && cts_eng_measure_control(e, c->op, c->busy, c, &own) == 0)
-        ce = &own;
-    if (!ce && !(ce = &e->control[c->op][c->busy])->done)
-        (void)cts_eng_measure_control(e, c->op, c->busy, NULL, ce);
-    if (cts_eng_trace_on())
-        fprintf(stderr, "trace %s control: wall %.0f\n", c->id, cts_now_us() - w0);
-    if (ce->status != CTS_PASS) {
-        res->status = ce->status;
-        cts_eng_setf(res->reason, "%s", ce->reason);
-        return;
-    }
-    res->control = ce->control;
-    res->control_own = ce == &own;
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
     double first_timeout_us = res->timeout_us;
