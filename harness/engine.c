@@ -94,11 +94,41 @@ fail:
     return -1;
 }
 
-/* Proves the latch works with these streams before any case trusts it: a
- * marker behind the gate on its own stream is held, and markers on streams
- * that are independent of the gate's (by the documented stream semantics and
- * by the hardware queues the driver gave them) run while it is closed. */
-static int selfcheck(struct cts_engine *e)
+/* The self-check's first part: how long a marker takes on an idle GPU (the median). */
+static int selfcheck_marker_idle(struct cts_engine *e)
+{
+    struct cts_selfcheck *sc = &e->selfcheck;
+    double lat[IDLE_SAMPLES];
+
+    for (int i = 0; i < IDLE_SAMPLES; i++) {
+        unsigned seq = ++e->seq;
+        double t0 = cts_now_us();
+        HCHECK(e->broken, cts_launch_marker(e->nonblocking[0], &e->mk_dev[0], seq));
+        if (!cts_eng_wait_marker(e, 0, seq, START_LIMIT_US)) {
+            cts_eng_setf(e->broken, "self-check: a marker on an idle GPU did not run within %.0f s",
+                         START_LIMIT_US / 1e6);
+            return -1;
+        }
+        lat[i] = cts_now_us() - t0;
+        HCHECK(e->broken, cudaDeviceSynchronize());
+    }
+    for (int i = 1; i < IDLE_SAMPLES; i++) /* insertion sort for the median */
+        for (int j = i; j > 0 && lat[j] < lat[j - 1]; j--) {
+            double t = lat[j];
+            lat[j] = lat[j - 1];
+            lat[j - 1] = t;
+        }
+    sc->marker_idle_us = lat[IDLE_SAMPLES / 2];
+    return 0;
+fail:
+    cts_latch_open(&e->latch);
+    return -1;
+}
+
+/* The self-check's second part: each gate holds a marker behind it, and
+ * markers on the streams independent of it run (sets sc->gate_holds and
+ * sc->streams_independent, with sc->detail). */
+static int selfcheck_streams(struct cts_engine *e)
 {
     struct cts_selfcheck *sc = &e->selfcheck;
     struct {
@@ -122,30 +152,6 @@ static int selfcheck(struct cts_engine *e)
          {e->blocking[0], e->blocking[2], e->nonblocking[0], e->nonblocking[2], cudaStreamPerThread},
          {"blocking[0]", "blocking[2]", "nonblocking[0]", "nonblocking[2]", "perthread"}},
     };
-    double lat[IDLE_SAMPLES];
-
-    sc->ran = 1;
-    sc->gate_holds = 1;
-    sc->streams_independent = 1;
-    for (int i = 0; i < IDLE_SAMPLES; i++) {
-        unsigned seq = ++e->seq;
-        double t0 = cts_now_us();
-        HCHECK(e->broken, cts_launch_marker(e->nonblocking[0], &e->mk_dev[0], seq));
-        if (!cts_eng_wait_marker(e, 0, seq, START_LIMIT_US)) {
-            cts_eng_setf(e->broken, "self-check: a marker on an idle GPU did not run within %.0f s",
-                         START_LIMIT_US / 1e6);
-            return -1;
-        }
-        lat[i] = cts_now_us() - t0;
-        HCHECK(e->broken, cudaDeviceSynchronize());
-    }
-    for (int i = 1; i < IDLE_SAMPLES; i++) /* insertion sort for the median */
-        for (int j = i; j > 0 && lat[j] < lat[j - 1]; j--) {
-            double t = lat[j];
-            lat[j] = lat[j - 1];
-            lat[j - 1] = t;
-        }
-    sc->marker_idle_us = lat[IDLE_SAMPLES / 2];
 
     for (int k = 0; k < 4; k++) {
         unsigned seq = ++e->seq;
@@ -185,6 +191,25 @@ static int selfcheck(struct cts_engine *e)
             return -1;
         }
     }
+    return 0;
+fail:
+    cts_latch_open(&e->latch);
+    return -1;
+}
+
+/* Proves the latch works with these streams before any case trusts it: a
+ * marker behind the gate on its own stream is held, and markers on streams
+ * that are independent of the gate's (by the documented stream semantics and
+ * by the hardware queues the driver gave them) run while it is closed. */
+static int selfcheck(struct cts_engine *e)
+{
+    struct cts_selfcheck *sc = &e->selfcheck;
+
+    sc->ran = 1;
+    sc->gate_holds = 1;
+    sc->streams_independent = 1;
+    if (selfcheck_marker_idle(e) || selfcheck_streams(e))
+        return -1;
     if (!sc->gate_holds || !sc->streams_independent) {
         cts_eng_setf(e->broken, "self-check failed: %s", sc->detail);
         return -1;
@@ -192,9 +217,6 @@ static int selfcheck(struct cts_engine *e)
     cts_eng_setf(sc->detail, "gate holds its stream; markers on 7 independent stream pairs ran (one gate "
                              "issued from a second host thread)");
     return 0;
-fail:
-    cts_latch_open(&e->latch);
-    return -1;
 }
 
 /* Launches must return before their kernel ends, or nothing can be held:
