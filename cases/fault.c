@@ -13,7 +13,7 @@
  *   fault.fickle_wait      the call waits for the gate (cudaDeviceSynchronize)
  *                          in its first two repetitions and never after: the
  *                          latch's "returns" in the third contradicts their
- *                          timed "waits", and the recheck (engine.c) replaces
+ *                          timed "waits", and the recheck (case.c) replaces
  *                          them: PASS A with `rechecked` 2, not VARIES
  *
  * Each on a non-blocking op stream, with the gate on another non-blocking

@@ -297,7 +297,7 @@ struct cts_result {
     int late_holds_tracked;   /* late holds (by stream semantics, or by the call once proven)
                                * proven by tracking the gate's end */
     int rechecked;            /* repetitions measured again, longer, because the latch
-                               * contradicted their timed verdict (engine.c: recheck) */
+                               * contradicted their timed verdict (case.c: recheck) */
     int perturbed_retries;    /* attempts measured again because this thread was descheduled
                                * between the call's return and its claim of the latch */
     double late_call_us, late_timeout_us; /* the last attempt a wait is to track (engine's own) */

@@ -104,7 +104,7 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     /* Per repetition; an array that holds nothing is left out, and so are
      * rep_timeout_us and rep_window_us where every repetition was decided
      * at timeout_us and window_us.  tracked_from_*: the shorter-timeout
-     * attempt a repetition's wait was proven against (see engine.c). */
+     * attempt a repetition's wait was proven against (see rep.c). */
     enum { N = 12 };
     const char *names[N] = {"call_us", "release_to_return_us", "op_after_gpu_us",
                             "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst",
