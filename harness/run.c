@@ -68,7 +68,7 @@ int cts_cmd_list(int argc, char **argv)
 /* ---- device discovery ---------------------------------------------------------- */
 
 /* 0 if device `dev` can be used; otherwise prints why and returns the exit code. */
-static int find_device(int dev)
+int cts_run_find_device(int dev)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -101,7 +101,7 @@ int cts_cmd_env(int argc, char **argv)
     }
     if (optind < argc)
         return cts_die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if ((rc = find_device(dev)))
+    if ((rc = cts_run_find_device(dev)))
         return rc;
     char err[256];
     json_t *env = cts_env_collect(dev, err, sizeof err);
@@ -128,10 +128,10 @@ int cts_cmd_env(int argc, char **argv)
 
 enum { EXIT_CONTEXT_LOST = 4 }; /* a worker's own: it stopped after a case that lost the context */
 
-static const struct {
+const struct cts_run_schedule {
     const char *name;
     unsigned flag;
-} schedules[] = {{"auto", cudaDeviceScheduleAuto},
+} cts_run_schedules[] = {{"auto", cudaDeviceScheduleAuto},
                  {"spin", cudaDeviceScheduleSpin},
                  {"yield", cudaDeviceScheduleYield},
                  {"blocking-sync", cudaDeviceScheduleBlockingSync}};
@@ -235,22 +235,22 @@ static json_t *harness_json(const struct cts_engine *e)
 /* Runs sel[from..n) and reports on fd.  Returns the exit status: 0 when
  * every case was reported, EXIT_SKIP without a device, EXIT_CONTEXT_LOST
  * after a case that lost the context, EXIT_NO_VERDICT if it cannot start. */
-static int run_worker(const struct run_opts *o, const struct cts_case **sel, size_t n)
+int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t n)
 {
     FILE *ev = fdopen(o->worker_fd, "w");
     if (!ev)
         return cts_die(EXIT_NO_VERDICT, "worker: cannot write to descriptor %d", o->worker_fd);
-    int rc = find_device(o->device);
+    int rc = cts_run_find_device(o->device);
     if (rc)
         return rc;
     char err[512];
     if (o->sched) { /* before anything creates the context, so that it is created with it */
         cudaError_t serr = cudaSetDevice(o->device);
         if (serr == cudaSuccess)
-            serr = cudaSetDeviceFlags(schedules[o->sched].flag);
+            serr = cudaSetDeviceFlags(cts_run_schedules[o->sched].flag);
         if (serr != cudaSuccess)
-            return cts_die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s", schedules[o->sched].name,
-                           cudaGetErrorName(serr));
+            return cts_die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s",
+                           cts_run_schedules[o->sched].name, cudaGetErrorName(serr));
     }
     json_t *env = cts_env_collect(o->device, err, sizeof err);
     struct cts_engine *e = calloc(1, sizeof *e);
@@ -435,7 +435,7 @@ static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
     argv[a++] = "--repeat";
     argv[a++] = rep_s;
     argv[a++] = "--schedule";
-    argv[a++] = (char *)schedules[o->sched].name;
+    argv[a++] = (char *)cts_run_schedules[o->sched].name;
     if (o->family) {
         argv[a++] = "--family";
         argv[a++] = (char *)o->family;
@@ -486,7 +486,7 @@ struct supervisor {
     size_t group_cases, group_pass;
 };
 
-static void group_line(struct supervisor *s, const char *next_group)
+void cts_run_group_line(struct supervisor *s, const char *next_group)
 {
     if (s->group[0]) {
         double gs = (cts_now_us() - s->t_group) / 1e6;
@@ -535,7 +535,7 @@ static void record_lost(struct supervisor *s, enum cts_status st, const char *wh
 
 /* One worker, from s->next on.  Returns 0 when it reported every case,
  * 1 when another worker should go on, or an exit status to stop with. */
-static int supervise_one(struct supervisor *s)
+int cts_run_supervise_one(struct supervisor *s)
 {
     int rfd;
     size_t first = s->next;
@@ -581,7 +581,7 @@ static int supervise_one(struct supervisor *s)
             char g[CTS_ID_MAX];
             cts_case_group(s->sel[s->next], g, sizeof g);
             if (strcmp(g, s->group))
-                group_line(s, g);
+                cts_run_group_line(s, g);
             cts_log_event(&s->log, "begin", id, NULL);
             in_case = 1;
         } else if (!strcmp(ev, "result") && in_case && id && !strcmp(id, s->sel[s->next]->id) &&
@@ -678,7 +678,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
                 return cts_die(EXIT_USAGE, "--worker-fd wants a descriptor from 3 up, not '%s'", optarg);
             break;
         case 's':
-            for (o->sched = 0; o->sched < 4 && strcmp(optarg, schedules[o->sched].name); o->sched++)
+            for (o->sched = 0; o->sched < 4 && strcmp(optarg, cts_run_schedules[o->sched].name); o->sched++)
                 ;
             if (o->sched == 4)
                 return cts_die(EXIT_USAGE, "--schedule wants auto, spin, yield or blocking-sync, not '%s'",
@@ -709,7 +709,7 @@ int cts_cmd_run(int argc, char **argv)
     if (o.worker_from >= 0) {
         if ((size_t)o.worker_from > n)
             return cts_die(EXIT_USAGE, "--worker-from %ld is past the %zu selected cases", o.worker_from, n);
-        return run_worker(&o, sel, n); /* exits with the process; no clean-up needed */
+        return cts_run_worker(&o, sel, n); /* exits with the process; no clean-up needed */
     }
 
     /* Every input is read and every output opened before anything runs;
@@ -776,7 +776,7 @@ int cts_cmd_run(int argc, char **argv)
     char date[32];
     iso_date(date, sizeof date);
     struct supervisor s = {.o = &o, .sel = sel, .n = n, .cases = json_object(), .groups = json_object()};
-    while (s.next < n && (rc = supervise_one(&s)) == 1)
+    while (s.next < n && (rc = cts_run_supervise_one(&s)) == 1)
         ;
     if (rc > 1 || !s.env) { /* skipped (77), or the harness could not start */
         cts_outfile_abort(&jf);
@@ -786,7 +786,7 @@ int cts_cmd_run(int argc, char **argv)
         free(sel);
         return rc > 1 ? rc : EXIT_NO_VERDICT;
     }
-    group_line(&s, NULL);
+    cts_run_group_line(&s, NULL);
 
     double wall_s = (cts_now_us() - t_start) / 1e6;
     json_t *counts = json_object();
