@@ -196,73 +196,64 @@ static void record_lost(struct supervisor *s, enum cts_status st, const char *wh
     free(res);
 }
 
-/* One worker, from s->next on.  Returns 0 when it reported every case,
- * 1 when another worker should go on, or an exit status to stop with. */
-int cts_run_supervise_one(struct supervisor *s)
+/* The worker's environment: the run's is the first worker's, and with it
+ * the log is opened. */
+static void on_env(struct supervisor *s, json_t *j)
 {
-    int rfd;
-    size_t first = s->next;
-    pid_t pid = spawn_worker(s->o, s->next, &rfd);
-    if (pid < 0)
-        return cts_die(EXIT_NO_VERDICT, "cannot start a worker process: %s", strerror(errno));
-    struct reader rd = {.fd = rfd};
-    char *line = NULL;
-    int in_case = 0, done = 0, bad = 0, hung = 0, got, limit_s = CASE_LIMIT_S;
-    const char *test_limit = getenv("CTS_TEST_CASE_LIMIT_S"); /* tests/run.sh only */
-    if (test_limit && cts_parse_int(test_limit, 1, CASE_LIMIT_S, &limit_s))
-        limit_s = CASE_LIMIT_S;
-    while (!done && !bad && (got = read_line(&rd, &line, limit_s)) != 0) {
-        if (got < 0) {
-            hung = 1;
-            kill(pid, SIGKILL);
-            break;
+    if (!s->env) {
+        s->env = json_incref(json_object_get(j, "environment"));
+        if (!s->log_open) {
+            char err[512];
+            if (cts_log_open(&s->log, s->o->logpath, err, sizeof err) == 0)
+                s->log_open = 1;
+            else
+                fprintf(stderr, "sync-cts: %s\n", err);
+            cts_log_event(&s->log, "run", NULL,
+                          json_pack("{s:I,s:s,s:i,s:s}", "cases", (json_int_t)s->n, "selection",
+                                    s->o->glob ? s->o->glob : "*", "repeat", s->o->repeat,
+                                    "revision", CTS_REVISION));
         }
-        json_t *j = json_loads(line, 0, NULL);
-        const char *ev = json_string_value(json_object_get(j, "event"));
-        const char *id = json_string_value(json_object_get(j, "id"));
-        if (!ev) {
-            bad = 1; /* a torn last line: the worker died while writing it */
-        } else if (!strcmp(ev, "env")) {
-            if (!s->env) {
-                s->env = json_incref(json_object_get(j, "environment"));
-                if (!s->log_open) {
-                    char err[512];
-                    if (cts_log_open(&s->log, s->o->logpath, err, sizeof err) == 0)
-                        s->log_open = 1;
-                    else
-                        fprintf(stderr, "sync-cts: %s\n", err);
-                    cts_log_event(&s->log, "run", NULL,
-                                  json_pack("{s:I,s:s,s:i,s:s}", "cases", (json_int_t)s->n, "selection",
-                                            s->o->glob ? s->o->glob : "*", "repeat", s->o->repeat,
-                                            "revision", CTS_REVISION));
-                }
-            }
-        } else if (!strcmp(ev, "start")) {
-            if (!s->start)
-                s->start = json_incref(j);
-        } else if (!strcmp(ev, "begin") && id && s->next < s->n && !strcmp(id, s->sel[s->next]->id)) {
-            char g[CTS_ID_MAX];
-            cts_case_group(s->sel[s->next], g, sizeof g);
-            if (strcmp(g, s->group))
-                cts_run_group_line(s, g);
-            cts_log_event(&s->log, "begin", id, NULL);
-            in_case = 1;
-        } else if (!strcmp(ev, "result") && in_case && id && !strcmp(id, s->sel[s->next]->id) &&
-                   json_is_object(json_object_get(j, "case"))) {
-            record(s, json_incref(json_object_get(j, "case")));
-            in_case = 0;
-        } else if (!strcmp(ev, "done")) {
-            done = 1;
-        } else {
-            bad = 1;
-        }
-        json_decref(j);
     }
-    free(rd.buf);
-    close(rfd);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+}
+
+/* One line of the worker's report, parsed (j, NULL if it is not JSON).
+ * Returns 1 if the report is bad (the worker is then waited for), else 0. */
+static int on_event(struct supervisor *s, json_t *j, int *in_case, int *done)
+{
+    int bad = 0;
+    const char *ev = json_string_value(json_object_get(j, "event"));
+    const char *id = json_string_value(json_object_get(j, "id"));
+    if (!ev) {
+        bad = 1; /* a torn last line: the worker died while writing it */
+    } else if (!strcmp(ev, "env")) {
+        on_env(s, j);
+    } else if (!strcmp(ev, "start")) {
+        if (!s->start)
+            s->start = json_incref(j);
+    } else if (!strcmp(ev, "begin") && id && s->next < s->n && !strcmp(id, s->sel[s->next]->id)) {
+        char g[CTS_ID_MAX];
+        cts_case_group(s->sel[s->next], g, sizeof g);
+        if (strcmp(g, s->group))
+            cts_run_group_line(s, g);
+        cts_log_event(&s->log, "begin", id, NULL);
+        *in_case = 1;
+    } else if (!strcmp(ev, "result") && *in_case && id && !strcmp(id, s->sel[s->next]->id) &&
+               json_is_object(json_object_get(j, "case"))) {
+        record(s, json_incref(json_object_get(j, "case")));
+        *in_case = 0;
+    } else if (!strcmp(ev, "done")) {
+        *done = 1;
+    } else {
+        bad = 1;
+    }
+    return bad;
+}
+
+/* After the worker started at case `first` has exited with status: the
+ * case it died in, if any, recorded.  cts_run_supervise_one's return. */
+static int worker_ended(struct supervisor *s, int status, size_t first, int done, int in_case, int hung,
+                        int limit_s)
+{
     if (done && s->next == s->n)
         return 0;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -294,4 +285,37 @@ int cts_run_supervise_one(struct supervisor *s)
     while (s->next < s->n)
         record_lost(s, CTS_BROKEN, why);
     return 0;
+}
+
+/* One worker, from s->next on.  Returns 0 when it reported every case,
+ * 1 when another worker should go on, or an exit status to stop with. */
+int cts_run_supervise_one(struct supervisor *s)
+{
+    int rfd;
+    size_t first = s->next;
+    pid_t pid = spawn_worker(s->o, s->next, &rfd);
+    if (pid < 0)
+        return cts_die(EXIT_NO_VERDICT, "cannot start a worker process: %s", strerror(errno));
+    struct reader rd = {.fd = rfd};
+    char *line = NULL;
+    int in_case = 0, done = 0, bad = 0, hung = 0, got, limit_s = CASE_LIMIT_S;
+    const char *test_limit = getenv("CTS_TEST_CASE_LIMIT_S"); /* tests/run.sh only */
+    if (test_limit && cts_parse_int(test_limit, 1, CASE_LIMIT_S, &limit_s))
+        limit_s = CASE_LIMIT_S;
+    while (!done && !bad && (got = read_line(&rd, &line, limit_s)) != 0) {
+        if (got < 0) {
+            hung = 1;
+            kill(pid, SIGKILL);
+            break;
+        }
+        json_t *j = json_loads(line, 0, NULL);
+        bad = on_event(s, j, &in_case, &done);
+        json_decref(j);
+    }
+    free(rd.buf);
+    close(rfd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return worker_ended(s, status, first, done, in_case, hung, limit_s);
 }
