@@ -164,6 +164,121 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
     return 0;
 }
 
+/* What run reads and writes besides its options: the paths, the inputs
+ * to check the matrix against, the outputs' temporary files. */
+struct run_files {
+    char err[512], mdpath[4200], logbuf[4200];
+    json_t *waivers, *baseline;
+    struct cts_outfile jf, mf;
+};
+
+/* For cts_cmd_run: the paths derived, the inputs read and the outputs
+ * opened.  0, or (sel freed, the error printed) the exit status. */
+static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct run_files *f)
+{
+    /* Every input is read and every output opened before anything runs;
+     * none appears unless the run completes. */
+    cts_derive_path(f->mdpath, sizeof f->mdpath, o->out, ".md");
+    if (!o->logpath) {
+        cts_derive_path(f->logbuf, sizeof f->logbuf, o->out, ".log");
+        o->logpath = f->logbuf;
+    }
+    if (strcmp(o->out, f->mdpath) == 0 || strcmp(o->out, o->logpath) == 0 ||
+        strcmp(f->mdpath, o->logpath) == 0) {
+        free(sel);
+        return cts_die(EXIT_USAGE, "--out and --log name the same file '%s'", o->logpath);
+    }
+    { /* no output may be an input (run --baseline B --out B would overwrite the baseline) */
+        const char *inputs[2];
+        size_t ni = 0;
+        if (o->baseline)
+            inputs[ni++] = o->baseline;
+        if (o->waivers)
+            inputs[ni++] = o->waivers;
+        const char *outs[3] = {o->out, f->mdpath, o->logpath};
+        for (int k = 0; k < 3; k++)
+            if (cts_output_check(outs[k], inputs, ni, f->err, sizeof f->err)) {
+                free(sel);
+                return cts_die(EXIT_USAGE, "%s", f->err);
+            }
+    }
+    f->waivers = f->baseline = NULL;
+    if (o->waivers && !(f->waivers = cts_waivers_load(o->waivers, f->err, sizeof f->err))) {
+        free(sel);
+        return cts_die(EXIT_USAGE, "%s", f->err);
+    }
+    if (o->baseline && !(f->baseline = cts_matrix_load(o->baseline, f->err, sizeof f->err))) {
+        json_decref(f->waivers);
+        free(sel);
+        return cts_die(EXIT_USAGE, "%s", f->err);
+    }
+    if (cts_outfile_open(&f->jf, o->out, f->err, sizeof f->err)) {
+        free(sel);
+        return cts_die(EXIT_USAGE, "%s", f->err);
+    }
+    if (cts_outfile_open(&f->mf, f->mdpath, f->err, sizeof f->err)) {
+        cts_outfile_abort(&f->jf);
+        free(sel);
+        return cts_die(EXIT_USAGE, "%s", f->err);
+    }
+    struct stat dst;
+    if (o->split && (stat(o->split, &dst) != 0 || !S_ISDIR(dst.st_mode))) {
+        cts_outfile_abort(&f->jf);
+        cts_outfile_abort(&f->mf);
+        free(sel);
+        return cts_die(EXIT_USAGE, "--split-groups: '%s' is not a directory", o->split);
+    }
+    if (!writable(o->logpath)) { /* the log is streamed, so it is probed rather than staged */
+        cts_outfile_abort(&f->jf);
+        cts_outfile_abort(&f->mf);
+        free(sel);
+        return cts_die(EXIT_USAGE, "cannot write '%s'", o->logpath);
+    }
+    return 0;
+}
+
+/* For cts_cmd_run, once every case is recorded: the matrix (its run
+ * section from s and o), the log's last event, the log closed. */
+static json_t *run_matrix(struct supervisor *s, const struct run_opts *o, size_t n, const char *date,
+                          double wall_s)
+{
+    json_t *counts = json_object();
+    for (int st = 0; st < CTS_STATUS_COUNT; st++)
+        json_object_set_new(counts, cts_status_name(st), json_integer((json_int_t)s->count[st]));
+    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:s?,s:I,s:o,s:O,s:O,s:o,s:f}", "date", date, "wall_s",
+                            round(wall_s * 10) / 10, "repeat", o->repeat, "selection",
+                            o->glob ? o->glob : "*", "family", o->family, "cases", (json_int_t)n, "counts",
+                            counts, "selfcheck", json_object_get(s->start, "selfcheck"), "harness",
+                            json_object_get(s->start, "harness"), "groups", s->groups,
+                            "cases_per_second", round(n / wall_s * 10) / 10);
+    json_t *matrix = cts_matrix_new(s->env, run, s->cases);
+    json_decref(s->start);
+    cts_log_event(&s->log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));
+    cts_log_close(&s->log);
+    return matrix;
+}
+
+/* For cts_cmd_run, once the outputs are written: the counts, the paths,
+ * and the first 20 cases with no verdict. */
+static void print_summary(const struct supervisor *s, const struct run_opts *o, const char *mdpath, size_t n,
+                          double wall_s)
+{
+    printf("%zu cases in %.1f s (%.0f cases/s):", n, wall_s, n / wall_s);
+    for (int st = 0; st < CTS_STATUS_COUNT; st++)
+        if (s->count[st])
+            printf(" %zu %s", s->count[st], cts_status_name(st));
+    printf("\nwrote %s, %s, %s\n", o->out, mdpath, o->logpath);
+    int shown = 0;
+    const char *id;
+    json_t *cj;
+    json_object_foreach(s->cases, id, cj)
+    {
+        const char *st = json_string_value(json_object_get(cj, "status"));
+        if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP") && strcmp(st, "VARIES") && shown++ < 20)
+            printf("  %s %s: %s\n", st, id, json_string_value(json_object_get(cj, "reason")));
+    }
+}
+
 int cts_cmd_run(int argc, char **argv)
 {
     struct run_opts o;
@@ -180,65 +295,9 @@ int cts_cmd_run(int argc, char **argv)
         return cts_run_worker(&o, sel, n); /* exits with the process; no clean-up needed */
     }
 
-    /* Every input is read and every output opened before anything runs;
-     * none appears unless the run completes. */
-    char err[512], mdpath[4200], logbuf[4200];
-    cts_derive_path(mdpath, sizeof mdpath, o.out, ".md");
-    if (!o.logpath) {
-        cts_derive_path(logbuf, sizeof logbuf, o.out, ".log");
-        o.logpath = logbuf;
-    }
-    if (strcmp(o.out, mdpath) == 0 || strcmp(o.out, o.logpath) == 0 || strcmp(mdpath, o.logpath) == 0) {
-        free(sel);
-        return cts_die(EXIT_USAGE, "--out and --log name the same file '%s'", o.logpath);
-    }
-    { /* no output may be an input (run --baseline B --out B would overwrite the baseline) */
-        const char *inputs[2];
-        size_t ni = 0;
-        if (o.baseline)
-            inputs[ni++] = o.baseline;
-        if (o.waivers)
-            inputs[ni++] = o.waivers;
-        const char *outs[3] = {o.out, mdpath, o.logpath};
-        for (int k = 0; k < 3; k++)
-            if (cts_output_check(outs[k], inputs, ni, err, sizeof err)) {
-                free(sel);
-                return cts_die(EXIT_USAGE, "%s", err);
-            }
-    }
-    json_t *waivers = NULL, *baseline = NULL;
-    if (o.waivers && !(waivers = cts_waivers_load(o.waivers, err, sizeof err))) {
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", err);
-    }
-    if (o.baseline && !(baseline = cts_matrix_load(o.baseline, err, sizeof err))) {
-        json_decref(waivers);
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", err);
-    }
-    struct cts_outfile jf, mf;
-    if (cts_outfile_open(&jf, o.out, err, sizeof err)) {
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", err);
-    }
-    if (cts_outfile_open(&mf, mdpath, err, sizeof err)) {
-        cts_outfile_abort(&jf);
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", err);
-    }
-    struct stat dst;
-    if (o.split && (stat(o.split, &dst) != 0 || !S_ISDIR(dst.st_mode))) {
-        cts_outfile_abort(&jf);
-        cts_outfile_abort(&mf);
-        free(sel);
-        return cts_die(EXIT_USAGE, "--split-groups: '%s' is not a directory", o.split);
-    }
-    if (!writable(o.logpath)) { /* the log is streamed, so it is probed rather than staged */
-        cts_outfile_abort(&jf);
-        cts_outfile_abort(&mf);
-        free(sel);
-        return cts_die(EXIT_USAGE, "cannot write '%s'", o.logpath);
-    }
+    struct run_files f;
+    if ((rc = open_outputs(&o, sel, &f)))
+        return rc;
 
     double t_start = cts_now_us();
     char date[32];
@@ -247,8 +306,8 @@ int cts_cmd_run(int argc, char **argv)
     while (s.next < n && (rc = cts_run_supervise_one(&s)) == 1)
         ;
     if (rc > 1 || !s.env) { /* skipped (77), or the harness could not start */
-        cts_outfile_abort(&jf);
-        cts_outfile_abort(&mf);
+        cts_outfile_abort(&f.jf);
+        cts_outfile_abort(&f.mf);
         if (s.log_open)
             cts_log_close(&s.log);
         free(sel);
@@ -257,58 +316,35 @@ int cts_cmd_run(int argc, char **argv)
     cts_run_group_line(&s, NULL);
 
     double wall_s = (cts_now_us() - t_start) / 1e6;
-    json_t *counts = json_object();
-    for (int st = 0; st < CTS_STATUS_COUNT; st++)
-        json_object_set_new(counts, cts_status_name(st), json_integer((json_int_t)s.count[st]));
-    json_t *run = json_pack("{s:s,s:f,s:i,s:s,s:s?,s:I,s:o,s:O,s:O,s:o,s:f}", "date", date, "wall_s",
-                            round(wall_s * 10) / 10, "repeat", o.repeat, "selection",
-                            o.glob ? o.glob : "*", "family", o.family, "cases", (json_int_t)n, "counts",
-                            counts, "selfcheck", json_object_get(s.start, "selfcheck"), "harness",
-                            json_object_get(s.start, "harness"), "groups", s.groups,
-                            "cases_per_second", round(n / wall_s * 10) / 10);
-    json_t *matrix = cts_matrix_new(s.env, run, s.cases);
-    json_decref(s.start);
-    cts_log_event(&s.log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));
-    cts_log_close(&s.log);
+    json_t *matrix = run_matrix(&s, &o, n, date, wall_s);
 
-    int werr = (cts_ends_with(o.out, ".gz") ? cts_matrix_dump_gz(matrix, jf.f) : cts_matrix_dump(matrix, jf.f)) ||
-               cts_render_markdown(matrix, mf.f);
-    if (werr || cts_outfile_commit(&jf, err, sizeof err) || cts_outfile_commit(&mf, err, sizeof err)) {
-        cts_outfile_abort(&jf);
-        cts_outfile_abort(&mf);
+    int werr = (cts_ends_with(o.out, ".gz") ? cts_matrix_dump_gz(matrix, f.jf.f)
+                                            : cts_matrix_dump(matrix, f.jf.f)) ||
+               cts_render_markdown(matrix, f.mf.f);
+    if (werr || cts_outfile_commit(&f.jf, f.err, sizeof f.err) ||
+        cts_outfile_commit(&f.mf, f.err, sizeof f.err)) {
+        cts_outfile_abort(&f.jf);
+        cts_outfile_abort(&f.mf);
         json_decref(matrix);
         free(sel);
-        return cts_die(EXIT_NO_VERDICT, "%s", werr ? "cannot render the matrix" : err);
+        return cts_die(EXIT_NO_VERDICT, "%s", werr ? "cannot render the matrix" : f.err);
     }
 
-    if (o.split && split_groups(matrix, o.split, err, sizeof err)) {
+    if (o.split && split_groups(matrix, o.split, f.err, sizeof f.err)) {
         json_decref(matrix);
         free(sel);
-        return cts_die(EXIT_NO_VERDICT, "%s", err);
+        return cts_die(EXIT_NO_VERDICT, "%s", f.err);
     }
-    printf("%zu cases in %.1f s (%.0f cases/s):", n, wall_s, n / wall_s);
-    for (int st = 0; st < CTS_STATUS_COUNT; st++)
-        if (s.count[st])
-            printf(" %zu %s", s.count[st], cts_status_name(st));
-    printf("\nwrote %s, %s, %s\n", o.out, mdpath, o.logpath);
-    int shown = 0;
-    const char *id;
-    json_t *cj;
-    json_object_foreach(s.cases, id, cj)
-    {
-        const char *st = json_string_value(json_object_get(cj, "status"));
-        if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP") && strcmp(st, "VARIES") && shown++ < 20)
-            printf("  %s %s: %s\n", st, id, json_string_value(json_object_get(cj, "reason")));
-    }
+    print_summary(&s, &o, f.mdpath, n, wall_s);
     int failing = 0;
-    if (waivers || baseline) { /* deviations and, against a baseline, changed verdicts */
-        failing = cts_check(matrix, waivers, baseline, stdout, err, sizeof err);
+    if (f.waivers || f.baseline) { /* deviations and, against a baseline, changed verdicts */
+        failing = cts_check(matrix, f.waivers, f.baseline, stdout, f.err, sizeof f.err);
         if (failing < 0)
-            fprintf(stderr, "sync-cts: %s\n", err);
+            fprintf(stderr, "sync-cts: %s\n", f.err);
     }
     json_decref(matrix);
-    json_decref(waivers);
-    json_decref(baseline);
+    json_decref(f.waivers);
+    json_decref(f.baseline);
     free(sel);
     if (s.count[CTS_BROKEN] || s.count[CTS_TIMEOUT] || s.count[CTS_INCONCLUSIVE] || s.count[CTS_CRASH])
         return EXIT_NO_VERDICT;
