@@ -1,6 +1,7 @@
 /* sync-cts: the command line, and the sub-commands that read matrices
- * (render, judge, check, cite; diff is diff.c).  list, env, run and log are
- * in run.c.
+ * (render, judge, check, cite; diff is diff.c).  list, env and log are in
+ * info.c, run in run.c (its supervisor in supervisor.c, its worker in
+ * worker.c).
  *
  * Exit codes (README "Exit codes"):
  *   0  every selected case has a verdict (PASS, VARIES) or is NOTSUPP with a reason
