@@ -359,18 +359,18 @@ struct arena {
 };
 /* [0] is the process's; [1] a second thread's, while it reads half of a
  * matrix's cases (read_cases_in_two below). */
-static struct arena arenas[2];
-static _Thread_local struct arena *arena_mine = &arenas[0];
-static _Thread_local int arena_on;
+struct arena cts_mx_arenas[2];
+_Thread_local struct arena *cts_mx_arena_mine = &cts_mx_arenas[0];
+_Thread_local int cts_mx_arena_on;
 /* While two threads read, each frees only what it allocated itself: this
  * thread's arena is the only one to look in (the other is growing). */
-static _Thread_local int arena_alone;
+_Thread_local int cts_mx_arena_alone;
 
 static void *json_alloc(size_t n)
 {
-    if (!arena_on)
+    if (!cts_mx_arena_on)
         return malloc(n);
-    struct arena *a = arena_mine;
+    struct arena *a = cts_mx_arena_mine;
     n = (n + 15) & ~(size_t)15; /* malloc's alignment */
     while (a->cur < a->n) {
         struct chunk *c = &a->c[a->cur];
@@ -406,9 +406,9 @@ static int in_arena(const struct arena *a, uintptr_t p)
 
 static void json_free(void *p)
 {
-    if (!p || in_arena(arena_mine, (uintptr_t)p))
+    if (!p || in_arena(cts_mx_arena_mine, (uintptr_t)p))
         return;
-    if (!arena_alone && in_arena(&arenas[arena_mine == &arenas[0]], (uintptr_t)p))
+    if (!cts_mx_arena_alone && in_arena(&cts_mx_arenas[cts_mx_arena_mine == &cts_mx_arenas[0]], (uintptr_t)p))
         return;
     free(p);
 }
@@ -418,16 +418,16 @@ struct arena_mark {
     size_t used;
 };
 
-static struct arena_mark arena_mark(void)
+struct arena_mark cts_mx_arena_mark(void)
 {
-    struct arena *a = arena_mine;
+    struct arena *a = cts_mx_arena_mine;
     return a->n ? (struct arena_mark){a->cur, a->c[a->cur].used} : (struct arena_mark){-1, 0};
 }
 
 /* Frees everything allocated in this thread's arena since the mark. */
-static void arena_rewind(struct arena_mark m)
+void cts_mx_arena_rewind(struct arena_mark m)
 {
-    struct arena *a = arena_mine;
+    struct arena *a = cts_mx_arena_mine;
     for (int i = m.cur + 1; i < a->n; i++)
         a->c[i].used = 0;
     a->cur = m.cur < 0 ? 0 : m.cur;
@@ -435,7 +435,7 @@ static void arena_rewind(struct arena_mark m)
         a->c[m.cur].used = m.used;
 }
 
-static void arena_install(void)
+void cts_mx_arena_install(void)
 {
     static int done;
     if (!done) {
@@ -730,7 +730,7 @@ static int check_spec(const json_t *spec, const char *id, json_t *refs, char *wh
 }
 
 /* One case.  The message starts "has ..." or names a member. */
-static int check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len)
+int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len)
 {
     if (!json_is_object(c))
         return BAD("is %s, not an object", type_name(c));
@@ -792,7 +792,7 @@ static int check_case(const json_t *c, const char *id, json_t *refs, char *why, 
 }
 
 /* The matrix outside its cases: the environment, the run and the clause table. */
-static int check_top(const json_t *m, char *why, size_t len)
+int cts_mx_check_top(const json_t *m, char *why, size_t len)
 {
     const json_t *env = json_object_get(m, "environment"), *gpu, *ver, *set, *vars, *attr, *run, *counts, *spec;
     if (v_obj(env, "environment.", "gpu", REQ, &gpu, why, len) ||
@@ -940,10 +940,10 @@ static int syntax(struct walk *w, const char *what)
 static json_t *value(struct walk *w)
 {
     json_error_t je;
-    arena_on = 1;
+    cts_mx_arena_on = 1;
     json_t *v = json_loadb(w->s + w->i, w->n - w->i,
                            JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
-    arena_on = 0;
+    cts_mx_arena_on = 0;
     if (!v) {
         snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: %s)", w->path, line_at(w, w->i) - 1 + je.line,
                  je.text);
@@ -1000,7 +1000,7 @@ static void validate_case(struct walk *w, const char *id, const json_t *c)
         snprintf(w->case_err, sizeof w->case_err, "'%s': the case id '%s' %s", w->path,
                  shown_id(id, shown, sizeof shown), whyid);
         w->case_bad = 1;
-    } else if (check_case(c, id, w->refs, why, sizeof why)) {
+    } else if (cts_mx_check_case(c, id, w->refs, why, sizeof why)) {
         snprintf(w->case_err, sizeof w->case_err, "'%s': case '%s'%s%s", w->path, id,
                  strncmp(why, "has ", 4) ? ": " : " ", why);
         w->case_bad = 1;
@@ -1039,8 +1039,8 @@ static void *read_part(void *arg)
     struct part *p = arg;
     struct walk *w = &p->w;
     if (p->end == SIZE_MAX)
-        arena_mine = &arenas[1]; /* the second thread */
-    arena_alone = 1;
+        cts_mx_arena_mine = &cts_mx_arenas[1]; /* the second thread */
+    cts_mx_arena_alone = 1;
     p->rc = -1;
     for (;;) {
         json_t *k = key(w), *c = k ? value(w) : NULL;
@@ -1070,7 +1070,7 @@ static void *read_part(void *arg)
         }
         w->i++;
     }
-    arena_alone = 0;
+    cts_mx_arena_alone = 0;
     return NULL;
 }
 
@@ -1145,12 +1145,12 @@ static int read_cases_in_two(struct walk *w, json_t *cases, size_t comma)
                 rc = appears_twice(w, id);
                 break;
             }
-            arena_on = 1;
+            cts_mx_arena_on = 1;
             if (json_object_set_new(cases, id, p[k].kv[j + 1])) {
                 snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
                 rc = -1;
             }
-            arena_on = 0;
+            cts_mx_arena_on = 0;
         }
         if (!w->case_bad && p[k].w.case_bad) {
             memcpy(w->case_err, p[k].w.case_err, sizeof w->case_err);
@@ -1191,7 +1191,7 @@ static int walk_cases(struct walk *w)
             return rc;
     }
     for (int more = 1; more > 0; more = next(w)) {
-        struct arena_mark mark = arena_mark();
+        struct arena_mark mark = cts_mx_arena_mark();
         json_t *k = key(w), *c = k ? value(w) : NULL;
         if (!c)
             return -1;
@@ -1204,11 +1204,11 @@ static int walk_cases(struct walk *w)
             oom |= json_object_set_new(w->ids, id, json_null()) != 0;
             if (!w->case_bad && !oom)
                 oom |= w->each(w->ctx, id, c) != 0;
-            arena_rewind(mark); /* k and c with it */
+            cts_mx_arena_rewind(mark); /* k and c with it */
         } else {
-            arena_on = 1;
+            cts_mx_arena_on = 1;
             oom |= json_object_set_new(cases, id, c) != 0;
-            arena_on = 0;
+            cts_mx_arena_on = 0;
         }
         if (oom) {
             snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
@@ -1218,7 +1218,7 @@ static int walk_cases(struct walk *w)
     return w->err[0] ? -1 : 0;
 }
 
-static int walk(struct walk *w)
+int cts_mx_walk(struct walk *w)
 {
     if (peek(w) != '{') { /* not an object: is it JSON at all? */
         json_error_t je;
@@ -1252,9 +1252,9 @@ static int walk(struct walk *w)
                 json_t *v = value(w);
                 if (!v)
                     return -1;
-                arena_on = 1;
+                cts_mx_arena_on = 1;
                 int bad = json_object_set_new(w->top, name, v);
-                arena_on = 0;
+                cts_mx_arena_on = 0;
                 if (bad) {
                     snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
                     return -1;
@@ -1272,7 +1272,7 @@ static int walk(struct walk *w)
 static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen)
 {
     size_t len = 0;
-    arena_install();
+    cts_mx_arena_install();
     err[0] = 0;
     char *text = read_matrix_text(path, &len, err, errlen);
     if (!text)
@@ -1285,7 +1285,7 @@ static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, si
     if (bad)
         snprintf(err, errlen, "out of memory reading '%s'", path);
     else
-        bad = walk(&w);
+        bad = cts_mx_walk(&w);
     free(text);
     json_decref(w.ids);
     json_t *m = w.top;
@@ -1312,7 +1312,7 @@ static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, si
         bad = 1;
     }
     char why[512];
-    if (!bad && check_top(m, why, sizeof why)) {
+    if (!bad && cts_mx_check_top(m, why, sizeof why)) {
         snprintf(err, errlen, "'%s': %s", path, why);
         bad = 1;
     }
