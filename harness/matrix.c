@@ -18,36 +18,8 @@ static json_t *us(double x)
 
 static json_t *name_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
-json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
+static json_t *verdict_json(const struct cts_result *r)
 {
-    char group[CTS_ID_MAX];
-    cts_case_group(c, group, sizeof group);
-
-    json_t *j = json_object();
-    json_object_set_new(j, "family", json_string(c->family->name));
-    json_object_set_new(j, "group", json_string(group));
-    json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
-    json_object_set_new(j, "variant", name_or_null(c->variant));
-    json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
-    json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
-    int mem = c->mem >= 0, sized = c->size_idx >= 0;
-    json_object_set_new(j, "memory", mem ? json_string(cts_mem_token(c->mem)) : json_null());
-    json_object_set_new(j, "allocator", mem ? json_string(cts_mem_allocator(c->mem)) : json_null());
-    json_object_set_new(j, "size", sized ? json_integer((json_int_t)c->size) : json_null());
-    json_object_set_new(j, "size_label", sized ? json_string(cts_size_token(c->size_idx)) : json_null());
-    json_object_set_new(j, "kind", c->kind == CTS_KIND_NONE ? json_null() : json_string(cts_kind_token(c->kind)));
-    json_object_set_new(j, "copy_kind", name_or_null(cts_copy_kind_name(c)));
-    json_object_set_new(j, "shape", c->height ? json_pack("{s:I,s:I,s:I,s:I}", "width", (json_int_t)c->width,
-                                                          "pitch", (json_int_t)c->width, "height",
-                                                          (json_int_t)c->height, "depth",
-                                                          (json_int_t)(c->depth ? c->depth : 1))
-                                              : json_null());
-    json_object_set_new(j, "op_stream", json_string(cts_op_token(c->op) + 3));
-    json_object_set_new(j, "busy", json_string(cts_busy_token(c->busy) + 5));
-    json_object_set_new(j, "status", json_string(cts_status_name(r->status)));
-    json_object_set_new(j, "reason", r->reason[0] ? json_string(r->reason) : json_null());
-    json_object_set_new(j, "symbol", r->symbol[0] ? json_string(r->symbol) : json_null());
-
     /* VARIES keeps the fields its repetitions agree on. */
     json_t *v = json_object();
     int pass = r->status == CTS_PASS || r->status == CTS_VARIES;
@@ -61,41 +33,15 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(v, "dst", name_or_null(pass ? cts_dst_name(r->verdict.dst) : NULL));
     if (pass && r->verdict.rejected) /* only where the call was rejected: older matrices lack it */
         json_object_set_new(v, "rejected", json_string(r->verdict.rejected));
-    json_object_set_new(j, "verdict", v);
+    return v;
+}
 
-    json_t *ev = json_object();
-    json_object_set_new(ev, "repetitions", json_integer(r->nreps));
-    json_object_set_new(ev, "idle_call_us", us(r->nreps ? r->idle_call_us : NAN));
-    json_object_set_new(ev, "idle_call_max_us", us(r->nreps ? r->idle_call_max_us : NAN));
-    json_object_set_new(ev, "idle_complete_us", us(r->nreps ? r->idle_complete_us : NAN));
-    json_object_set_new(ev, "timeout_us", us(r->nreps ? r->timeout_us : NAN));
-    json_object_set_new(ev, "window_us", us(r->nreps ? r->window_us : NAN));
-    json_object_set_new(ev, "window_retries", json_integer(r->window_retries));
-    json_object_set_new(ev, "timeout_retries", json_integer(r->timeout_retries));
-    if (r->late_holds_tracked)
-        json_object_set_new(ev, "late_holds_tracked", json_integer(r->late_holds_tracked));
-    if (r->rechecked)
-        json_object_set_new(ev, "rechecked", json_integer(r->rechecked));
-    if (r->perturbed_retries)
-        json_object_set_new(ev, "perturbed_retries", json_integer(r->perturbed_retries));
-    if (r->waits_tracked)
-        json_object_set_new(ev, "waits_tracked", json_integer(r->waits_tracked));
-    if (r->holds_tracked[0] + r->holds_tracked[1] + r->holds_tracked[2])
-        json_object_set_new(ev, "holds_tracked",
-                            json_pack("{s:i,s:i,s:i}", "op_after", r->holds_tracked[0], "third_blocking",
-                                      r->holds_tracked[1], "third_nonblocking", r->holds_tracked[2]));
-    json_object_set_new(ev, "control",
-                        r->nreps ? json_pack("{s:s?,s:s?,s:s?,s:b}", "op_after",
-                                             cts_order_name(r->control.op_after), "third_blocking",
-                                             cts_order_name(r->control.third_blocking),
-                                             "third_nonblocking",
-                                             cts_order_name(r->control.third_nonblocking),
-                                             "with_case_setup", r->control_own)
-                                 : json_null());
-    /* Per repetition; an array that holds nothing is left out, and so are
-     * rep_timeout_us and rep_window_us where every repetition was decided
-     * at timeout_us and window_us.  tracked_from_*: the shorter-timeout
-     * attempt a repetition's wait was proven against (see rep.c). */
+/* Per repetition; an array that holds nothing is left out, and so are
+ * rep_timeout_us and rep_window_us where every repetition was decided
+ * at timeout_us and window_us.  tracked_from_*: the shorter-timeout
+ * attempt a repetition's wait was proven against (see rep.c). */
+static void rep_arrays_json(json_t *ev, const struct cts_result *r)
+{
     enum { N = 12 };
     const char *names[N] = {"call_us", "release_to_return_us", "op_after_gpu_us",
                             "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst",
@@ -135,7 +81,75 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
         else
             json_decref(arr[k]);
     }
-    json_object_set_new(j, "evidence", ev);
+}
+
+static json_t *evidence_json(const struct cts_result *r)
+{
+    json_t *ev = json_object();
+    json_object_set_new(ev, "repetitions", json_integer(r->nreps));
+    json_object_set_new(ev, "idle_call_us", us(r->nreps ? r->idle_call_us : NAN));
+    json_object_set_new(ev, "idle_call_max_us", us(r->nreps ? r->idle_call_max_us : NAN));
+    json_object_set_new(ev, "idle_complete_us", us(r->nreps ? r->idle_complete_us : NAN));
+    json_object_set_new(ev, "timeout_us", us(r->nreps ? r->timeout_us : NAN));
+    json_object_set_new(ev, "window_us", us(r->nreps ? r->window_us : NAN));
+    json_object_set_new(ev, "window_retries", json_integer(r->window_retries));
+    json_object_set_new(ev, "timeout_retries", json_integer(r->timeout_retries));
+    if (r->late_holds_tracked)
+        json_object_set_new(ev, "late_holds_tracked", json_integer(r->late_holds_tracked));
+    if (r->rechecked)
+        json_object_set_new(ev, "rechecked", json_integer(r->rechecked));
+    if (r->perturbed_retries)
+        json_object_set_new(ev, "perturbed_retries", json_integer(r->perturbed_retries));
+    if (r->waits_tracked)
+        json_object_set_new(ev, "waits_tracked", json_integer(r->waits_tracked));
+    if (r->holds_tracked[0] + r->holds_tracked[1] + r->holds_tracked[2])
+        json_object_set_new(ev, "holds_tracked",
+                            json_pack("{s:i,s:i,s:i}", "op_after", r->holds_tracked[0], "third_blocking",
+                                      r->holds_tracked[1], "third_nonblocking", r->holds_tracked[2]));
+    json_object_set_new(ev, "control",
+                        r->nreps ? json_pack("{s:s?,s:s?,s:s?,s:b}", "op_after",
+                                             cts_order_name(r->control.op_after), "third_blocking",
+                                             cts_order_name(r->control.third_blocking),
+                                             "third_nonblocking",
+                                             cts_order_name(r->control.third_nonblocking),
+                                             "with_case_setup", r->control_own)
+                                 : json_null());
+    rep_arrays_json(ev, r);
+    return ev;
+}
+
+json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
+{
+    char group[CTS_ID_MAX];
+    cts_case_group(c, group, sizeof group);
+
+    json_t *j = json_object();
+    json_object_set_new(j, "family", json_string(c->family->name));
+    json_object_set_new(j, "group", json_string(group));
+    json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
+    json_object_set_new(j, "variant", name_or_null(c->variant));
+    json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
+    json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
+    int mem = c->mem >= 0, sized = c->size_idx >= 0;
+    json_object_set_new(j, "memory", mem ? json_string(cts_mem_token(c->mem)) : json_null());
+    json_object_set_new(j, "allocator", mem ? json_string(cts_mem_allocator(c->mem)) : json_null());
+    json_object_set_new(j, "size", sized ? json_integer((json_int_t)c->size) : json_null());
+    json_object_set_new(j, "size_label", sized ? json_string(cts_size_token(c->size_idx)) : json_null());
+    json_object_set_new(j, "kind", c->kind == CTS_KIND_NONE ? json_null() : json_string(cts_kind_token(c->kind)));
+    json_object_set_new(j, "copy_kind", name_or_null(cts_copy_kind_name(c)));
+    json_object_set_new(j, "shape", c->height ? json_pack("{s:I,s:I,s:I,s:I}", "width", (json_int_t)c->width,
+                                                          "pitch", (json_int_t)c->width, "height",
+                                                          (json_int_t)c->height, "depth",
+                                                          (json_int_t)(c->depth ? c->depth : 1))
+                                              : json_null());
+    json_object_set_new(j, "op_stream", json_string(cts_op_token(c->op) + 3));
+    json_object_set_new(j, "busy", json_string(cts_busy_token(c->busy) + 5));
+    json_object_set_new(j, "status", json_string(cts_status_name(r->status)));
+    json_object_set_new(j, "reason", r->reason[0] ? json_string(r->reason) : json_null());
+    json_object_set_new(j, "symbol", r->symbol[0] ? json_string(r->symbol) : json_null());
+
+    json_object_set_new(j, "verdict", verdict_json(r));
+    json_object_set_new(j, "evidence", evidence_json(r));
     /* What the documentation says of it, judged against what was observed. */
     json_object_set_new(j, "spec", cts_spec_case_json(c, j, cts_build_per_thread()));
     return j;
