@@ -9,13 +9,14 @@
 #include <string.h>
 #include <zlib.h>
 
-/* The whole file, inflated if it is gzip.  NULL and a reason on failure. */
-static char *read_matrix_text(const char *path, size_t *len, char *err, size_t errlen)
+/* The whole file, as it is, into *raw_out and *n_out; -1 and a reason on
+ * failure. */
+static int read_whole(const char *path, char **raw_out, size_t *n_out, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-        return NULL;
+        return -1;
     }
     char *raw = NULL;
     size_t n = 0, cap = 0;
@@ -36,12 +37,16 @@ static char *read_matrix_text(const char *path, size_t *len, char *err, size_t e
     if (bad) {
         free(raw);
         snprintf(err, errlen, "cannot read '%s'", path);
-        return NULL;
+        return -1;
     }
-    if (n < 2 || (unsigned char)raw[0] != 0x1f || (unsigned char)raw[1] != 0x8b) {
-        *len = n;
-        return raw;
-    }
+    *raw_out = raw;
+    *n_out = n;
+    return 0;
+}
+
+/* raw (n bytes, gzip) inflated, raw freed; NULL and a reason on failure. */
+static char *gunzip(const char *path, char *raw, size_t n, size_t *len, char *err, size_t errlen)
+{
     z_stream z;
     memset(&z, 0, sizeof z);
     if (inflateInit2(&z, 15 + 16) != Z_OK) {
@@ -85,6 +90,20 @@ static char *read_matrix_text(const char *path, size_t *len, char *err, size_t e
     }
     *len = tn;
     return text;
+}
+
+/* The whole file, inflated if it is gzip.  NULL and a reason on failure. */
+static char *read_matrix_text(const char *path, size_t *len, char *err, size_t errlen)
+{
+    char *raw;
+    size_t n;
+    if (read_whole(path, &raw, &n, err, errlen))
+        return NULL;
+    if (n < 2 || (unsigned char)raw[0] != 0x1f || (unsigned char)raw[1] != 0x8b) {
+        *len = n;
+        return raw;
+    }
+    return gunzip(path, raw, n, len, err, errlen);
 }
 
 static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen)
