@@ -106,6 +106,55 @@ static char *read_matrix_text(const char *path, size_t *len, char *err, size_t e
     return gunzip(path, raw, n, len, err, errlen);
 }
 
+/* The walked matrix as a whole: what it is and its schema version, the
+ * first case that was wrong, the rest of the matrix (cts_mx_check_top), and
+ * the clauses its cases name.  1 and a reason at the first problem, else 0. */
+static int check_loaded(const char *path, json_t *m, const struct walk *w, char *err, size_t errlen)
+{
+    int bad = 0;
+    const char *schema = NULL;
+    json_int_t version = -1;
+    json_t *cases = NULL, *env = NULL;
+    if (!bad && (json_unpack(m, "{s:s,s:I,s:o,s:o}", "schema", &schema, "schema_version", &version, "cases", &cases,
+                             "environment", &env) != 0 ||
+                 strcmp(schema, CTS_MATRIX_SCHEMA) != 0)) {
+        snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix", path);
+        bad = 1;
+    }
+    if (!bad && version != CTS_SCHEMA_VERSION) {
+        snprintf(err, errlen, "'%s' has schema version %lld; this sync-cts reads version %d", path,
+                 (long long)version, CTS_SCHEMA_VERSION);
+        bad = 1;
+    }
+    if (!bad && (!json_is_object(cases) || !json_is_object(env))) {
+        snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix (cases or environment malformed)", path);
+        bad = 1;
+    }
+    if (!bad && w->case_bad) {
+        snprintf(err, errlen, "%s", w->case_err);
+        bad = 1;
+    }
+    char why[512];
+    if (!bad && cts_mx_check_top(m, why, sizeof why)) {
+        snprintf(err, errlen, "'%s': %s", path, why);
+        bad = 1;
+    }
+    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
+    if (!bad && table) { /* every clause a case names is in the table it was judged with */
+        const char *cid;
+        json_t *first;
+        /* (a matrix without a table is not judged: check refuses it, judge judges it) */
+        json_object_foreach(w->refs, cid, first)
+            if (!json_object_get(table, cid)) {
+                snprintf(err, errlen, "'%s': case '%s': spec.clauses names '%.40s', which is not in the matrix's "
+                         "clause table", path, json_string_value(first), cid);
+                bad = 1;
+                break;
+            }
+    }
+    return bad;
+}
+
 static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen)
 {
     size_t len = 0;
@@ -126,46 +175,8 @@ static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, si
     free(text);
     json_decref(w.ids);
     json_t *m = w.top;
-    const char *schema = NULL;
-    json_int_t version = -1;
-    json_t *cases = NULL, *env = NULL;
-    if (!bad && (json_unpack(m, "{s:s,s:I,s:o,s:o}", "schema", &schema, "schema_version", &version, "cases", &cases,
-                             "environment", &env) != 0 ||
-                 strcmp(schema, CTS_MATRIX_SCHEMA) != 0)) {
-        snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix", path);
-        bad = 1;
-    }
-    if (!bad && version != CTS_SCHEMA_VERSION) {
-        snprintf(err, errlen, "'%s' has schema version %lld; this sync-cts reads version %d", path,
-                 (long long)version, CTS_SCHEMA_VERSION);
-        bad = 1;
-    }
-    if (!bad && (!json_is_object(cases) || !json_is_object(env))) {
-        snprintf(err, errlen, "'%s' is not a cuda-sync-cts matrix (cases or environment malformed)", path);
-        bad = 1;
-    }
-    if (!bad && w.case_bad) {
-        snprintf(err, errlen, "%s", w.case_err);
-        bad = 1;
-    }
-    char why[512];
-    if (!bad && cts_mx_check_top(m, why, sizeof why)) {
-        snprintf(err, errlen, "'%s': %s", path, why);
-        bad = 1;
-    }
-    const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
-    if (!bad && table) { /* every clause a case names is in the table it was judged with */
-        const char *cid;
-        json_t *first;
-        /* (a matrix without a table is not judged: check refuses it, judge judges it) */
-        json_object_foreach(w.refs, cid, first)
-            if (!json_object_get(table, cid)) {
-                snprintf(err, errlen, "'%s': case '%s': spec.clauses names '%.40s', which is not in the matrix's "
-                         "clause table", path, json_string_value(first), cid);
-                bad = 1;
-                break;
-            }
-    }
+    if (!bad)
+        bad = check_loaded(path, m, &w, err, errlen);
     json_decref(w.refs);
     if (bad) {
         json_decref(m); /* in the arena, or small */
