@@ -189,6 +189,39 @@ static size_t numbers_in(const json_t *a)
     return k;
 }
 
+/* The per-repetition arrays a case has: each as long as
+ * evidence.repetitions (reps), each value null or of its array's kind. */
+static int check_rep_arrays(const json_t *ev, json_int_t reps, char *why, size_t len)
+{
+    static const char *const P = "evidence.";
+    for (size_t k = 0; k < sizeof rep_arrays / sizeof *rep_arrays; k++) {
+        const char *key = rep_arrays[k].key;
+        const json_t *a = json_object_get(ev, key);
+        if (!a)
+            continue;
+        if (!json_is_array(a))
+            return BAD("evidence.%s is %s, not an array (one value a repetition)", key, type_name(a));
+        if ((json_int_t)json_array_size(a) != reps)
+            return BAD("evidence.%s has %zu values, but evidence.repetitions is %lld", key, json_array_size(a),
+                       (long long)reps);
+        for (size_t i = 0; i < json_array_size(a); i++) {
+            const json_t *x = json_array_get(a, i);
+            char at[64];
+            snprintf(at, sizeof at, "%s[%zu]", key, i);
+            if (json_is_null(x))
+                continue;
+            enum rep_kind kind = rep_arrays[k].kind;
+            if (kind == REP_TIME || kind == REP_SIGNED) {
+                if (number_ok(x, kind == REP_TIME, P, at, why, len))
+                    return -1;
+            } else if (name_ok(x, kind == REP_HOST ? HOST : kind == REP_SRC ? SRC : DST, NUL, P, at, why, len) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int check_evidence(const json_t *ev, int status, char *why, size_t len)
 {
     static const char *const P = "evidence.";
@@ -216,31 +249,8 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
     const json_t *own = json_object_get(ctl, "with_case_setup");
     if (own && !json_is_boolean(own))
         return BAD("evidence.control.with_case_setup is %s, not true or false", type_name(own));
-    for (size_t k = 0; k < sizeof rep_arrays / sizeof *rep_arrays; k++) {
-        const char *key = rep_arrays[k].key;
-        const json_t *a = json_object_get(ev, key);
-        if (!a)
-            continue;
-        if (!json_is_array(a))
-            return BAD("evidence.%s is %s, not an array (one value a repetition)", key, type_name(a));
-        if ((json_int_t)json_array_size(a) != reps)
-            return BAD("evidence.%s has %zu values, but evidence.repetitions is %lld", key, json_array_size(a),
-                       (long long)reps);
-        for (size_t i = 0; i < json_array_size(a); i++) {
-            const json_t *x = json_array_get(a, i);
-            char at[64];
-            snprintf(at, sizeof at, "%s[%zu]", key, i);
-            if (json_is_null(x))
-                continue;
-            enum rep_kind kind = rep_arrays[k].kind;
-            if (kind == REP_TIME || kind == REP_SIGNED) {
-                if (number_ok(x, kind == REP_TIME, P, at, why, len))
-                    return -1;
-            } else if (name_ok(x, kind == REP_HOST ? HOST : kind == REP_SRC ? SRC : DST, NUL, P, at, why, len) < 0) {
-                return -1;
-            }
-        }
-    }
+    if (check_rep_arrays(ev, reps, why, len))
+        return -1;
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))
         return BAD("evidence.call_us has no time, but the case has a verdict (%s)", cts_status_name(status));
