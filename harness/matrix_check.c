@@ -295,6 +295,37 @@ static int check_spec(const json_t *spec, const char *id, json_t *refs, char *wh
     return 0;
 }
 
+/* A case's verdict: its fields' names, "rejected" where there is one, and
+ * no other member. */
+static int check_verdict(const json_t *verdict, char *why, size_t len)
+{
+    static const struct names *const verdict_names[] = {&DST, &HOST, &ORDER, &SRC, &ORDER, &ORDER};
+    for (size_t k = 0; k < 6; k++)
+        if (v_name(verdict, "verdict.", verdict_keys[k], NUL, *verdict_names[k], NULL, why, len))
+            return -1;
+    /* "rejected": the error a documented rejection returned, where the call was rejected. */
+    const char *rejected;
+    if (v_str(verdict, "verdict.", "rejected", OPT, &rejected, why, len))
+        return -1;
+    if (rejected && !*rejected)
+        return BAD("verdict.rejected is empty");
+    if (json_object_size(verdict) != 6 + (rejected != NULL)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)verdict, k, x)
+        {
+            size_t i = 0;
+            while (i < 6 && strcmp(k, verdict_keys[i]))
+                i++;
+            if (i == 6 && strcmp(k, "rejected"))
+                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s or rejected)", k,
+                           verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
+                           verdict_keys[5]);
+        }
+    }
+    return 0;
+}
+
 /* One case.  The message starts "has ..." or names a member. */
 int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len)
 {
@@ -328,30 +359,8 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
         return -1;
     if (verdict_status && !*symbol)
         return BAD("symbol is empty, but the case has a verdict (%s)", st);
-    static const struct names *const verdict_names[] = {&DST, &HOST, &ORDER, &SRC, &ORDER, &ORDER};
-    for (size_t k = 0; k < 6; k++)
-        if (v_name(verdict, "verdict.", verdict_keys[k], NUL, *verdict_names[k], NULL, why, len))
-            return -1;
-    /* "rejected": the error a documented rejection returned, where the call was rejected. */
-    const char *rejected;
-    if (v_str(verdict, "verdict.", "rejected", OPT, &rejected, why, len))
+    if (check_verdict(verdict, why, len))
         return -1;
-    if (rejected && !*rejected)
-        return BAD("verdict.rejected is empty");
-    if (json_object_size(verdict) != 6 + (rejected != NULL)) {
-        const char *k;
-        json_t *x;
-        json_object_foreach((json_t *)verdict, k, x)
-        {
-            size_t i = 0;
-            while (i < 6 && strcmp(k, verdict_keys[i]))
-                i++;
-            if (i == 6 && strcmp(k, "rejected"))
-                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s or rejected)", k,
-                           verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
-                           verdict_keys[5]);
-        }
-    }
     if (check_evidence(ev, status, why, len))
         return -1;
     return spec ? check_spec(spec, id, refs, why, len) : 0;
