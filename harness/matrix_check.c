@@ -366,10 +366,10 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
     return spec ? check_spec(spec, id, refs, why, len) : 0;
 }
 
-/* The matrix outside its cases: the environment, the run and the clause table. */
-int cts_mx_check_top(const json_t *m, char *why, size_t len)
+/* The environment: the GPU, the versions, the settings and the attributes. */
+static int check_environment(const json_t *env, char *why, size_t len)
 {
-    const json_t *env = json_object_get(m, "environment"), *gpu, *ver, *set, *vars, *attr, *run, *counts, *spec;
+    const json_t *gpu, *ver, *set, *vars, *attr;
     if (v_obj(env, "environment.", "gpu", REQ, &gpu, why, len) ||
         v_str(gpu, "environment.gpu.", "name", REQ, NULL, why, len) ||
         v_str(gpu, "environment.gpu.", "compute_capability", REQ, NULL, why, len) ||
@@ -408,14 +408,15 @@ int cts_mx_check_top(const json_t *m, char *why, size_t len)
     for (int i = 0; i < 4; i++)
         if (!json_object_get(attr, shown[i]))
             return BAD("environment.attributes.%s is missing", shown[i]);
-    if (v_obj(m, "", "run", REQ, &run, why, len) || v_str(run, "run.", "date", REQ, NULL, why, len) ||
-        v_num(run, "run.", "wall_s", REQ, 1, why, len) ||
-        v_int(run, "run.", "repeat", REQ, 1, CTS_MAX_REPEAT, NULL, why, len) ||
-        v_obj(run, "run.", "counts", REQ, &counts, why, len))
-        return -1;
-    json_object_foreach((json_t *)counts, k, x)
-        if (!json_is_integer(x) || json_integer_value(x) < 0)
-            return BAD("run.counts.%.40s is not a count", k);
+    return 0;
+}
+
+/* The clause table the cases were judged with, where there is one. */
+static int check_clause_table(const json_t *m, char *why, size_t len)
+{
+    const json_t *spec;
+    const char *k;
+    json_t *x;
     if (v_obj(m, "", "spec", OPT | NUL, &spec, why, len))
         return -1;
     if (spec) {
@@ -435,4 +436,23 @@ int cts_mx_check_top(const json_t *m, char *why, size_t len)
         }
     }
     return 0;
+}
+
+/* The matrix outside its cases: the environment, the run and the clause table. */
+int cts_mx_check_top(const json_t *m, char *why, size_t len)
+{
+    const json_t *env = json_object_get(m, "environment"), *run, *counts;
+    if (check_environment(env, why, len))
+        return -1;
+    const char *k;
+    json_t *x;
+    if (v_obj(m, "", "run", REQ, &run, why, len) || v_str(run, "run.", "date", REQ, NULL, why, len) ||
+        v_num(run, "run.", "wall_s", REQ, 1, why, len) ||
+        v_int(run, "run.", "repeat", REQ, 1, CTS_MAX_REPEAT, NULL, why, len) ||
+        v_obj(run, "run.", "counts", REQ, &counts, why, len))
+        return -1;
+    json_object_foreach((json_t *)counts, k, x)
+        if (!json_is_integer(x) || json_integer_value(x) < 0)
+            return BAD("run.counts.%.40s is not a count", k);
+    return check_clause_table(m, why, len);
 }
