@@ -239,6 +239,40 @@ static size_t split_point(const struct walk *w)
     return 0;
 }
 
+/* A half that was read, put into the cases in file order, its first wrong
+ * case and its clause references into w's: 0, or -1 (w->err). */
+static int merge_part(struct walk *w, json_t *cases, struct part *p)
+{
+    int rc = 0;
+    if (p->rc) {
+        snprintf(w->err, w->errlen, "%s", p->err);
+        return -1;
+    }
+    for (size_t j = 0; j < p->n && !rc; j += 2) {
+        const char *id = json_string_value(p->kv[j]);
+        if (json_object_get(cases, id)) {
+            rc = appears_twice(w, id);
+            break;
+        }
+        cts_mx_arena_on = 1;
+        if (json_object_set_new(cases, id, p->kv[j + 1])) {
+            snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+            rc = -1;
+        }
+        cts_mx_arena_on = 0;
+    }
+    if (!w->case_bad && p->w.case_bad) {
+        memcpy(w->case_err, p->w.case_err, sizeof w->case_err);
+        w->case_bad = 1;
+    }
+    const char *cid;
+    json_t *first;
+    json_object_foreach(p->w.refs, cid, first)
+        if (!json_object_get(w->refs, cid))
+            json_object_set(w->refs, cid, first);
+    return rc;
+}
+
 /* 0 when read, -1 on an error (w->err), 1 when no second thread could be started. */
 static int read_cases_in_two(struct walk *w, json_t *cases, size_t comma)
 {
@@ -265,35 +299,8 @@ static int read_cases_in_two(struct walk *w, json_t *cases, size_t comma)
     read_part(&p[0]);
     pthread_join(t, NULL);
     int rc = 0;
-    for (int k = 0; k < 2 && !rc; k++) { /* in file order */
-        if (p[k].rc) {
-            snprintf(w->err, w->errlen, "%s", p[k].err);
-            rc = -1;
-            break;
-        }
-        for (size_t j = 0; j < p[k].n && !rc; j += 2) {
-            const char *id = json_string_value(p[k].kv[j]);
-            if (json_object_get(cases, id)) {
-                rc = appears_twice(w, id);
-                break;
-            }
-            cts_mx_arena_on = 1;
-            if (json_object_set_new(cases, id, p[k].kv[j + 1])) {
-                snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
-                rc = -1;
-            }
-            cts_mx_arena_on = 0;
-        }
-        if (!w->case_bad && p[k].w.case_bad) {
-            memcpy(w->case_err, p[k].w.case_err, sizeof w->case_err);
-            w->case_bad = 1;
-        }
-        const char *cid;
-        json_t *first;
-        json_object_foreach(p[k].w.refs, cid, first)
-            if (!json_object_get(w->refs, cid))
-                json_object_set(w->refs, cid, first);
-    }
+    for (int k = 0; k < 2 && !rc; k++) /* in file order */
+        rc = merge_part(w, cases, &p[k]);
     if (!rc)
         w->i = p[1].w.i + 1; /* past the '}' */
     for (int k = 0; k < 2; k++) {
