@@ -111,6 +111,38 @@ static void test_pause(void)
 
 /* ---- files written whole or not at all ------------------------------------- */
 
+/* o's temporary file, beside o->path, created and opened (st: the file it
+ * will replace, where one exists); -1 and a reason on failure. */
+static int open_tmp(struct cts_outfile *o, const char *path, int exists, const struct stat *st, char *err,
+                    size_t errlen)
+{
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", o->path);
+    sigset_t saved;
+    hold_signals(1, &saved);
+    int fd = mkstemp(o->tmp);
+    if (fd >= 0)
+        o->slot = cts_cleanup_add(o->tmp);
+    hold_signals(0, &saved);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    /* mkstemp makes 0600: a file replaced keeps its mode, a new one gets the usual one */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, exists ? st->st_mode & 07777 : 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        close(fd);
+        hold_signals(1, &saved);
+        unlink(o->tmp);
+        cts_cleanup_remove(o->slot);
+        hold_signals(0, &saved);
+        return -1;
+    }
+    test_pause();
+    return 0;
+}
+
 int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
@@ -141,31 +173,7 @@ int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t 
     if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, real) &&
         strlen(real) < sizeof o->path)
         snprintf(o->path, sizeof o->path, "%s", real);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", o->path);
-    sigset_t saved;
-    hold_signals(1, &saved);
-    int fd = mkstemp(o->tmp);
-    if (fd >= 0)
-        o->slot = cts_cleanup_add(o->tmp);
-    hold_signals(0, &saved);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-        return -1;
-    }
-    /* mkstemp makes 0600: a file replaced keeps its mode, a new one gets the usual one */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-        close(fd);
-        hold_signals(1, &saved);
-        unlink(o->tmp);
-        cts_cleanup_remove(o->slot);
-        hold_signals(0, &saved);
-        return -1;
-    }
-    test_pause();
-    return 0;
+    return open_tmp(o, path, exists, &st, err, errlen);
 }
 
 int cts_outfile_commit(struct cts_outfile *o, char *err, size_t errlen)
