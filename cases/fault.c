@@ -1,7 +1,10 @@
 /* The fault family: test-only cases that break the process or its CUDA
  * context, to show that a run survives them (docs/method.md "Statuses", CRASH).
  * Declared only when the environment has CTS_FAULT_CASES=1, so that no real
- * run, `list` or CTest group ever sees them; tests/CMakeLists.txt runs them.
+ * run, `list` or CTest group ever sees them.  They need a GPU and are run by
+ * hand: CTS_FAULT_CASES=1 sync-cts run 'fault.*' --repeat 3 (three: with two,
+ * fickle_wait's waits are its first repetition and the one proving it, and
+ * nothing follows to contradict them).
  *
  *   fault.abort            the call aborts the process (SIGABRT)
  *   fault.illegal_address  the call launches a kernel that writes to an
@@ -10,7 +13,7 @@
  *   fault.fickle_wait      the call waits for the gate (cudaDeviceSynchronize)
  *                          in its first two repetitions and never after: the
  *                          latch's "returns" in the third contradicts their
- *                          timed "waits", and the recheck (engine.c) replaces
+ *                          timed "waits", and the recheck (case.c) replaces
  *                          them: PASS A with `rechecked` 2, not VARIES
  *
  * Each on a non-blocking op stream, with the gate on another non-blocking

@@ -132,6 +132,159 @@ static int cmp_tally(const void *pa, const void *pb)
     return strcmp(a->id, b->id);
 }
 
+/* What the pass over the cases gathers for the output: the cases each
+ * waiver covered (w), the clauses of the unwaived deviations (tally), the
+ * case lines and the changed verdicts (written to cl_out and ch_out), and
+ * the counts. */
+struct check_pass {
+    const json_t *waivers, *baseline;
+    const char *driver;
+    size_t nw, nt;
+    struct waived *w;
+    struct clause_tally *tally;
+    size_t ntally;
+    FILE *cl_out, *ch_out;
+    size_t deviating, unwaived, changed, skipped, unfinished;
+};
+
+/* A deviation every contradicted clause of which a waiver covers. */
+static void count_waived(struct check_pass *p, const char *id, const json_t *spec)
+{
+    struct waived *w = p->w;
+    size_t i;
+    json_t *cl;
+    size_t counted[CTS_JUDGED_MAX], nc = 0;
+    json_array_foreach(json_object_get(spec, "clauses"), i, cl)
+    {
+        const json_t *by = json_is_false(json_object_get(cl, "holds"))
+                               ? waiver_for(p->waivers, id, s_of(cl, "id"), p->driver)
+                               : NULL;
+        size_t k = 0, seen = 0;
+        json_t *e;
+        json_array_foreach(json_object_get(p->waivers, "waivers"), k, e)
+            if (e == by)
+                break;
+        for (size_t q = 0; q < nc; q++)
+            seen |= counted[q] == k;
+        if (!by || k >= p->nw || seen || nc >= CTS_JUDGED_MAX)
+            continue;
+        counted[nc++] = k;
+        if (w[k].count < 3)
+            w[k].example[w[k].count] = id;
+        w[k].count++;
+        w[k].waiver = by;
+    }
+}
+
+/* A deviation not waived: its line, with the clauses it contradicts, each
+ * of them tallied. */
+static void list_unwaived(struct check_pass *p, const char *id, const json_t *c, const json_t *spec)
+{
+    struct clause_tally *tally = p->tally;
+    size_t i;
+    json_t *cl;
+    fprintf(p->cl_out, "DEVIATES %s (%s):", id, s_of(c, "symbol"));
+    const char *sep = " ";
+    json_array_foreach(json_object_get(spec, "clauses"), i, cl)
+        if (json_is_false(json_object_get(cl, "holds"))) {
+            const char *cid = s_of(cl, "id");
+            fprintf(p->cl_out, "%s%s (%s, about %s)", sep, cid, s_of(cl, "prediction"), s_of(cl, "about"));
+            sep = "; ";
+            size_t t = 0;
+            while (t < p->ntally && strcmp(tally[t].id, cid))
+                t++;
+            if (t == p->ntally && p->ntally < p->nt)
+                tally[p->ntally++] = (struct clause_tally){cid, id, 0};
+            if (t < p->ntally)
+                tally[t].count++;
+        }
+    fprintf(p->cl_out, "\n");
+}
+
+/* A case against the baseline: a changed verdict of a case that PASSed in
+ * both; a case intermittent (VARIES) in either is counted as skipped. */
+static void check_baseline(struct check_pass *p, const char *id, const json_t *c)
+{
+    const json_t *b = json_object_get(json_object_get(p->baseline, "cases"), id);
+    const char *sa = s_of(c, "status"), *sb = s_of(b, "status");
+    if (!b || strcmp(sa, "PASS") || strcmp(sb, "PASS")) {
+        p->skipped += b && (!strcmp(sa, "VARIES") || !strcmp(sb, "VARIES"));
+        return;
+    }
+    if (!json_equal(json_object_get(c, "verdict"), json_object_get(b, "verdict"))) {
+        p->changed++;
+        fprintf(p->ch_out, "CHANGED %s: %s in the baseline, %s now\n", id, s_of(b, "symbol"),
+                s_of(c, "symbol"));
+    }
+}
+
+/* One case: FAILed or without a verdict, deviating (waived or not), and
+ * against the baseline. */
+static void check_case(struct check_pass *p, const char *id, const json_t *c)
+{
+    const json_t *spec = json_object_get(c, "spec");
+    const char *st = s_of(c, "status");
+    if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP")) {
+        p->unfinished++;
+        fprintf(p->cl_out, "%s %s: %s\n", st, id, s_of(c, "reason"));
+    }
+    if (!strcmp(s_of(spec, "conformance"), "DEVIATES")) {
+        p->deviating++;
+        int covered = 1;
+        size_t i;
+        json_t *cl;
+        json_array_foreach(json_object_get(spec, "clauses"), i, cl)
+            if (json_is_false(json_object_get(cl, "holds")))
+                covered &= waiver_for(p->waivers, id, s_of(cl, "id"), p->driver) != NULL;
+        if (covered) { /* counted once under each waiver that covers one of its clauses */
+            count_waived(p, id, spec);
+        } else {
+            p->unwaived++;
+            list_unwaived(p, id, c, spec);
+        }
+    }
+    if (p->baseline)
+        check_baseline(p, id, c);
+}
+
+/* The output after the pass (see cts_check); lines and changes: what the
+ * pass wrote to cl_out and ch_out. */
+static void check_print(FILE *out, struct check_pass *p, const json_t *table, const char *lines,
+                        const char *changes)
+{
+    struct clause_tally *tally = p->tally;
+    const struct waived *w = p->w;
+    if (p->unwaived) {
+        qsort(tally, p->ntally, sizeof *tally, cmp_tally);
+        fprintf(out, "%zu deviation%s not waived, by clause:\n", p->unwaived, p->unwaived == 1 ? "" : "s");
+        for (size_t t = 0; t < p->ntally; t++) {
+            const json_t *e = json_object_get(table, tally[t].id);
+            fprintf(out, "  %s: %zu case%s, e.g. %s\n    %s: \"%s\" %s\n", tally[t].id, tally[t].count,
+                    tally[t].count == 1 ? "" : "s", tally[t].example, s_of(e, "where"), s_of(e, "quote"),
+                    s_of(e, "url"));
+        }
+    }
+    fputs(lines, out);
+    fputs(changes, out);
+    for (size_t k = 0; k < p->nw; k++)
+        if (w[k].count)
+            fprintf(out, "waived: %zu case%s contradicting %s (e.g. %s%s%s%s%s): %s %s\n", w[k].count,
+                    w[k].count == 1 ? "" : "s",
+                    *s_of(w[k].waiver, "clause") ? s_of(w[k].waiver, "clause") : "any clause",
+                    w[k].example[0], w[k].example[1] ? ", " : "", w[k].example[1] ? w[k].example[1] : "",
+                    w[k].example[2] ? ", " : "", w[k].example[2] ? w[k].example[2] : "",
+                    s_of(w[k].waiver, "reason"), s_of(w[k].waiver, "link"));
+    fprintf(out, "%zu deviation%s (%zu waived, %zu not)", p->deviating, p->deviating == 1 ? "" : "s",
+            p->deviating - p->unwaived, p->unwaived);
+    if (p->baseline)
+        fprintf(out, "; %zu verdict%s changed against the baseline (%zu intermittent cases not compared)",
+                p->changed, p->changed == 1 ? "" : "s", p->skipped);
+    if (p->unfinished)
+        fprintf(out, "; %zu case%s FAILed or %s no verdict", p->unfinished, p->unfinished == 1 ? "" : "s",
+                p->unfinished == 1 ? "has" : "have");
+    fprintf(out, "\n");
+}
+
 /* Output, in this order: the unwaived deviations summed up by clause (the
  * clause's quote and URL once, how many cases, an example), each such case
  * on a short line, the verdicts changed against the baseline, the waivers
@@ -141,27 +294,27 @@ int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FI
 {
     const json_t *cases = json_object_get(m, "cases");
     const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
-    const char *driver = s_of(json_object_get(json_object_get(m, "environment"), "versions"), "driver");
-    size_t nw = json_array_size(json_object_get(waivers, "waivers"));
-    size_t nt = json_object_size(table) + 1;
-    struct waived *w = calloc(nw ? nw : 1, sizeof *w);
-    struct clause_tally *tally = calloc(nt, sizeof *tally);
+    struct check_pass p = {.waivers = waivers, .baseline = baseline};
+    p.driver = s_of(json_object_get(json_object_get(m, "environment"), "versions"), "driver");
+    p.nw = json_array_size(json_object_get(waivers, "waivers"));
+    p.nt = json_object_size(table) + 1;
+    p.w = calloc(p.nw ? p.nw : 1, sizeof *p.w);
+    p.tally = calloc(p.nt, sizeof *p.tally);
     char *lines = NULL, *changes = NULL; /* the case lines, printed after the summary */
     size_t lines_len = 0, changes_len = 0;
-    FILE *cl_out = open_memstream(&lines, &lines_len), *ch_out = open_memstream(&changes, &changes_len);
-    if (!w || !tally || !cl_out || !ch_out) {
+    p.cl_out = open_memstream(&lines, &lines_len), p.ch_out = open_memstream(&changes, &changes_len);
+    if (!p.w || !p.tally || !p.cl_out || !p.ch_out) {
         snprintf(err, len, "out of memory");
-        if (cl_out)
-            fclose(cl_out);
-        if (ch_out)
-            fclose(ch_out);
+        if (p.cl_out)
+            fclose(p.cl_out);
+        if (p.ch_out)
+            fclose(p.ch_out);
         free(lines);
         free(changes);
-        free(w);
-        free(tally);
+        free(p.w);
+        free(p.tally);
         return -1;
     }
-    size_t ntally = 0;
     int failed = 0;
     if (baseline) {
         const char *g1 = s_of(json_object_get(json_object_get(m, "environment"), "gpu"), "name");
@@ -171,121 +324,21 @@ int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FI
             failed = 1;
         }
     }
-    size_t deviating = 0, unwaived = 0, changed = 0, skipped = 0, unfinished = 0;
     const char *id;
     json_t *c;
     json_object_foreach((json_t *)(failed ? NULL : cases), id, c)
-    {
-        const json_t *spec = json_object_get(c, "spec");
-        const char *st = s_of(c, "status");
-        if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP")) {
-            unfinished++;
-            fprintf(cl_out, "%s %s: %s\n", st, id, s_of(c, "reason"));
-        }
-        if (!strcmp(s_of(spec, "conformance"), "DEVIATES")) {
-            deviating++;
-            int covered = 1;
-            size_t i;
-            json_t *cl;
-            json_array_foreach(json_object_get(spec, "clauses"), i, cl)
-                if (json_is_false(json_object_get(cl, "holds")))
-                    covered &= waiver_for(waivers, id, s_of(cl, "id"), driver) != NULL;
-            if (covered) { /* counted once under each waiver that covers one of its clauses */
-                size_t counted[CTS_JUDGED_MAX], nc = 0;
-                json_array_foreach(json_object_get(spec, "clauses"), i, cl)
-                {
-                    const json_t *by = json_is_false(json_object_get(cl, "holds"))
-                                           ? waiver_for(waivers, id, s_of(cl, "id"), driver)
-                                           : NULL;
-                    size_t k = 0, seen = 0;
-                    json_t *e;
-                    json_array_foreach(json_object_get(waivers, "waivers"), k, e)
-                        if (e == by)
-                            break;
-                    for (size_t q = 0; q < nc; q++)
-                        seen |= counted[q] == k;
-                    if (!by || k >= nw || seen || nc >= CTS_JUDGED_MAX)
-                        continue;
-                    counted[nc++] = k;
-                    if (w[k].count < 3)
-                        w[k].example[w[k].count] = id;
-                    w[k].count++;
-                    w[k].waiver = by;
-                }
-            } else {
-                unwaived++;
-                fprintf(cl_out, "DEVIATES %s (%s):", id, s_of(c, "symbol"));
-                const char *sep = " ";
-                json_array_foreach(json_object_get(spec, "clauses"), i, cl)
-                    if (json_is_false(json_object_get(cl, "holds"))) {
-                        const char *cid = s_of(cl, "id");
-                        fprintf(cl_out, "%s%s (%s, about %s)", sep, cid, s_of(cl, "prediction"), s_of(cl, "about"));
-                        sep = "; ";
-                        size_t t = 0;
-                        while (t < ntally && strcmp(tally[t].id, cid))
-                            t++;
-                        if (t == ntally && ntally < nt)
-                            tally[ntally++] = (struct clause_tally){cid, id, 0};
-                        if (t < ntally)
-                            tally[t].count++;
-                    }
-                fprintf(cl_out, "\n");
-            }
-        }
-        if (baseline) {
-            const json_t *b = json_object_get(json_object_get(baseline, "cases"), id);
-            const char *sa = s_of(c, "status"), *sb = s_of(b, "status");
-            if (!b || strcmp(sa, "PASS") || strcmp(sb, "PASS")) {
-                skipped += b && (!strcmp(sa, "VARIES") || !strcmp(sb, "VARIES"));
-                continue;
-            }
-            if (!json_equal(json_object_get(c, "verdict"), json_object_get(b, "verdict"))) {
-                changed++;
-                fprintf(ch_out, "CHANGED %s: %s in the baseline, %s now\n", id, s_of(b, "symbol"),
-                        s_of(c, "symbol"));
-            }
-        }
-    }
-    int oom = fclose(cl_out) != 0;
-    oom |= fclose(ch_out) != 0;
+        check_case(&p, id, c);
+    int oom = fclose(p.cl_out) != 0;
+    oom |= fclose(p.ch_out) != 0;
     if (oom && !failed) {
         snprintf(err, len, "out of memory");
         failed = 1;
     }
-    if (!failed) {
-        if (unwaived) {
-            qsort(tally, ntally, sizeof *tally, cmp_tally);
-            fprintf(out, "%zu deviation%s not waived, by clause:\n", unwaived, unwaived == 1 ? "" : "s");
-            for (size_t t = 0; t < ntally; t++) {
-                const json_t *e = json_object_get(table, tally[t].id);
-                fprintf(out, "  %s: %zu case%s, e.g. %s\n    %s: \"%s\" %s\n", tally[t].id, tally[t].count,
-                        tally[t].count == 1 ? "" : "s", tally[t].example, s_of(e, "where"), s_of(e, "quote"),
-                        s_of(e, "url"));
-            }
-        }
-        fputs(lines, out);
-        fputs(changes, out);
-        for (size_t k = 0; k < nw; k++)
-            if (w[k].count)
-                fprintf(out, "waived: %zu case%s contradicting %s (e.g. %s%s%s%s%s): %s %s\n", w[k].count,
-                        w[k].count == 1 ? "" : "s",
-                        *s_of(w[k].waiver, "clause") ? s_of(w[k].waiver, "clause") : "any clause",
-                        w[k].example[0], w[k].example[1] ? ", " : "", w[k].example[1] ? w[k].example[1] : "",
-                        w[k].example[2] ? ", " : "", w[k].example[2] ? w[k].example[2] : "",
-                        s_of(w[k].waiver, "reason"), s_of(w[k].waiver, "link"));
-        fprintf(out, "%zu deviation%s (%zu waived, %zu not)", deviating, deviating == 1 ? "" : "s",
-                deviating - unwaived, unwaived);
-        if (baseline)
-            fprintf(out, "; %zu verdict%s changed against the baseline (%zu intermittent cases not compared)",
-                    changed, changed == 1 ? "" : "s", skipped);
-        if (unfinished)
-            fprintf(out, "; %zu case%s FAILed or %s no verdict", unfinished, unfinished == 1 ? "" : "s",
-                    unfinished == 1 ? "has" : "have");
-        fprintf(out, "\n");
-    }
+    if (!failed)
+        check_print(out, &p, table, lines, changes);
     free(lines);
     free(changes);
-    free(w);
-    free(tally);
-    return failed ? -1 : (int)(unwaived + changed + unfinished);
+    free(p.w);
+    free(p.tally);
+    return failed ? -1 : (int)(p.unwaived + p.changed + p.unfinished);
 }

@@ -1,6 +1,7 @@
 /* From repetitions to a verdict.  Pure: no CUDA, no clock; tests/ drives it. */
 #include "cts.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,6 +66,11 @@ static void clear_field(struct cts_verdict *v, int f)
     case 5: v->dst = CTS_DST_NA; break;
     case 6: v->rejected = NULL; break;
     }
+}
+
+int cts_starved(double closed_us, double starved_us, double prompt_us)
+{
+    return !isnan(starved_us) && closed_us - starved_us < prompt_us;
 }
 
 void cts_classify(struct cts_result *res)

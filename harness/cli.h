@@ -10,6 +10,8 @@
 /* README "Exit codes". */
 enum { EXIT_VERDICTS = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_VERDICT = 3, EXIT_SKIP = 77 };
 
+/* The one-line error: "sync-cts: ..." on stderr; returns code. */
+int cts_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A whole number in [lo, hi]: 0, else -1. */
 int cts_parse_int(const char *s, int lo, int hi, int *out);
 /* After getopt_long (optstring ":") returned ':' (a missing value) or '?':

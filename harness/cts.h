@@ -36,51 +36,15 @@ const char *cts_status_name(enum cts_status s);
 int cts_status_parse(const char *name); /* -1 if unknown */
 
 /* ---- case parameters ---------------------------------------------------- */
-enum cts_api {
-    CTS_API_MEMCPY, CTS_API_MEMCPY_ASYNC,
-    CTS_API_MEMSET, CTS_API_MEMSET_ASYNC, CTS_API_MEMSET2D, CTS_API_MEMSET2D_ASYNC,
-    CTS_API_MEMSET3D, CTS_API_MEMSET3D_ASYNC,
-    CTS_API_CU_MEMSET_D8, CTS_API_CU_MEMSET_D16, CTS_API_CU_MEMSET_D32,
-    CTS_API_CU_MEMSET_D8_ASYNC, CTS_API_CU_MEMSET_D16_ASYNC, CTS_API_CU_MEMSET_D32_ASYNC,
-    CTS_API_CU_MEMSET_D2D8, CTS_API_CU_MEMSET_D2D16, CTS_API_CU_MEMSET_D2D32,
-    CTS_API_CU_MEMSET_D2D8_ASYNC, CTS_API_CU_MEMSET_D2D16_ASYNC, CTS_API_CU_MEMSET_D2D32_ASYNC,
-    CTS_API_MALLOC, CTS_API_FREE, CTS_API_FREE_POOL_PTR, CTS_API_FREE_NULL, CTS_API_MALLOC_PITCH,
-    CTS_API_MALLOC_3D, CTS_API_MALLOC_ARRAY, CTS_API_FREE_ARRAY, CTS_API_MALLOC_HOST,
-    CTS_API_FREE_HOST, CTS_API_HOST_ALLOC, CTS_API_HOST_REGISTER, CTS_API_HOST_UNREGISTER,
-    CTS_API_MALLOC_MANAGED, CTS_API_MALLOC_ASYNC, CTS_API_FREE_ASYNC,
-    CTS_API_MALLOC_FROM_POOL_ASYNC, CTS_API_MEMPOOL_TRIM_TO,
-    CTS_API_LAUNCH, CTS_API_EVENT_RECORD, CTS_API_STREAM_WAIT_EVENT, CTS_API_EVENT_QUERY,
-    CTS_API_STREAM_QUERY, CTS_API_LAUNCH_HOST_FUNC, CTS_API_STREAM_ADD_CALLBACK,
-    CTS_API_GRAPH_LAUNCH, CTS_API_STREAM_CREATE, CTS_API_STREAM_DESTROY, CTS_API_EVENT_CREATE,
-    CTS_API_EVENT_DESTROY,
-    CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC, CTS_API_MEM_PREFETCH_TO_HOST_ASYNC,
-    CTS_API_MEM_ADVISE_READ_MOSTLY, CTS_API_MEM_ADVISE_PREFERRED_LOCATION,
-    CTS_API_MEM_ADVISE_ACCESSED_BY, CTS_API_STREAM_ATTACH_MEM_ASYNC,
-    /* copy family */
-    CTS_API_MEMCPY2D, CTS_API_MEMCPY2D_ASYNC, CTS_API_MEMCPY3D, CTS_API_MEMCPY3D_ASYNC,
-    CTS_API_MEMCPY_TO_SYMBOL, CTS_API_MEMCPY_TO_SYMBOL_ASYNC, CTS_API_MEMCPY_FROM_SYMBOL,
-    CTS_API_MEMCPY_FROM_SYMBOL_ASYNC, CTS_API_MEMCPY2D_TO_ARRAY, CTS_API_MEMCPY2D_TO_ARRAY_ASYNC,
-    CTS_API_MEMCPY2D_FROM_ARRAY, CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC, CTS_API_MEMCPY_BATCH_ASYNC,
-    CTS_API_CU_MEMCPY_HTOD, CTS_API_CU_MEMCPY_DTOH, CTS_API_CU_MEMCPY_DTOD,
-    CTS_API_CU_MEMCPY_HTOD_ASYNC, CTS_API_CU_MEMCPY_DTOH_ASYNC, CTS_API_CU_MEMCPY_DTOD_ASYNC,
-    CTS_API_CU_MEMCPY, CTS_API_CU_MEMCPY_ASYNC, CTS_API_CU_MEMCPY2D, CTS_API_CU_MEMCPY2D_ASYNC,
-    CTS_API_CU_MEMCPY3D, CTS_API_CU_MEMCPY3D_ASYNC,
-    /* alloc family: virtual memory management; synchronize calls (pool release) */
-    CTS_API_CU_MEM_CREATE, CTS_API_CU_MEM_RELEASE, CTS_API_CU_MEM_MAP, CTS_API_CU_MEM_UNMAP,
-    CTS_API_CU_MEM_SET_ACCESS,
-    CTS_API_STREAM_SYNCHRONIZE, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE,
-    /* stream family: capture */
-    CTS_API_STREAM_BEGIN_CAPTURE, CTS_API_STREAM_END_CAPTURE,
-    /* trigger family */
-    CTS_API_DEVICE_SET_CACHE_CONFIG, CTS_API_FUNC_SET_CACHE_CONFIG, CTS_API_DEVICE_SET_LIMIT,
-    CTS_API_FUNC_GET_ATTRIBUTES, CTS_API_CU_MODULE_LOAD_DATA, CTS_API_CU_MODULE_UNLOAD,
-    CTS_API_CU_MODULE_GET_FUNCTION, CTS_API_CU_LAUNCH_KERNEL,
-    /* fault family: test-only, declared only under CTS_FAULT_CASES=1 */
-    CTS_API_FAULT,
+enum cts_api { /* one per call, declared in harness/apis.def */
+#define X(name, token, function, takes_stream, since) CTS_API_##name,
+#include "apis.def"
     CTS_API_COUNT
 };
 /* Whether an API takes a stream (an op stream) or has one implied. */
 int cts_api_takes_stream(enum cts_api a);
+/* CUDART_VERSION of the runtime that introduced the call's form, 0 if older than 11.0. */
+int cts_api_since(enum cts_api a);
 /* CTS_DIR_NONE, CTS_KIND_NONE, CTS_MEM_NONE: the parameter does not apply
  * to the case (a memset has no direction); its id segment is left out. */
 enum cts_dir { CTS_DIR_NONE = -1, CTS_DIR_H2D, CTS_DIR_D2H, CTS_DIR_D2D, CTS_DIR_H2H, CTS_DIR_COUNT };
@@ -199,14 +163,8 @@ struct cts_family {
     const char *(*rejects)(const struct cts_case *c, const char **clause);
 };
 
-extern const struct cts_family cts_family_memcpy;
-extern const struct cts_family cts_family_memset;
-extern const struct cts_family cts_family_alloc;
-extern const struct cts_family cts_family_stream;
-extern const struct cts_family cts_family_managed;
-extern const struct cts_family cts_family_copy;
-extern const struct cts_family cts_family_trigger;
-extern const struct cts_family cts_family_fault; /* test-only: CTS_FAULT_CASES=1 */
+#define FAMILY(name) extern const struct cts_family cts_family_##name;
+#include "apis.def"
 extern const struct cts_family *const cts_families[];
 extern const size_t cts_family_count;
 
@@ -339,7 +297,7 @@ struct cts_result {
     int late_holds_tracked;   /* late holds (by stream semantics, or by the call once proven)
                                * proven by tracking the gate's end */
     int rechecked;            /* repetitions measured again, longer, because the latch
-                               * contradicted their timed verdict (engine.c: recheck) */
+                               * contradicted their timed verdict (case.c: recheck) */
     int perturbed_retries;    /* attempts measured again because this thread was descheduled
                                * between the call's return and its claim of the latch */
     double late_call_us, late_timeout_us; /* the last attempt a wait is to track (engine's own) */
@@ -360,6 +318,13 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
  * they differ (never a majority vote), else the status of the one that
  * decides (BROKEN, TIMEOUT, FAIL, NOTSUPP, INCONCLUSIVE, in that order). */
 void cts_classify(struct cts_result *res);
+/* Whether a call that returned after the gate opened proves nothing about
+ * waiting because its thread could not run while the gate was closed: of
+ * the closed_us from the call to the opening, the thread spent starved_us
+ * waiting for a processor (schedstat's run delay over the call), and what
+ * is left is less than the call needs on an idle GPU, given as prompt_us
+ * (2x its slowest idle time + 100 us).  NAN starved_us (no schedstat): 0. */
+int cts_starved(double closed_us, double starved_us, double prompt_us);
 /* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for
  * third streams the call itself held, "X" for a documented rejection
  * (docs/matrix.md, the cell legend). */

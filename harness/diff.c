@@ -23,6 +23,7 @@
  * written only once it is complete.  Exit 0 when no case changed, 1 when
  * some did, 2 on error. */
 #define _GNU_SOURCE
+#include "cli.h"
 #include "report.h"
 #include "spec.h"
 
@@ -709,7 +710,9 @@ static void render_csv(const struct diff_doc *d, FILE *f)
 
 static const char *const formats[] = {"text", "md", "csv"};
 
-int cts_diff_main(int argc, char **argv)
+/* The options: --format (fmt) and --out (out).  0, or diff_error's exit
+ * status. */
+static int diff_options(int argc, char **argv, int *fmtp, const char **outp)
 {
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'}, {0}};
@@ -730,55 +733,49 @@ int cts_diff_main(int argc, char **argv)
             return diff_error("unknown option '%s' (see sync-cts --help)", argv[optind - 1]);
         }
     }
-    size_t nm = (size_t)(argc - optind);
-    if (nm < 2)
-        return diff_error("diff wants at least two matrix files (the first is the baseline), got %zu", nm);
-    if (nm > MAX_MATRICES)
-        return diff_error("diff compares at most %d matrices, got %zu", MAX_MATRICES, nm);
+    *fmtp = fmt;
+    *outp = out;
+    return 0;
+}
 
-    struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind};
-    d.dm = calloc(nm, sizeof *d.dm);
-    d.m = calloc(nm, sizeof *d.m);
-    d.cmp = calloc(nm - 1, sizeof *d.cmp);
+/* Loads the matrices (their cases summarized and sorted; one schema version
+ * among them) and compares each later one with the first.  -1 once
+ * diff_error has said why not. */
+static int diff_load(struct diff_doc *d)
+{
     char err[1024];
-    int rc = DIFF_ERROR, have_env = 0;
+    for (size_t i = 0; i < d->nm; i++) {
+        if (!(d->m[i] = d->dm[i].top = cts_matrix_load_each(d->paths[i], summarize, &d->dm[i], err, sizeof err))) {
+            diff_error("%s", err);
+            return -1;
+        }
+        json_int_t v0 = json_integer_value(json_object_get(d->m[0], "schema_version"));
+        json_int_t vi = json_integer_value(json_object_get(d->m[i], "schema_version"));
+        if (vi != v0) { /* cts_matrix_load reads one version today; this holds if it ever reads more */
+            diff_error("'%s' has schema version %lld and '%s' has %lld: not comparable", d->paths[i],
+                       (long long)vi, d->paths[0], (long long)v0);
+            return -1;
+        }
+        qsort(d->dm[i].v, d->dm[i].n, sizeof *d->dm[i].v, cmp_dcase);
+    }
+    for (size_t k = 0; k + 1 < d->nm; k++) {
+        d->cmp[k].later = (int)k + 1;
+        if (compare(&d->dm[0], &d->dm[k + 1], &d->cmp[k])) {
+            diff_error("out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Renders the comparison in format fmt and writes it to out (NULL or "-":
+ * standard output).  -1 once diff_error has said why not. */
+static int diff_write(const struct diff_doc *d, int fmt, const char *out)
+{
+    char err[1024];
     char *text = NULL;
     size_t len = 0;
-    if (!d.dm || !d.m || !d.cmp) {
-        diff_error("out of memory");
-        goto done;
-    }
-    if (cts_output_check(out, d.paths, nm, err, sizeof err)) {
-        diff_error("%s", err);
-        goto done;
-    }
-    for (size_t i = 0; i < nm; i++) {
-        if (!(d.m[i] = d.dm[i].top = cts_matrix_load_each(d.paths[i], summarize, &d.dm[i], err, sizeof err))) {
-            diff_error("%s", err);
-            goto done;
-        }
-        json_int_t v0 = json_integer_value(json_object_get(d.m[0], "schema_version"));
-        json_int_t vi = json_integer_value(json_object_get(d.m[i], "schema_version"));
-        if (vi != v0) { /* cts_matrix_load reads one version today; this holds if it ever reads more */
-            diff_error("'%s' has schema version %lld and '%s' has %lld: not comparable", d.paths[i],
-                       (long long)vi, d.paths[0], (long long)v0);
-            goto done;
-        }
-        qsort(d.dm[i].v, d.dm[i].n, sizeof *d.dm[i].v, cmp_dcase);
-    }
-    for (size_t k = 0; k + 1 < nm; k++) {
-        d.cmp[k].later = (int)k + 1;
-        if (compare(&d.dm[0], &d.dm[k + 1], &d.cmp[k])) {
-            diff_error("out of memory");
-            goto done;
-        }
-    }
-    if (env_table_build(&d.env, d.m, nm)) {
-        diff_error("out of memory");
-        goto done;
-    }
-    have_env = 1;
-
+    int rc = -1;
     /* Rendered whole in memory, then written: nothing half-written. */
     FILE *mem = open_memstream(&text, &len);
     if (!mem) {
@@ -786,17 +783,17 @@ int cts_diff_main(int argc, char **argv)
         goto done;
     }
     if (fmt == FMT_TEXT)
-        render_text(&d, mem);
+        render_text(d, mem);
     else if (fmt == FMT_MD)
-        render_md(&d, mem);
+        render_md(d, mem);
     else
-        render_csv(&d, mem);
+        render_csv(d, mem);
     if (fclose(mem) != 0 || g_oom) {
         diff_error("out of memory");
         goto done;
     }
     struct cts_outfile of;
-    if (cts_output_open(&of, out, d.paths, nm, err, sizeof err)) {
+    if (cts_output_open(&of, out, d->paths, d->nm, err, sizeof err)) {
         diff_error("%s", err);
         goto done;
     }
@@ -809,12 +806,54 @@ int cts_diff_main(int argc, char **argv)
         diff_error("%s", err);
         goto done;
     }
+    rc = 0;
+done:
+    free(text);
+    return rc;
+}
+
+int cts_diff_main(int argc, char **argv)
+{
+    int fmt = FMT_TEXT;
+    const char *out = NULL;
+    int orc = diff_options(argc, argv, &fmt, &out);
+    if (orc)
+        return orc;
+    size_t nm = (size_t)(argc - optind);
+    if (nm < 2)
+        return diff_error("diff wants at least two matrix files (the first is the baseline), got %zu", nm);
+    if (nm > MAX_MATRICES)
+        return diff_error("diff compares at most %d matrices, got %zu", MAX_MATRICES, nm);
+
+    struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind};
+    d.dm = calloc(nm, sizeof *d.dm);
+    d.m = calloc(nm, sizeof *d.m);
+    d.cmp = calloc(nm - 1, sizeof *d.cmp);
+    char err[1024];
+    int rc = DIFF_ERROR, have_env = 0;
+    if (!d.dm || !d.m || !d.cmp) {
+        diff_error("out of memory");
+        goto done;
+    }
+    if (cts_output_check(out, d.paths, nm, err, sizeof err)) {
+        diff_error("%s", err);
+        goto done;
+    }
+    if (diff_load(&d))
+        goto done;
+    if (env_table_build(&d.env, d.m, nm)) {
+        diff_error("out of memory");
+        goto done;
+    }
+    have_env = 1;
+
+    if (diff_write(&d, fmt, out))
+        goto done;
     rc = DIFF_SAME;
     for (size_t k = 0; k + 1 < nm; k++)
         if (d.cmp[k].n)
             rc = DIFF_CHANGED;
 done:
-    free(text);
     if (have_env)
         env_table_free(&d.env);
     for (size_t i = 0; d.cmp && i + 1 < nm; i++)

@@ -106,6 +106,42 @@ static json_t *nvml_info(const char *uuid, char *note, size_t notelen)
     return out;
 }
 
+/* The GPU: its name, UUID (also written to uuid, for NVML), compute
+ * capability, PCI bus id, memory and index. */
+static json_t *gpu_json(const struct cudaDeviceProp *prop, int device, char *uuid, size_t uuidlen)
+{
+    const unsigned char *u = (const unsigned char *)prop->uuid.bytes;
+    snprintf(uuid, uuidlen,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", prop->major, prop->minor);
+    char pci[32];
+    snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", prop->pciDomainID, prop->pciBusID, prop->pciDeviceID);
+    return json_pack("{s:s,s:s,s:s,s:s,s:I,s:i}", "name", prop->name, "uuid", uuid, "compute_capability", cc,
+                     "pci_bus_id", pci, "total_memory_bytes", (json_int_t)prop->totalGlobalMem,
+                     "device_index", device);
+}
+
+/* The current context's schedule, through cuCtxGetFlags (fn, as the entry
+ * point query q found it), or null and why not. */
+static void context_schedule(json_t *set, void *fn, enum cudaDriverEntryPointQueryResult q)
+{
+    typedef CUresult (*ctxflags_t)(unsigned int *);
+    unsigned cf = 0;
+    CUresult cr = CUDA_ERROR_NOT_FOUND;
+    if (q == cudaDriverEntryPointSuccess && fn)
+        cr = ((ctxflags_t)fn)(&cf);
+    if (cr == CUDA_SUCCESS) {
+        json_object_set_new(set, "context_schedule", json_string(sched_name(cf)));
+    } else {
+        char why[96];
+        snprintf(why, sizeof why, "cuCtxGetFlags: entry point query %d, CUresult %d", (int)q, (int)cr);
+        json_object_set_new(set, "context_schedule", json_null());
+        json_object_set_new(set, "context_schedule_note", json_string(why));
+    }
+}
+
 json_t *cts_env_collect(int device, char *err, size_t errlen)
 {
     json_t *env = json_object();
@@ -126,18 +162,7 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
     ECHECK(cudaFree(NULL)); /* a current context, for the driver API below */
     ECHECK(cudaGetDeviceProperties(&prop, device));
     char uuid[64];
-    const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
-    snprintf(uuid, sizeof uuid,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-    char cc[16];
-    snprintf(cc, sizeof cc, "%d.%d", prop.major, prop.minor);
-    char pci[32];
-    snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
-    json_object_set_new(env, "gpu", json_pack("{s:s,s:s,s:s,s:s,s:I,s:i}", "name", prop.name, "uuid",
-                                              uuid, "compute_capability", cc, "pci_bus_id", pci,
-                                              "total_memory_bytes", (json_int_t)prop.totalGlobalMem,
-                                              "device_index", device));
+    json_object_set_new(env, "gpu", gpu_json(&prop, device, uuid, sizeof uuid));
 
     json_t *a = json_object();
     for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
@@ -168,22 +193,10 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
     json_object_set_new(set, "device_schedule", json_string(sched_name(flags)));
     json_object_set_new(set, "default_stream", json_string(cts_build_per_thread() ? "per-thread" : "legacy"));
     {
-        typedef CUresult (*ctxflags_t)(unsigned int *);
         void *fn = NULL;
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
         ECHECK(cudaGetDriverEntryPointByVersion("cuCtxGetFlags", &fn, 12000, cudaEnableDefault, &q));
-        unsigned cf = 0;
-        CUresult cr = CUDA_ERROR_NOT_FOUND;
-        if (q == cudaDriverEntryPointSuccess && fn)
-            cr = ((ctxflags_t)fn)(&cf);
-        if (cr == CUDA_SUCCESS) {
-            json_object_set_new(set, "context_schedule", json_string(sched_name(cf)));
-        } else {
-            char why[96];
-            snprintf(why, sizeof why, "cuCtxGetFlags: entry point query %d, CUresult %d", (int)q, (int)cr);
-            json_object_set_new(set, "context_schedule", json_null());
-            json_object_set_new(set, "context_schedule_note", json_string(why));
-        }
+        context_schedule(set, fn, q);
     }
     if (nv && json_object_get(nv, "persistence_mode"))
         json_object_set(set, "persistence_mode", json_object_get(nv, "persistence_mode"));

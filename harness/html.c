@@ -264,42 +264,37 @@ static void cell(FILE *f, const char *id, const json_t *c)
     fputs("</td>", f);
 }
 
-int cts_render_html(const json_t *m, FILE *f)
+/* The cases by status and by conformance, and the groups. */
+struct tally {
+    size_t count[CTS_STATUS_COUNT], unknown, ndev, nconf, nrec, nspec, ngroups;
+};
+
+static void tally_cases(struct tally *t, const struct row *rows, size_t n)
 {
-    const json_t *env = json_object_get(m, "environment");
-    const json_t *cases = json_object_get(m, "cases");
-    const json_t *gpu = json_object_get(env, "gpu");
-    const json_t *ver = json_object_get(env, "versions");
-    if (!json_is_object(cases))
-        return -1;
-
-    size_t n = 0;
-    struct row *rows = cts_sorted_cases(m, &n);
-    if (!rows)
-        return -1;
-    size_t *extra = calloc(n ? n : 1, sizeof *extra), nextra = 0;
-    if (!extra) {
-        free(rows);
-        return -1;
-    }
-
-    size_t count[CTS_STATUS_COUNT] = {0}, unknown = 0, ndev = 0, nconf = 0, nrec = 0, nspec = 0, ngroups = 0;
     for (size_t i = 0; i < n; i++) {
-        ngroups += !i || strcmp(str(rows[i].c, "group"), str(rows[i - 1].c, "group"));
+        t->ngroups += !i || strcmp(str(rows[i].c, "group"), str(rows[i - 1].c, "group"));
         int s = cts_status_parse(str(rows[i].c, "status"));
         if (s >= 0)
-            count[s]++;
+            t->count[s]++;
         else
-            unknown++;
+            t->unknown++;
         const char *conf = conformance(rows[i].c);
         if (conf) {
-            nspec++;
-            ndev += !strcmp(conf, "DEVIATES");
-            nconf += !strcmp(conf, "CONFORMS");
-            nrec += !strcmp(conf, "RECORDED");
+            t->nspec++;
+            t->ndev += !strcmp(conf, "DEVIATES");
+            t->nconf += !strcmp(conf, "CONFORMS");
+            t->nrec += !strcmp(conf, "RECORDED");
         }
     }
+}
 
+/* From the doctype to the page's heading: the title and the heading name
+ * the GPU, the driver and the CUDA version. */
+static void page_head(FILE *f, const json_t *m)
+{
+    const json_t *env = json_object_get(m, "environment");
+    const json_t *gpu = json_object_get(env, "gpu");
+    const json_t *ver = json_object_get(env, "versions");
     const char *driver = json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown";
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
@@ -316,30 +311,39 @@ int cts_render_html(const json_t *m, FILE *f)
     fputs(", CUDA ", f);
     esc(f, path_str(ver, "driver_api", "text"));
     fputs("</h1>\n<p>Generated from the JSON matrix; the JSON is the record.</p>\n", f);
-    environment(f, m);
+}
 
+/* The status counts, and the conformance counts where cases were judged. */
+static void counts(FILE *f, size_t n, const struct tally *t)
+{
     fprintf(f, "<p class=\"counts\"><b>%zu cases:</b>", n);
     static const char *const status_class[CTS_STATUS_COUNT] = {
         [CTS_PASS] = "u", [CTS_VARIES] = "v", [CTS_NOTSUPP] = "ns"};
     for (int s = 0; s < CTS_STATUS_COUNT; s++)
         fprintf(f, " <span class=\"%s\">%zu %s</span>",
-                status_class[s] ? status_class[s] : count[s] ? "bad" : "u", count[s], cts_status_name(s));
-    if (unknown)
-        fprintf(f, " <span class=\"bad\">%zu of an unknown status</span>", unknown);
-    if (nspec)
+                status_class[s] ? status_class[s] : t->count[s] ? "bad" : "u", t->count[s], cts_status_name(s));
+    if (t->unknown)
+        fprintf(f, " <span class=\"bad\">%zu of an unknown status</span>", t->unknown);
+    if (t->nspec)
         fprintf(f, "<br><b>conformance:</b> <span class=\"u dev\">%zu DEVIATES</span> <span class=\"u\">%zu "
                    "CONFORMS</span> <span class=\"u\">%zu RECORDED</span>",
-                ndev, nconf, nrec);
+                t->ndev, t->nconf, t->nrec);
     fputs("</p>\n", f);
-    legend(f);
+}
 
+/* The filter (the script above), with "deviations only" where cases were judged. */
+static void filter_bar(FILE *f, size_t nspec)
+{
     fputs("<div id=\"bar\"><input id=\"filter\" type=\"search\" placeholder=\"filter: part of a case id, "
           "group, symbol, status or reason\" autocomplete=\"off\" aria-label=\"filter\">",
           f);
     if (nspec)
         fputs(" <label><input id=\"devonly\" type=\"checkbox\"> deviations only</label>", f);
     fputs("<span id=\"shown\"></span></div>\n", f);
+}
 
+static void group_index(FILE *f, const struct row *rows, size_t n, size_t ngroups)
+{
     /* Group index. */
     fprintf(f, "<details><summary>%zu groups</summary><nav>", ngroups);
     for (size_t i = 0; i < n;) {
@@ -353,85 +357,133 @@ int cts_render_html(const json_t *m, FILE *f)
             i++;
     }
     fputs("</nav></details>\n", f);
+}
+
+/* A group's section, its heading (from its first case) and its grid's head. */
+static void group_heading(FILE *f, const char *group, const json_t *first)
+{
+    const char *dir = str(first, "direction"), *var = str(first, "variant");
+    fputs("<section class=\"g\" id=\"group-", f);
+    esc(f, group);
+    fputs("\">\n<h2>", f);
+    esc(f, group);
+    fputs(" \xe2\x80\x94 ", f);
+    esc(f, str(first, "function"));
+    if (*var) {
+        fputc(' ', f);
+        esc(f, var);
+    }
+    if (*dir) {
+        fputs(", ", f);
+        esc(f, cts_dir_words(dir));
+    }
+    fputs("</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
+          "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>"
+          "<th colspan=\"8\">busy placement</th></tr>\n<tr>",
+          f);
+    for (int c = 0; c < NCOLS; c++)
+        fprintf(f, "<th>%s</th>", busy_cols[c]);
+    fputs("</tr></thead>\n<tbody>\n", f);
+}
+
+/* The grid's row of the call variant of rows[r], from the cases r.. (before
+ * j) of that variant; a case the grid has no cell for goes to extra.
+ * Returns the first case after them. */
+static size_t grid_row(FILE *f, const struct row *rows, size_t r, size_t j, size_t *extra, size_t *nextra)
+{
+    const json_t *row = rows[r].c;
+    size_t e = r;
+    size_t at[NCOLS];
+    int have[NCOLS] = {0};
+    while (e < j && !strcmp(str(rows[e].c, "memory"), str(row, "memory")) &&
+           json_integer_value(json_object_get(rows[e].c, "size")) ==
+               json_integer_value(json_object_get(row, "size")) &&
+           !strcmp(str(rows[e].c, "kind"), str(row, "kind")) &&
+           !strcmp(str(rows[e].c, "op_stream"), str(row, "op_stream"))) {
+        int col = cts_busy_column(str(rows[e].c, "busy"));
+        if (col < NCOLS && !have[col]) {
+            have[col] = 1;
+            at[col] = e;
+        } else {
+            extra[(*nextra)++] = e;
+        }
+        e++;
+    }
+    const json_t *idle = json_object_get(json_object_get(row, "evidence"), "idle_call_us");
+    fputs("<tr>", f);
+    variant_cells(f, row);
+    fputs("<td>", f);
+    if (json_is_number(idle))
+        fprintf(f, "%.1f", json_number_value(idle));
+    fputs("</td>", f);
+    for (int c = 0; c < NCOLS; c++) {
+        if (have[c])
+            cell(f, rows[at[c]].id, rows[at[c]].c);
+        else
+            fputs("<td class=\"x\">\xe2\x80\x94</td>", f);
+    }
+    fputs("</tr>\n", f);
+    return e;
+}
+
+static void outside_grid(FILE *f, const struct row *rows, const size_t *extra, size_t nextra)
+{
+    fputs("<p>Outside the grid:</p>\n<table class=\"m\"><tbody>\n", f);
+    for (size_t x = 0; x < nextra; x++) {
+        const json_t *c = rows[extra[x]].c;
+        fputs("<tr>", f);
+        variant_cells(f, c);
+        fputs("<td>busy ", f);
+        esc(f, str(c, "busy"));
+        fputs("</td>", f);
+        cell(f, rows[extra[x]].id, c);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
+int cts_render_html(const json_t *m, FILE *f)
+{
+    const json_t *cases = json_object_get(m, "cases");
+    if (!json_is_object(cases))
+        return -1;
+
+    size_t n = 0;
+    struct row *rows = cts_sorted_cases(m, &n);
+    if (!rows)
+        return -1;
+    size_t *extra = calloc(n ? n : 1, sizeof *extra), nextra = 0;
+    if (!extra) {
+        free(rows);
+        return -1;
+    }
+
+    struct tally t = {0};
+    tally_cases(&t, rows, n);
+
+    page_head(f, m);
+    environment(f, m);
+
+    counts(f, n, &t);
+    legend(f);
+
+    filter_bar(f, t.nspec);
+
+    group_index(f, rows, n, t.ngroups);
 
     for (size_t i = 0; i < n;) {
         const char *group = str(rows[i].c, "group");
         size_t j = i;
         while (j < n && !strcmp(str(rows[j].c, "group"), group))
             j++;
-        const char *dir = str(rows[i].c, "direction"), *var = str(rows[i].c, "variant");
-        fputs("<section class=\"g\" id=\"group-", f);
-        esc(f, group);
-        fputs("\">\n<h2>", f);
-        esc(f, group);
-        fputs(" \xe2\x80\x94 ", f);
-        esc(f, str(rows[i].c, "function"));
-        if (*var) {
-            fputc(' ', f);
-            esc(f, var);
-        }
-        if (*dir) {
-            fputs(", ", f);
-            esc(f, cts_dir_words(dir));
-        }
-        fputs("</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
-              "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>"
-              "<th colspan=\"8\">busy placement</th></tr>\n<tr>",
-              f);
-        for (int c = 0; c < NCOLS; c++)
-            fprintf(f, "<th>%s</th>", busy_cols[c]);
-        fputs("</tr></thead>\n<tbody>\n", f);
-        for (size_t r = i; r < j;) {
-            const json_t *row = rows[r].c;
-            size_t e = r;
-            size_t at[NCOLS];
-            int have[NCOLS] = {0};
-            while (e < j && !strcmp(str(rows[e].c, "memory"), str(row, "memory")) &&
-                   json_integer_value(json_object_get(rows[e].c, "size")) ==
-                       json_integer_value(json_object_get(row, "size")) &&
-                   !strcmp(str(rows[e].c, "kind"), str(row, "kind")) &&
-                   !strcmp(str(rows[e].c, "op_stream"), str(row, "op_stream"))) {
-                int col = cts_busy_column(str(rows[e].c, "busy"));
-                if (col < NCOLS && !have[col]) {
-                    have[col] = 1;
-                    at[col] = e;
-                } else {
-                    extra[nextra++] = e;
-                }
-                e++;
-            }
-            const json_t *idle = json_object_get(json_object_get(row, "evidence"), "idle_call_us");
-            fputs("<tr>", f);
-            variant_cells(f, row);
-            fputs("<td>", f);
-            if (json_is_number(idle))
-                fprintf(f, "%.1f", json_number_value(idle));
-            fputs("</td>", f);
-            for (int c = 0; c < NCOLS; c++) {
-                if (have[c])
-                    cell(f, rows[at[c]].id, rows[at[c]].c);
-                else
-                    fputs("<td class=\"x\">\xe2\x80\x94</td>", f);
-            }
-            fputs("</tr>\n", f);
-            r = e;
-        }
+        group_heading(f, group, rows[i].c);
+        for (size_t r = i; r < j;)
+            r = grid_row(f, rows, r, j, extra, &nextra);
         fputs("</tbody>\n</table>\n", f);
         if (nextra) {
             /* Cases the grid has no cell for (a busy placement outside the
              * columns, or a second case in one cell): listed, never lost. */
-            fputs("<p>Outside the grid:</p>\n<table class=\"m\"><tbody>\n", f);
-            for (size_t x = 0; x < nextra; x++) {
-                const json_t *c = rows[extra[x]].c;
-                fputs("<tr>", f);
-                variant_cells(f, c);
-                fputs("<td>busy ", f);
-                esc(f, str(c, "busy"));
-                fputs("</td>", f);
-                cell(f, rows[extra[x]].id, c);
-                fputs("</tr>\n", f);
-            }
-            fputs("</tbody></table>\n", f);
+            outside_grid(f, rows, extra, nextra);
             nextra = 0;
         }
         fputs("</section>\n", f);

@@ -32,74 +32,34 @@ int cts_status_parse(const char *name)
         return (unsigned)v < (unsigned)(count) ? t[v] : "?";         \
     }
 
-TOKEN(cts_api_token, enum cts_api, CTS_API_COUNT, "memcpy", "memcpy_async", "memset",
-      "memset_async", "memset2d", "memset2d_async", "memset3d", "memset3d_async", "cu_memset_d8",
-      "cu_memset_d16", "cu_memset_d32", "cu_memset_d8_async", "cu_memset_d16_async",
-      "cu_memset_d32_async", "cu_memset_d2d8", "cu_memset_d2d16", "cu_memset_d2d32",
-      "cu_memset_d2d8_async", "cu_memset_d2d16_async", "cu_memset_d2d32_async", "malloc", "free",
-      "free_pool_ptr", "free_null", "malloc_pitch", "malloc3d", "malloc_array", "free_array",
-      "malloc_host", "free_host", "host_alloc", "host_register", "host_unregister",
-      "malloc_managed", "malloc_async", "free_async", "malloc_from_pool_async", "mempool_trim_to",
-      "launch", "event_record", "stream_wait_event", "event_query", "stream_query",
-      "launch_host_func", "stream_add_callback", "graph_launch", "stream_create", "stream_destroy",
-      "event_create", "event_destroy", "mem_prefetch_to_device_async", "mem_prefetch_to_host_async",
-      "mem_advise_read_mostly", "mem_advise_preferred_location", "mem_advise_accessed_by",
-      "stream_attach_mem_async",
-      "memcpy2d", "memcpy2d_async", "memcpy3d", "memcpy3d_async", "memcpy_to_symbol",
-      "memcpy_to_symbol_async", "memcpy_from_symbol", "memcpy_from_symbol_async",
-      "memcpy2d_to_array", "memcpy2d_to_array_async", "memcpy2d_from_array",
-      "memcpy2d_from_array_async", "memcpy_batch_async", "cu_memcpy_htod", "cu_memcpy_dtoh",
-      "cu_memcpy_dtod", "cu_memcpy_htod_async", "cu_memcpy_dtoh_async", "cu_memcpy_dtod_async",
-      "cu_memcpy", "cu_memcpy_async", "cu_memcpy2d", "cu_memcpy2d_async", "cu_memcpy3d",
-      "cu_memcpy3d_async",
-      "cu_mem_create", "cu_mem_release", "cu_mem_map", "cu_mem_unmap", "cu_mem_set_access",
-      "stream_synchronize", "event_synchronize", "device_synchronize",
-      "stream_begin_capture", "stream_end_capture",
-      "device_set_cache_config", "func_set_cache_config", "device_set_limit",
-      "func_get_attributes", "cu_module_load_data", "cu_module_unload", "cu_module_get_function",
-      "cu_launch_kernel", "fault")
-TOKEN(cts_api_function, enum cts_api, CTS_API_COUNT, "cudaMemcpy", "cudaMemcpyAsync", "cudaMemset",
-      "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemset3D", "cudaMemset3DAsync",
-      "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async",
-      "cuMemsetD32Async", "cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32", "cuMemsetD2D8Async",
-      "cuMemsetD2D16Async", "cuMemsetD2D32Async", "cudaMalloc", "cudaFree", "cudaFree", "cudaFree",
-      "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaFreeArray", "cudaMallocHost",
-      "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
-      "cudaMallocManaged", "cudaMallocAsync", "cudaFreeAsync", "cudaMallocFromPoolAsync",
-      "cudaMemPoolTrimTo", "cudaLaunchKernel", "cudaEventRecord", "cudaStreamWaitEvent",
-      "cudaEventQuery", "cudaStreamQuery", "cudaLaunchHostFunc", "cudaStreamAddCallback",
-      "cudaGraphLaunch", "cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate",
-      "cudaEventDestroy", "cudaMemPrefetchAsync", "cudaMemPrefetchAsync", "cudaMemAdvise",
-      "cudaMemAdvise", "cudaMemAdvise", "cudaStreamAttachMemAsync",
-      "cudaMemcpy2D", "cudaMemcpy2DAsync", "cudaMemcpy3D", "cudaMemcpy3DAsync",
-      "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbol",
-      "cudaMemcpyFromSymbolAsync", "cudaMemcpy2DToArray", "cudaMemcpy2DToArrayAsync",
-      "cudaMemcpy2DFromArray", "cudaMemcpy2DFromArrayAsync", "cudaMemcpyBatchAsync",
-      "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync",
-      "cuMemcpyDtoDAsync", "cuMemcpy", "cuMemcpyAsync", "cuMemcpy2D", "cuMemcpy2DAsync",
-      "cuMemcpy3D", "cuMemcpy3DAsync",
-      "cuMemCreate", "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess",
-      "cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize",
-      "cudaStreamBeginCapture", "cudaStreamEndCapture",
-      "cudaDeviceSetCacheConfig", "cudaFuncSetCacheConfig", "cudaDeviceSetLimit",
-      "cudaFuncGetAttributes", "cuModuleLoadData", "cuModuleUnload", "cuModuleGetFunction",
-      "cuLaunchKernel", "(a test-only fault)")
+static const struct {
+    const char *token, *function;
+    int takes_stream, since;
+} apis[CTS_API_COUNT] = {
+#define X(name, token, function, takes_stream, since) [CTS_API_##name] = {token, function, takes_stream, since},
+#include "apis.def"
+};
+
+const char *cts_api_token(enum cts_api a)
+{
+    return (unsigned)a < CTS_API_COUNT ? apis[a].token : "?";
+}
+
+const char *cts_api_function(enum cts_api a)
+{
+    return (unsigned)a < CTS_API_COUNT ? apis[a].function : "?";
+}
 
 int cts_api_takes_stream(enum cts_api a)
 {
-    switch (a) {
-    case CTS_API_LAUNCH: case CTS_API_EVENT_RECORD: case CTS_API_STREAM_WAIT_EVENT:
-    case CTS_API_STREAM_QUERY: case CTS_API_LAUNCH_HOST_FUNC: case CTS_API_STREAM_ADD_CALLBACK:
-    case CTS_API_GRAPH_LAUNCH: case CTS_API_STREAM_SYNCHRONIZE: case CTS_API_STREAM_BEGIN_CAPTURE:
-    case CTS_API_STREAM_END_CAPTURE: case CTS_API_CU_LAUNCH_KERNEL:
-        return 1;
-    default: {
-        const char *f = cts_api_function(a); /* the ...Async functions */
-        size_t n = strlen(f);
-        return n > 5 && strcmp(f + n - 5, "Async") == 0;
-    }
-    }
+    return (unsigned)a < CTS_API_COUNT && apis[a].takes_stream;
 }
+
+int cts_api_since(enum cts_api a)
+{
+    return (unsigned)a < CTS_API_COUNT ? apis[a].since : 0;
+}
+
 TOKEN(cts_dir_token, enum cts_dir, CTS_DIR_COUNT, "h2d", "d2h", "d2d", "h2h")
 TOKEN(cts_mem_token, enum cts_mem, CTS_MEM_COUNT, "pageable", "pinned", "portable", "mapped",
       "wc", "registered", "managed", "device")

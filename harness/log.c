@@ -41,6 +41,62 @@ void cts_log_close(struct cts_log *l)
     l->f = NULL;
 }
 
+/* A line of the log that is an event (ev): a case's begin, result or end,
+ * or a line of no case (run, done).  1 if it does not fit: err says why. */
+static int log_event(const char *path, int lineno, json_t *j, const char *ev, json_t *out,
+                     json_t *open, json_t *why, char *err, size_t errlen)
+{
+    const char *id = NULL, *st = NULL;
+    const json_t *rj = json_object_get(j, "reason"); /* a string, null or absent */
+    const char *reason = json_string_value(rj);
+    int bad = 0;
+    if (json_unpack(j, "{s?s,s?s}", "id", &id, "status", &st) != 0 ||
+        (rj && !reason && !json_is_null(rj))) {
+        snprintf(err, errlen, "'%s' line %d: \"id\", \"status\" or \"reason\" is not a string",
+                 path, lineno);
+        bad = 1;
+    } else if (!id) {
+        /* run, done: no case */
+    } else if (!strcmp(ev, "begin")) {
+        if (json_object_get(out, id)) {
+            snprintf(err, errlen, "'%s' line %d: case '%s' begins twice", path, lineno, id);
+            bad = 1;
+        }
+        json_object_set_new(out, id, json_string("CRASH"));
+        json_object_set_new(why, id, json_string("the log has its begin and no result: the "
+                                                 "process writing it died in this case"));
+        json_object_set_new(open, id, json_false());
+    } else if (!strcmp(ev, "result")) {
+        if (!json_object_get(open, id) || json_is_true(json_object_get(open, id))) {
+            snprintf(err, errlen, "'%s' line %d: a result for case '%s' outside its begin and end",
+                     path, lineno, id);
+            bad = 1;
+        } else if (!st || cts_status_parse(st) < 0) {
+            snprintf(err, errlen, "'%s' line %d: case '%s' has an unknown status '%s'", path, lineno,
+                     id, st ? st : "(none)");
+            bad = 1;
+        } else {
+            json_object_set_new(out, id, json_string(st));
+            json_object_set_new(open, id, json_true());
+            if (strcmp(st, "CRASH"))
+                json_object_del(why, id);
+            else
+                json_object_set_new(why, id, json_string(reason ? reason : "(no reason given)"));
+        }
+    } else if (!strcmp(ev, "end")) {
+        if (!json_is_true(json_object_get(open, id))) {
+            snprintf(err, errlen, "'%s' line %d: case '%s' ends without %s", path, lineno, id,
+                     json_object_get(open, id) ? "a result" : "a begin");
+            bad = 1;
+        }
+        json_object_del(open, id);
+    } else {
+        snprintf(err, errlen, "'%s' line %d: unknown event '%s'", path, lineno, ev);
+        bad = 1;
+    }
+    return bad;
+}
+
 /* A log is JSON lines, each an object with an "event".  A case's lines
  * are begin, result (with its status), end, in that order; a case with a
  * begin and no end is the one the process died in (CRASH).  Its last line
@@ -65,9 +121,7 @@ json_t *cts_log_scan(const char *path, json_t **crashes, char *err, size_t errle
         lineno++;
         int last = line[len - 1] != '\n';
         json_t *j = json_loads(line, 0, NULL);
-        const char *ev = NULL, *id = NULL, *st = NULL;
-        const json_t *rj = json_object_get(j, "reason"); /* a string, null or absent */
-        const char *reason = json_string_value(rj);
+        const char *ev = NULL;
         if (!j || json_unpack(j, "{s:s}", "event", &ev) != 0) {
             if (last) { /* the last line, torn: the process died writing it */
                 json_decref(j);
@@ -75,49 +129,8 @@ json_t *cts_log_scan(const char *path, json_t **crashes, char *err, size_t errle
             }
             snprintf(err, errlen, "'%s' line %d is not a sync-cts log event", path, lineno);
             bad = 1;
-        } else if (json_unpack(j, "{s?s,s?s}", "id", &id, "status", &st) != 0 ||
-                   (rj && !reason && !json_is_null(rj))) {
-            snprintf(err, errlen, "'%s' line %d: \"id\", \"status\" or \"reason\" is not a string",
-                     path, lineno);
-            bad = 1;
-        } else if (!id) {
-            /* run, done: no case */
-        } else if (!strcmp(ev, "begin")) {
-            if (json_object_get(out, id)) {
-                snprintf(err, errlen, "'%s' line %d: case '%s' begins twice", path, lineno, id);
-                bad = 1;
-            }
-            json_object_set_new(out, id, json_string("CRASH"));
-            json_object_set_new(why, id, json_string("the log has its begin and no result: the "
-                                                     "process writing it died in this case"));
-            json_object_set_new(open, id, json_false());
-        } else if (!strcmp(ev, "result")) {
-            if (!json_object_get(open, id) || json_is_true(json_object_get(open, id))) {
-                snprintf(err, errlen, "'%s' line %d: a result for case '%s' outside its begin and end",
-                         path, lineno, id);
-                bad = 1;
-            } else if (!st || cts_status_parse(st) < 0) {
-                snprintf(err, errlen, "'%s' line %d: case '%s' has an unknown status '%s'", path, lineno,
-                         id, st ? st : "(none)");
-                bad = 1;
-            } else {
-                json_object_set_new(out, id, json_string(st));
-                json_object_set_new(open, id, json_true());
-                if (strcmp(st, "CRASH"))
-                    json_object_del(why, id);
-                else
-                    json_object_set_new(why, id, json_string(reason ? reason : "(no reason given)"));
-            }
-        } else if (!strcmp(ev, "end")) {
-            if (!json_is_true(json_object_get(open, id))) {
-                snprintf(err, errlen, "'%s' line %d: case '%s' ends without %s", path, lineno, id,
-                         json_object_get(open, id) ? "a result" : "a begin");
-                bad = 1;
-            }
-            json_object_del(open, id);
         } else {
-            snprintf(err, errlen, "'%s' line %d: unknown event '%s'", path, lineno, ev);
-            bad = 1;
+            bad = log_event(path, lineno, j, ev, out, open, why, err, errlen);
         }
         json_decref(j);
     }

@@ -1,6 +1,7 @@
 /* sync-cts: the command line, and the sub-commands that read matrices
- * (render, judge, check, cite; diff is diff.c).  list, env, run and log are
- * in run.c.
+ * (render, judge, check, cite; diff is diff.c).  list, env and log are in
+ * info.c, run in run.c (its supervisor in supervisor.c, its worker in
+ * worker.c).
  *
  * Exit codes (README "Exit codes"):
  *   0  every selected case has a verdict (PASS, VARIES) or is NOTSUPP with a reason
@@ -291,28 +292,17 @@ int main(int argc, char **argv)
                (CUDART_VERSION % 1000) / 10);
         return 0;
     }
-    /* Sub-command options start after the command word. */
-    argc--;
-    argv++;
-    optind = 1;
-    if (!strcmp(cmd, "list"))
-        return cts_cmd_list(argc, argv);
-    if (!strcmp(cmd, "run"))
-        return cts_cmd_run(argc, argv);
-    if (!strcmp(cmd, "env"))
-        return cts_cmd_env(argc, argv);
-    if (!strcmp(cmd, "log"))
-        return cts_cmd_log(argc, argv);
-    if (!strcmp(cmd, "render"))
-        return cmd_render(argc, argv);
-    if (!strcmp(cmd, "judge"))
-        return cmd_judge(argc, argv);
-    if (!strcmp(cmd, "cite"))
-        return cmd_cite(argc, argv);
-    if (!strcmp(cmd, "check"))
-        return cmd_check(argc, argv);
-    if (!strcmp(cmd, "diff"))
-        return cts_diff_main(argc, argv);
+    static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv); /* argv[0] is the command word */
+    } commands[] = {{"list", cts_cmd_list},     {"run", cts_cmd_run},   {"env", cts_cmd_env},
+                    {"log", cts_cmd_log},       {"render", cmd_render}, {"judge", cmd_judge},
+                    {"cite", cmd_cite},         {"check", cmd_check},   {"diff", cts_diff_main}};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(cmd, commands[i].name)) {
+            optind = 1; /* the command's options start after its word */
+            return commands[i].run(argc - 1, argv + 1);
+        }
     return cts_die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
 }
 

@@ -313,7 +313,8 @@ static void coverage(FILE *f, const json_t *m, const struct clause_counts *k)
     fprintf(f, "\n");
 }
 
-int cts_render_markdown(const json_t *m, FILE *f)
+/* The heading, and the environment the matrix was measured in. */
+static void environment(FILE *f, const json_t *m)
 {
     const json_t *env = json_object_get(m, "environment");
     const json_t *run = json_object_get(m, "run");
@@ -357,6 +358,124 @@ int cts_render_markdown(const json_t *m, FILE *f)
     md(f, "| Run | %t, %f s wall, %d repetitions a case, suite %t |\n\n", str(run, "date"),
        json_number_value(json_object_get(run, "wall_s")), (long long)json_integer_value(json_object_get(run, "repeat")),
        str(env, "suite_revision"));
+}
+
+/* The cases that FAILed or have no verdict, with their reasons. */
+static void failed_cases(FILE *f, const struct row *rows, size_t n)
+{
+    fprintf(f, "## Cases without a verdict or that failed\n\n| case | status | reason |\n|---|---|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *st = rows[i].status;
+        if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP"))
+            md(f, "| %T | %t | %t |\n", rows[i].id, st, rows[i].reason);
+    }
+    fprintf(f, "\n");
+}
+
+static void varying_cases(FILE *f, const struct row *rows, size_t n)
+{
+    fprintf(f, "## Cases whose repetitions differed (VARIES)\n\nEvery repetition was proven; "
+               "the product behaved differently from one to the next.\n\n"
+               "| case | symbols | how |\n|---|---|---|\n");
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(rows[i].status, "VARIES"))
+            md(f, "| %T | %T | %t |\n", rows[i].id, rows[i].symbol, rows[i].reason);
+    fprintf(f, "\n");
+}
+
+/* Each reason a case is not supported, once, with an example. */
+static void unsupported_cases(FILE *f, const struct row *rows, size_t n)
+{
+    fprintf(f, "## Not supported here\n\n");
+    const char *last = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(rows[i].status, "NOTSUPP") && (!last || strcmp(last, rows[i].reason))) {
+            last = rows[i].reason;
+            md(f, "- %t (e.g. %C)\n", last, rows[i].id);
+        }
+    fprintf(f, "\n");
+}
+
+static void cell_legend(FILE *f)
+{
+    fprintf(f, "## How to read a cell\n\n"
+               "Each cell is one case: the call of its row issued while a gate kernel held the busy "
+               "placement of its column. Every letter is proven by the latch, not guessed from a time.\n\n"
+               "| symbol | meaning |\n|---|---|\n"
+               "| `W` | the call did not return until the gate opened: it waited for the held work |\n"
+               "| `A` | the call returned while the gate was closed, and work queued after it on its "
+               "own stream ran while the gate was still closed |\n"
+               "| `Q` | the call returned while the gate was closed; work after it on its own stream "
+               "was held until the gate opened (stream-ordered behind the held work) |\n"
+               "| `+b` | the call made work queued afterwards on a third, blocking stream wait for the "
+               "gate: without the call (the control) that stream ran |\n"
+               "| `+n` | likewise for a third, non-blocking stream |\n"
+               "| `c` / `r` / `p` | (held copies with a host source) the copy took its source bytes "
+               "at the call / read them after the call returned / partly each |\n"
+               "| `!` | (held copies with a host destination) the destination was complete when the "
+               "call returned |\n"
+               "| `A/W` | (VARIES) the repetitions differed: each symbol seen, in order |\n"
+               "| `—` | not a separate case: that busy placement is the op stream itself (see `same`), "
+               "or not declared (the `thread_*` columns: busy work issued from a second host thread, "
+               "declared for some calls only; `hostfn`: a host function holding another "
+               "non-blocking stream, declared for stream-family calls) |\n"
+               "| n/s | not supported here (reason above) |\n\n"
+               "`idle µs` is the median time inside the same call on an idle GPU.\n\n");
+}
+
+/* A group's heading (from its first case) and its table's head. */
+static void group_heading(FILE *f, const struct row *first)
+{
+    const char *dir = first->direction, *var = first->variant;
+    md(f, "## %t — %t%s%t%s%t\n\n", first->group, first->function, *var ? " " : "", var, *dir ? ", " : "",
+       cts_dir_words(dir));
+    fprintf(f, "| memory | size | kind | op stream | idle µs |");
+    for (int c = 0; c < NCOLS; c++)
+        fprintf(f, " busy %s |", busy_cols[c]);
+    fprintf(f, "\n|---|---|---|---|---:|");
+    for (int c = 0; c < NCOLS; c++)
+        fprintf(f, ":-:|");
+    fprintf(f, "\n");
+}
+
+/* The table's row of the call variant of rows[r], from the cases r.. (before
+ * j) of that variant.  Returns the first case after them. */
+static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
+{
+    const struct row *row = &rows[r];
+    size_t e = r;
+    const struct row *cells[NCOLS] = {0};
+    while (e < j && !strcmp(rows[e].memory, row->memory) && rows[e].size == row->size &&
+           !strcmp(rows[e].kind, row->kind) && !strcmp(rows[e].op_stream, row->op_stream)) {
+        if (rows[e].rank[5] < NCOLS)
+            cells[rows[e].rank[5]] = &rows[e];
+        e++;
+    }
+    md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
+    if (json_is_number(row->idle))
+        fprintf(f, "%.1f |", json_number_value(row->idle));
+    else
+        fprintf(f, " |");
+    for (int c = 0; c < NCOLS; c++) {
+        const struct row *x = cells[c];
+        if (!x) {
+            fprintf(f, " — |");
+            continue;
+        }
+        const char *st = x->status;
+        if (!strcmp(st, "PASS") || !strcmp(st, "VARIES"))
+            md(f, " %t", x->symbol);
+        else
+            md(f, strcmp(st, short_status(st)) ? " %s" : " %t", short_status(st));
+        md(f, "%s |", !strcmp(conformance(x), "DEVIATES") ? " ✗" : "");
+    }
+    fprintf(f, "\n");
+    return e;
+}
+
+int cts_render_markdown(const json_t *m, FILE *f)
+{
+    environment(f, m);
 
     /* Gather and order the cases. */
     size_t n = 0;
@@ -381,58 +500,14 @@ int cts_render_markdown(const json_t *m, FILE *f)
     deviations(f, &k, rows, n);
 
     size_t bad = n - count[CTS_PASS] - count[CTS_VARIES] - count[CTS_NOTSUPP];
-    if (bad) {
-        fprintf(f, "## Cases without a verdict or that failed\n\n| case | status | reason |\n|---|---|---|\n");
-        for (size_t i = 0; i < n; i++) {
-            const char *st = rows[i].status;
-            if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP"))
-                md(f, "| %T | %t | %t |\n", rows[i].id, st, rows[i].reason);
-        }
-        fprintf(f, "\n");
-    }
-    if (count[CTS_VARIES]) {
-        fprintf(f, "## Cases whose repetitions differed (VARIES)\n\nEvery repetition was proven; "
-                   "the product behaved differently from one to the next.\n\n"
-                   "| case | symbols | how |\n|---|---|---|\n");
-        for (size_t i = 0; i < n; i++)
-            if (!strcmp(rows[i].status, "VARIES"))
-                md(f, "| %T | %T | %t |\n", rows[i].id, rows[i].symbol, rows[i].reason);
-        fprintf(f, "\n");
-    }
-    if (count[CTS_NOTSUPP]) {
-        fprintf(f, "## Not supported here\n\n");
-        const char *last = NULL;
-        for (size_t i = 0; i < n; i++)
-            if (!strcmp(rows[i].status, "NOTSUPP") && (!last || strcmp(last, rows[i].reason))) {
-                last = rows[i].reason;
-                md(f, "- %t (e.g. %C)\n", last, rows[i].id);
-            }
-        fprintf(f, "\n");
-    }
+    if (bad)
+        failed_cases(f, rows, n);
+    if (count[CTS_VARIES])
+        varying_cases(f, rows, n);
+    if (count[CTS_NOTSUPP])
+        unsupported_cases(f, rows, n);
 
-    fprintf(f, "## How to read a cell\n\n"
-               "Each cell is one case: the call of its row issued while a gate kernel held the busy "
-               "placement of its column. Every letter is proven by the latch, not guessed from a time.\n\n"
-               "| symbol | meaning |\n|---|---|\n"
-               "| `W` | the call did not return until the gate opened: it waited for the held work |\n"
-               "| `A` | the call returned while the gate was closed, and work queued after it on its "
-               "own stream ran while the gate was still closed |\n"
-               "| `Q` | the call returned while the gate was closed; work after it on its own stream "
-               "was held until the gate opened (stream-ordered behind the held work) |\n"
-               "| `+b` | the call made work queued afterwards on a third, blocking stream wait for the "
-               "gate: without the call (the control) that stream ran |\n"
-               "| `+n` | likewise for a third, non-blocking stream |\n"
-               "| `c` / `r` / `p` | (held copies with a host source) the copy took its source bytes "
-               "at the call / read them after the call returned / partly each |\n"
-               "| `!` | (held copies with a host destination) the destination was complete when the "
-               "call returned |\n"
-               "| `A/W` | (VARIES) the repetitions differed: each symbol seen, in order |\n"
-               "| `—` | not a separate case: that busy placement is the op stream itself (see `same`), "
-               "or not declared (the `thread_*` columns: busy work issued from a second host thread, "
-               "declared for some calls only; `hostfn`: a host function holding another "
-               "non-blocking stream, declared for stream-family calls) |\n"
-               "| n/s | not supported here (reason above) |\n\n"
-               "`idle µs` is the median time inside the same call on an idle GPU.\n\n");
+    cell_legend(f);
 
     /* One table per group. */
     for (size_t i = 0; i < n;) {
@@ -440,47 +515,9 @@ int cts_render_markdown(const json_t *m, FILE *f)
         size_t j = i;
         while (j < n && !strcmp(rows[j].group, group))
             j++;
-        const char *dir = rows[i].direction, *var = rows[i].variant;
-        md(f, "## %t — %t%s%t%s%t\n\n", group, rows[i].function, *var ? " " : "", var, *dir ? ", " : "",
-           cts_dir_words(dir));
-        fprintf(f, "| memory | size | kind | op stream | idle µs |");
-        for (int c = 0; c < NCOLS; c++)
-            fprintf(f, " busy %s |", busy_cols[c]);
-        fprintf(f, "\n|---|---|---|---|---:|");
-        for (int c = 0; c < NCOLS; c++)
-            fprintf(f, ":-:|");
-        fprintf(f, "\n");
-        for (size_t r = i; r < j;) {
-            const struct row *row = &rows[r];
-            size_t e = r;
-            const struct row *cells[NCOLS] = {0};
-            while (e < j && !strcmp(rows[e].memory, row->memory) && rows[e].size == row->size &&
-                   !strcmp(rows[e].kind, row->kind) && !strcmp(rows[e].op_stream, row->op_stream)) {
-                if (rows[e].rank[5] < NCOLS)
-                    cells[rows[e].rank[5]] = &rows[e];
-                e++;
-            }
-            md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
-            if (json_is_number(row->idle))
-                fprintf(f, "%.1f |", json_number_value(row->idle));
-            else
-                fprintf(f, " |");
-            for (int c = 0; c < NCOLS; c++) {
-                const struct row *x = cells[c];
-                if (!x) {
-                    fprintf(f, " — |");
-                    continue;
-                }
-                const char *st = x->status;
-                if (!strcmp(st, "PASS") || !strcmp(st, "VARIES"))
-                    md(f, " %t", x->symbol);
-                else
-                    md(f, strcmp(st, short_status(st)) ? " %s" : " %t", short_status(st));
-                md(f, "%s |", !strcmp(conformance(x), "DEVIATES") ? " ✗" : "");
-            }
-            fprintf(f, "\n");
-            r = e;
-        }
+        group_heading(f, &rows[i]);
+        for (size_t r = i; r < j;)
+            r = group_row(f, rows, r, j);
         fprintf(f, "\n");
         i = j;
     }

@@ -108,8 +108,6 @@ struct cts_nearest {
 void cts_nearest_add(struct cts_nearest *n, const char *query, const char *id);
 void cts_nearest_text(const struct cts_nearest *n, char *out, size_t len);
 void cts_nearest_ids(const json_t *m, const char *id, char *out, size_t len);
-/* cli.c: the one-line error of bad input: "sync-cts: ..." on stderr; returns code. */
-int cts_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* diff.c: `sync-cts diff A B [C ...]`, argv[0] being "diff"; returns the
  * exit status: 0 no case changed, 1 some did, 2 bad input. */
 int cts_diff_main(int argc, char **argv);

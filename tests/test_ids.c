@@ -28,6 +28,24 @@ int main(void)
     size_t n;
     const struct cts_case *all = cts_all_cases(&n);
 
+    /* The API table (harness/apis.def): a token and a function for every
+     * call, tokens unique (they begin every id), and an introducing runtime
+     * that is 0 (older) or a CUDART_VERSION from 11.0 to the newest. */
+    for (int a = 0; a < CTS_API_COUNT; a++) {
+        CHECK(cts_api_token(a)[0] != '\0' && strcmp(cts_api_token(a), "?") != 0);
+        CHECK(cts_api_function(a)[0] != '\0');
+        CHECK(cts_api_since(a) == 0 || (cts_api_since(a) >= 11000 && cts_api_since(a) <= 13050));
+        for (int b = 0; b < a; b++)
+            if (strcmp(cts_api_token(a), cts_api_token(b)) == 0) {
+                fprintf(stderr, "api token %s twice\n", cts_api_token(a));
+                check_failures++;
+            }
+    }
+    CHECK_INT(cts_api_since(CTS_API_MEMCPY_BATCH_ASYNC), 12080);
+    CHECK_INT(cts_api_takes_stream(CTS_API_MEMCPY), 0);
+    CHECK_INT(cts_api_takes_stream(CTS_API_LAUNCH), 1);
+    CHECK_INT(cts_api_takes_stream(CTS_API_CU_MEMCPY_DTOH_ASYNC), 1);
+
     /* 23 copies (7 host kinds for h2d, d2h, h2h; device and managed for d2d)
      * x 7 sizes x 2 copy kinds x 26 (stream, busy) pairs: cudaMemcpy has the
      * implied stream with 4 placements; cudaMemcpyAsync has 0, cudaStreamLegacy

@@ -53,6 +53,25 @@ int main(void)
     size_t n;
     struct cts_observed o;
 
+    /* Every case of the suite is spoken of by some clause: a call added
+     * without one would be judged RECORDED by default, silently.  (The
+     * test-only fault family is no CUDA call.) */
+    {
+        size_t count, unjudged = 0;
+        const struct cts_case *all = cts_all_cases(&count);
+        o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+        for (size_t i = 0; i < count; i++) {
+            if (all[i].api == CTS_API_FAULT)
+                continue;
+            n = 0;
+            (void)cts_spec_judge(&all[i], &o, j, &n);
+            if (n == 0 && unjudged++ < 5)
+                fprintf(stderr, "no clause speaks of %s\n", all[i].id);
+        }
+        CHECK_INT((int)unjudged, 0);
+        CHECK(count > 0);
+    }
+
     /* A 4 KiB pageable cudaMemcpy that waits for work in its stream keeps
      * the Runtime API's stream sync and contradicts the Programming Guide's
      * 64 KB rule: both are named, and the case DEVIATES. */

@@ -1,0 +1,458 @@
+/* ---- validation ---------------------------------------------------------------
+ *
+ * Every member a command reads is checked when the matrix is loaded, so that
+ * no command has to guess: a wrong type, a missing member or an impossible
+ * value is refused with the file, the case and the member named.  Members
+ * nothing reads are left alone. */
+#define _GNU_SOURCE
+#include "matrix_int.h"
+#include "spec.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BAD(...) (snprintf(why, len, __VA_ARGS__), -1)
+enum { REQ = 0, OPT = 1, NUL = 2 }; /* a member may be absent (OPT) or null (NUL) */
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    default: return "null";
+    }
+}
+
+/* Member `key` of o (called pre+key in messages): *v, NULL where it may be
+ * absent or null and is. */
+static int member(const json_t *o, const char *pre, const char *key, int flags, const json_t **v, char *why,
+                  size_t len)
+{
+    *v = json_object_get(o, key);
+    if (!*v)
+        return flags & OPT ? 0 : BAD("%s%s is missing", pre, key);
+    if (json_is_null(*v)) {
+        *v = NULL;
+        return flags & NUL ? 0 : BAD("%s%s is null", pre, key);
+    }
+    return 0;
+}
+
+static int v_str(const json_t *o, const char *pre, const char *key, int flags, const char **s, char *why,
+                 size_t len)
+{
+    const json_t *v;
+    if (member(o, pre, key, flags, &v, why, len))
+        return -1;
+    if (v && !json_is_string(v))
+        return BAD("%s%s is %s, not a string", pre, key, type_name(v));
+    if (s)
+        *s = v ? json_string_value(v) : NULL;
+    return 0;
+}
+
+static int v_obj(const json_t *o, const char *pre, const char *key, int flags, const json_t **out, char *why,
+                 size_t len)
+{
+    if (member(o, pre, key, flags, out, why, len))
+        return -1;
+    if (*out && !json_is_object(*out))
+        return BAD("%s%s is %s, not an object", pre, key, type_name(*out));
+    return 0;
+}
+
+static int v_int(const json_t *o, const char *pre, const char *key, int flags, json_int_t lo, json_int_t hi,
+                 json_int_t *out, char *why, size_t len)
+{
+    const json_t *v;
+    if (member(o, pre, key, flags, &v, why, len))
+        return -1;
+    if (v && !json_is_integer(v))
+        return BAD("%s%s is %s, not a whole number", pre, key, type_name(v));
+    if (v && (json_integer_value(v) < lo || json_integer_value(v) > hi))
+        return BAD("%s%s is %lld, not from %lld to %lld", pre, key, (long long)json_integer_value(v),
+                   (long long)lo, (long long)hi);
+    if (out)
+        *out = v ? json_integer_value(v) : -1;
+    return 0;
+}
+
+/* A number: finite, and not negative where it is a time (`time`). */
+static int number_ok(const json_t *v, int time, const char *pre, const char *key, char *why, size_t len)
+{
+    if (!json_is_number(v))
+        return BAD("%s%s is %s, not a number", pre, key, type_name(v));
+    double x = json_number_value(v);
+    if (!isfinite(x))
+        return BAD("%s%s is not a finite number", pre, key);
+    if (time && x < 0)
+        return BAD("%s%s is %g: a time cannot be negative", pre, key, x);
+    return 0;
+}
+
+static int v_num(const json_t *o, const char *pre, const char *key, int flags, int time, char *why, size_t len)
+{
+    const json_t *v;
+    if (member(o, pre, key, flags, &v, why, len))
+        return -1;
+    return v ? number_ok(v, time, pre, key, why, len) : 0;
+}
+
+/* The names an enum has, 1..count-1 (0 is "none": null in the matrix). */
+static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
+static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
+static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
+static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
+static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
+static const char *about_n(int i) { return i ? cts_about_name((enum cts_about)(i - 1)) : NULL; }
+static const char *pred_n(int i) { return i ? cts_pred_name((enum cts_pred)(i - 1)) : NULL; }
+struct names {
+    const char *(*name)(int);
+    int count;
+};
+static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
+                          CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
+
+/* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
+static int name_ok(const json_t *v, struct names n, int flags, const char *pre, const char *key, char *why,
+                   size_t len)
+{
+    if (json_is_null(v) && (flags & NUL))
+        return 0;
+    const char *s = json_string_value(v);
+    for (int i = 1; s && i < n.count; i++)
+        if (!strcmp(s, n.name(i)))
+            return i;
+    char list[160] = "";
+    for (int i = 1; i < n.count; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i > 1 ? (i + 1 < n.count ? ", " : " or ") : "",
+                 n.name(i));
+    if (s)
+        return BAD("%s%s is \"%.40s\", not %s%s", pre, key, s, list, flags & NUL ? " (or null)" : "");
+    return BAD("%s%s is %s, not %s%s", pre, key, type_name(v), list, flags & NUL ? " (or null)" : "");
+}
+
+static int v_name(const json_t *o, const char *pre, const char *key, int flags, struct names n, int *idx,
+                  char *why, size_t len)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!v) {
+        if (flags & OPT) {
+            if (idx)
+                *idx = 0;
+            return 0;
+        }
+        return BAD("%s%s is missing", pre, key);
+    }
+    int i = name_ok(v, n, flags, pre, key, why, len);
+    if (i < 0)
+        return -1;
+    if (idx)
+        *idx = i;
+    return 0;
+}
+
+/* The verdict members, in the order they are written (sorted). */
+static const char *const verdict_keys[] = {"dst", "host", "op_after", "src", "third_blocking", "third_nonblocking"};
+
+/* Per-repetition arrays: the kind of their elements. */
+enum rep_kind { REP_TIME, REP_SIGNED, REP_HOST, REP_SRC, REP_DST };
+static const struct {
+    const char *key;
+    enum rep_kind kind;
+} rep_arrays[] = {{"call_us", REP_TIME},
+                  {"release_to_return_us", REP_TIME},
+                  {"op_after_gpu_us", REP_SIGNED}, /* negative: the marker ran while the gate was closed */
+                  {"third_blocking_gpu_us", REP_SIGNED},
+                  {"third_nonblocking_gpu_us", REP_SIGNED},
+                  {"host", REP_HOST},
+                  {"src", REP_SRC},
+                  {"dst", REP_DST},
+                  {"rep_timeout_us", REP_TIME},
+                  {"tracked_from_timeout_us", REP_TIME},
+                  {"tracked_from_call_us", REP_TIME},
+                  {"rep_window_us", REP_TIME}};
+
+/* How many numbers an array holds. */
+static size_t numbers_in(const json_t *a)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(a); i++)
+        k += json_is_number(json_array_get(a, i));
+    return k;
+}
+
+/* The per-repetition arrays a case has: each as long as
+ * evidence.repetitions (reps), each value null or of its array's kind. */
+static int check_rep_arrays(const json_t *ev, json_int_t reps, char *why, size_t len)
+{
+    static const char *const P = "evidence.";
+    for (size_t k = 0; k < sizeof rep_arrays / sizeof *rep_arrays; k++) {
+        const char *key = rep_arrays[k].key;
+        const json_t *a = json_object_get(ev, key);
+        if (!a)
+            continue;
+        if (!json_is_array(a))
+            return BAD("evidence.%s is %s, not an array (one value a repetition)", key, type_name(a));
+        if ((json_int_t)json_array_size(a) != reps)
+            return BAD("evidence.%s has %zu values, but evidence.repetitions is %lld", key, json_array_size(a),
+                       (long long)reps);
+        for (size_t i = 0; i < json_array_size(a); i++) {
+            const json_t *x = json_array_get(a, i);
+            char at[64];
+            snprintf(at, sizeof at, "%s[%zu]", key, i);
+            if (json_is_null(x))
+                continue;
+            enum rep_kind kind = rep_arrays[k].kind;
+            if (kind == REP_TIME || kind == REP_SIGNED) {
+                if (number_ok(x, kind == REP_TIME, P, at, why, len))
+                    return -1;
+            } else if (name_ok(x, kind == REP_HOST ? HOST : kind == REP_SRC ? SRC : DST, NUL, P, at, why, len) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int check_evidence(const json_t *ev, int status, char *why, size_t len)
+{
+    static const char *const P = "evidence.";
+    int verdict_status = status == CTS_PASS || status == CTS_VARIES;
+    json_int_t reps;
+    const json_t *ctl, *ht;
+    if (v_int(ev, P, "repetitions", REQ, verdict_status ? 1 : 0, CTS_MAX_REPEAT, &reps, why, len) ||
+        v_int(ev, P, "window_retries", REQ, 0, INT32_MAX, NULL, why, len) ||
+        v_int(ev, P, "timeout_retries", REQ, 0, INT32_MAX, NULL, why, len) ||
+        v_int(ev, P, "waits_tracked", OPT, 0, INT32_MAX, NULL, why, len) ||
+        v_num(ev, P, "idle_call_us", verdict_status ? REQ : NUL, 1, why, len) ||
+        v_num(ev, P, "idle_call_max_us", NUL, 1, why, len) || v_num(ev, P, "idle_complete_us", NUL, 1, why, len) ||
+        v_num(ev, P, "timeout_us", NUL, 1, why, len) || v_num(ev, P, "window_us", NUL, 1, why, len) ||
+        v_num(ev, P, "drain_max_us", OPT, 1, why, len) || v_obj(ev, P, "holds_tracked", OPT, &ht, why, len) ||
+        v_obj(ev, P, "control", NUL, &ctl, why, len))
+        return -1;
+    static const char *const columns[] = {"op_after", "third_blocking", "third_nonblocking"};
+    for (int k = 0; ht && k < 3; k++)
+        if (v_int(ht, "evidence.holds_tracked.", columns[k], OPT, 0, INT32_MAX, NULL, why, len))
+            return -1;
+    if (ctl && (v_name(ctl, "evidence.control.", "op_after", NUL, ORDER, NULL, why, len) ||
+                v_name(ctl, "evidence.control.", "third_blocking", NUL, ORDER, NULL, why, len) ||
+                v_name(ctl, "evidence.control.", "third_nonblocking", NUL, ORDER, NULL, why, len)))
+        return -1;
+    const json_t *own = json_object_get(ctl, "with_case_setup");
+    if (own && !json_is_boolean(own))
+        return BAD("evidence.control.with_case_setup is %s, not true or false", type_name(own));
+    if (check_rep_arrays(ev, reps, why, len))
+        return -1;
+    /* What a verdict is told with: the call's time. */
+    if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))
+        return BAD("evidence.call_us has no time, but the case has a verdict (%s)", cts_status_name(status));
+    return 0;
+}
+
+/* A case's "spec": the judgement.  Each clause id it names is noted in refs
+ * (clause id -> the first case naming it), to be found in the matrix's table. */
+static int check_spec(const json_t *spec, const char *id, json_t *refs, char *why, size_t len)
+{
+    int conf;
+    const json_t *cl = json_object_get(spec, "clauses");
+    if (v_name(spec, "spec.", "conformance", NUL, CONF, &conf, why, len))
+        return -1;
+    if (!cl)
+        return BAD("spec.clauses is missing");
+    if (!json_is_array(cl))
+        return BAD("spec.clauses is %s, not an array", type_name(cl));
+    int contradicted = 0;
+    for (size_t i = 0; i < json_array_size(cl); i++) {
+        const json_t *e = json_array_get(cl, i);
+        char pre[40];
+        const char *cid;
+        snprintf(pre, sizeof pre, "spec.clauses[%zu].", i);
+        if (!json_is_object(e))
+            return BAD("spec.clauses[%zu] is %s, not an object", i, type_name(e));
+        if (v_str(e, pre, "id", REQ, &cid, why, len) || v_name(e, pre, "about", REQ, ABOUT, NULL, why, len) ||
+            v_name(e, pre, "prediction", REQ, PRED, NULL, why, len))
+            return -1;
+        const json_t *h = json_object_get(e, "holds");
+        if (!h)
+            return BAD("%sholds is missing", pre);
+        if (!json_is_boolean(h) && !json_is_null(h))
+            return BAD("%sholds is %s, not true, false or null", pre, type_name(h));
+        contradicted |= json_is_false(h);
+        if (refs && !json_object_get(refs, cid) && json_object_set_new(refs, cid, json_string(id)))
+            return BAD("out of memory");
+    }
+    if (contradicted != (conf == CTS_DEVIATES))
+        return BAD("spec.conformance is %s, but %s of its clauses is contradicted", conf ? conf_n(conf) : "null",
+                   contradicted ? "one" : "none");
+    return 0;
+}
+
+/* A case's verdict: its fields' names, "rejected" where there is one, and
+ * no other member. */
+static int check_verdict(const json_t *verdict, char *why, size_t len)
+{
+    static const struct names *const verdict_names[] = {&DST, &HOST, &ORDER, &SRC, &ORDER, &ORDER};
+    for (size_t k = 0; k < 6; k++)
+        if (v_name(verdict, "verdict.", verdict_keys[k], NUL, *verdict_names[k], NULL, why, len))
+            return -1;
+    /* "rejected": the error a documented rejection returned, where the call was rejected. */
+    const char *rejected;
+    if (v_str(verdict, "verdict.", "rejected", OPT, &rejected, why, len))
+        return -1;
+    if (rejected && !*rejected)
+        return BAD("verdict.rejected is empty");
+    if (json_object_size(verdict) != 6 + (rejected != NULL)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)verdict, k, x)
+        {
+            size_t i = 0;
+            while (i < 6 && strcmp(k, verdict_keys[i]))
+                i++;
+            if (i == 6 && strcmp(k, "rejected"))
+                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s or rejected)", k,
+                           verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
+                           verdict_keys[5]);
+        }
+    }
+    return 0;
+}
+
+/* One case.  The message starts "has ..." or names a member. */
+int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len)
+{
+    if (!json_is_object(c))
+        return BAD("is %s, not an object", type_name(c));
+    const char *st = json_string_value(json_object_get(c, "status"));
+    int status = st ? cts_status_parse(st) : -1;
+    if (status < 0) {
+        const json_t *v = json_object_get(c, "status");
+        if (st)
+            return BAD("has no valid status (\"%.40s\" is not a status)", st);
+        return BAD("has no valid status (status is %s)", v ? type_name(v) : "missing");
+    }
+    static const char *const required[] = {"family", "group", "api", "function", "op_stream", "busy"};
+    static const char *const nullable[] = {"variant", "direction", "memory", "allocator", "size_label",
+                                           "kind", "copy_kind"};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (v_str(c, "", required[i], REQ, NULL, why, len))
+            return -1;
+    for (size_t i = 0; i < sizeof nullable / sizeof *nullable; i++)
+        if (v_str(c, "", nullable[i], NUL, NULL, why, len))
+            return -1;
+    const char *reason, *symbol;
+    const json_t *verdict, *ev, *spec, *shape;
+    int verdict_status = status == CTS_PASS || status == CTS_VARIES;
+    if (v_int(c, "", "size", NUL, 0, INT64_MAX, NULL, why, len) ||
+        v_str(c, "", "reason", status == CTS_PASS ? NUL : REQ, &reason, why, len) ||
+        v_str(c, "", "symbol", verdict_status ? REQ : NUL, &symbol, why, len) ||
+        v_obj(c, "", "shape", OPT | NUL, &shape, why, len) || v_obj(c, "", "verdict", REQ, &verdict, why, len) ||
+        v_obj(c, "", "evidence", REQ, &ev, why, len) || v_obj(c, "", "spec", OPT | NUL, &spec, why, len))
+        return -1;
+    if (verdict_status && !*symbol)
+        return BAD("symbol is empty, but the case has a verdict (%s)", st);
+    if (check_verdict(verdict, why, len))
+        return -1;
+    if (check_evidence(ev, status, why, len))
+        return -1;
+    return spec ? check_spec(spec, id, refs, why, len) : 0;
+}
+
+/* The environment: the GPU, the versions, the settings and the attributes. */
+static int check_environment(const json_t *env, char *why, size_t len)
+{
+    const json_t *gpu, *ver, *set, *vars, *attr;
+    if (v_obj(env, "environment.", "gpu", REQ, &gpu, why, len) ||
+        v_str(gpu, "environment.gpu.", "name", REQ, NULL, why, len) ||
+        v_str(gpu, "environment.gpu.", "compute_capability", REQ, NULL, why, len) ||
+        v_str(gpu, "environment.gpu.", "uuid", REQ, NULL, why, len) ||
+        v_obj(env, "environment.", "versions", REQ, &ver, why, len) ||
+        v_str(ver, "environment.versions.", "driver", NUL, NULL, why, len) ||
+        v_str(env, "environment.", "suite_revision", REQ, NULL, why, len) ||
+        v_obj(env, "environment.", "settings", REQ, &set, why, len) ||
+        v_str(set, "environment.settings.", "device_schedule", REQ, NULL, why, len) ||
+        v_obj(set, "environment.settings.", "environment_variables", REQ, &vars, why, len) ||
+        v_obj(env, "environment.", "attributes", REQ, &attr, why, len))
+        return -1;
+    static const char *const versions[] = {"driver_api", "runtime", "toolkit"};
+    for (int i = 0; i < 3; i++) {
+        const json_t *v;
+        char pre[48];
+        snprintf(pre, sizeof pre, "environment.versions.%s.", versions[i]);
+        if (v_obj(ver, "environment.versions.", versions[i], REQ, &v, why, len) ||
+            v_str(v, pre, "text", REQ, NULL, why, len))
+            return -1;
+    }
+    const char *ds = json_string_value(json_object_get(set, "default_stream"));
+    if (!ds || (strcmp(ds, "legacy") && strcmp(ds, "per-thread")))
+        return BAD("environment.settings.default_stream is not \"legacy\" or \"per-thread\"");
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)vars, k, x)
+        if (!json_is_string(x) && !json_is_null(x))
+            return BAD("environment.settings.environment_variables.%.40s is %s, not a string or null", k,
+                       type_name(x));
+    json_object_foreach((json_t *)attr, k, x)
+        if (!json_is_integer(x))
+            return BAD("environment.attributes.%.40s is %s, not a whole number", k, type_name(x));
+    static const char *const shown[] = {"asyncEngineCount", "concurrentKernels", "pageableMemoryAccess",
+                                        "concurrentManagedAccess"};
+    for (int i = 0; i < 4; i++)
+        if (!json_object_get(attr, shown[i]))
+            return BAD("environment.attributes.%s is missing", shown[i]);
+    return 0;
+}
+
+/* The clause table the cases were judged with, where there is one. */
+static int check_clause_table(const json_t *m, char *why, size_t len)
+{
+    const json_t *spec;
+    const char *k;
+    json_t *x;
+    if (v_obj(m, "", "spec", OPT | NUL, &spec, why, len))
+        return -1;
+    if (spec) {
+        const json_t *table;
+        if (v_str(spec, "spec.", "documentation", REQ, NULL, why, len) ||
+            v_obj(spec, "spec.", "clauses", REQ, &table, why, len))
+            return -1;
+        json_object_foreach((json_t *)table, k, x)
+        {
+            char pre[96];
+            snprintf(pre, sizeof pre, "spec.clauses.%.60s.", k);
+            if (!json_is_object(x))
+                return BAD("spec.clauses.%.60s is %s, not an object", k, type_name(x));
+            if (v_str(x, pre, "where", REQ, NULL, why, len) || v_str(x, pre, "quote", REQ, NULL, why, len) ||
+                v_str(x, pre, "url", REQ, NULL, why, len) || v_str(x, pre, "no_case", OPT, NULL, why, len))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The matrix outside its cases: the environment, the run and the clause table. */
+int cts_mx_check_top(const json_t *m, char *why, size_t len)
+{
+    const json_t *env = json_object_get(m, "environment"), *run, *counts;
+    if (check_environment(env, why, len))
+        return -1;
+    const char *k;
+    json_t *x;
+    if (v_obj(m, "", "run", REQ, &run, why, len) || v_str(run, "run.", "date", REQ, NULL, why, len) ||
+        v_num(run, "run.", "wall_s", REQ, 1, why, len) ||
+        v_int(run, "run.", "repeat", REQ, 1, CTS_MAX_REPEAT, NULL, why, len) ||
+        v_obj(run, "run.", "counts", REQ, &counts, why, len))
+        return -1;
+    json_object_foreach((json_t *)counts, k, x)
+        if (!json_is_integer(x) || json_integer_value(x) < 0)
+            return BAD("run.counts.%.40s is not a count", k);
+    return check_clause_table(m, why, len);
+}

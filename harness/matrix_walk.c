@@ -1,0 +1,423 @@
+/* ---- reading ------------------------------------------------------------------
+ *
+ * jansson decodes every key and value.  Only the two outer levels -- the
+ * matrix object and its "cases" object -- are walked here, member by
+ * member, so that each case can be decoded, validated and handed on (or
+ * dropped) on its own: a tool that keeps a summary of each case never holds
+ * a whole matrix's tree. */
+#define _GNU_SOURCE
+#include "matrix_int.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A case id as an error message may show it: control characters as '?',
+ * at most 80 characters. */
+static const char *shown_id(const char *id, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (; *id && n + 4 < len && n < 80; id++)
+        buf[n++] = (unsigned char)*id < 0x20 || *id == 0x7f ? '?' : *id;
+    if (*id && n + 4 < len)
+        buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
+    buf[n] = 0;
+    return buf;
+}
+
+/* Why an id cannot be a case id, or NULL. */
+static const char *bad_id(const char *id)
+{
+    size_t n = strlen(id);
+    if (!n)
+        return "is empty";
+    if (n >= CTS_ID_MAX)
+        return "is longer than any case id";
+    for (; *id; id++)
+        if ((unsigned char)*id < 0x20 || *id == 0x7f)
+            return "holds a control character";
+    return NULL;
+}
+
+static void skip_ws(struct walk *w)
+{
+    while (w->i < w->n && (w->s[w->i] == ' ' || w->s[w->i] == '\t' || w->s[w->i] == '\n' || w->s[w->i] == '\r'))
+        w->i++;
+}
+
+static int peek(struct walk *w)
+{
+    skip_ws(w);
+    return w->i < w->n ? (unsigned char)w->s[w->i] : -1;
+}
+
+static int line_at(const struct walk *w, size_t pos)
+{
+    int line = 1;
+    for (const char *p = w->s, *e = w->s + pos; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+        line++;
+    return line;
+}
+
+static int syntax(struct walk *w, const char *what)
+{
+    snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: %s)", w->path, line_at(w, w->i), what);
+    return -1;
+}
+
+/* The JSON value at the walk's position, decoded by jansson; the position
+ * moves past it. */
+static json_t *value(struct walk *w)
+{
+    json_error_t je;
+    cts_mx_arena_on = 1;
+    json_t *v = json_loadb(w->s + w->i, w->n - w->i,
+                           JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je);
+    cts_mx_arena_on = 0;
+    if (!v) {
+        snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: %s)", w->path, line_at(w, w->i) - 1 + je.line,
+                 je.text);
+        return NULL;
+    }
+    if (je.position < 0 || (size_t)je.position > w->n - w->i) {
+        snprintf(w->err, w->errlen, "'%s' is too large to read", w->path);
+        return NULL;
+    }
+    w->i += (size_t)je.position;
+    return v;
+}
+
+/* A key and its colon. */
+static json_t *key(struct walk *w)
+{
+    if (peek(w) != '"') {
+        syntax(w, "a string (an object key) expected");
+        return NULL;
+    }
+    json_t *k = value(w);
+    if (!k)
+        return NULL;
+    if (peek(w) != ':') {
+        syntax(w, "':' expected");
+        return NULL;
+    }
+    w->i++;
+    return k;
+}
+
+/* After a member: 1 at a ',', 0 at the closing '}', -1 otherwise. */
+static int next(struct walk *w)
+{
+    int c = peek(w);
+    w->i++;
+    if (c == ',')
+        return 1;
+    if (c == '}')
+        return 0;
+    w->i--;
+    return syntax(w, "',' or '}' expected");
+}
+
+/* A case's id and members, checked; the first that is wrong is recorded
+ * (w->case_err) and reported once the whole matrix is read. */
+static void validate_case(struct walk *w, const char *id, const json_t *c)
+{
+    const char *whyid = bad_id(id);
+    char shown[96], why[512];
+    if (w->case_bad)
+        return;
+    if (whyid) {
+        snprintf(w->case_err, sizeof w->case_err, "'%s': the case id '%s' %s", w->path,
+                 shown_id(id, shown, sizeof shown), whyid);
+        w->case_bad = 1;
+    } else if (cts_mx_check_case(c, id, w->refs, why, sizeof why)) {
+        snprintf(w->case_err, sizeof w->case_err, "'%s': case '%s'%s%s", w->path, id,
+                 strncmp(why, "has ", 4) ? ": " : " ", why);
+        w->case_bad = 1;
+    }
+}
+
+static int appears_twice(struct walk *w, const char *id)
+{
+    char shown[96];
+    snprintf(w->err, w->errlen, "'%s': case '%s' appears twice", w->path, shown_id(id, shown, sizeof shown));
+    return -1;
+}
+
+/* ---- reading the cases with two threads ---------------------------------------
+ *
+ * jansson decodes some 40 MB/s.  A matrix read whole (render, judge, check)
+ * has its cases split in two at a comma between two of them near the middle
+ * of the text, and a second thread decodes and validates the second half
+ * into an arena of its own while this one does the first.  The halves are
+ * then put together in file order exactly as one thread would have: the
+ * same tree, the same first error.  The split is found by following strings
+ * (and their escapes) and nesting, nothing decoded; where the text is not
+ * well formed there, or small, one thread reads it all. */
+
+struct part {
+    struct walk w; /* this half's position, errors and clause references */
+    size_t end;    /* the first half: the comma after its last case; the second: SIZE_MAX, to the '}' */
+    json_t **kv;   /* key, value, key, value, ... in file order */
+    size_t n, cap;
+    int rc;
+    char err[512];
+};
+
+static void *read_part(void *arg)
+{
+    struct part *p = arg;
+    struct walk *w = &p->w;
+    if (p->end == SIZE_MAX)
+        cts_mx_arena_mine = &cts_mx_arenas[1]; /* the second thread */
+    cts_mx_arena_alone = 1;
+    p->rc = -1;
+    for (;;) {
+        json_t *k = key(w), *c = k ? value(w) : NULL;
+        if (!c)
+            break;
+        validate_case(w, json_string_value(k), c);
+        if (p->n + 2 > p->cap) {
+            size_t cap = p->cap ? 2 * p->cap : 8192;
+            json_t **kv = realloc(p->kv, cap * sizeof *kv);
+            if (!kv) {
+                snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+                break;
+            }
+            p->kv = kv;
+            p->cap = cap;
+        }
+        p->kv[p->n++] = k;
+        p->kv[p->n++] = c;
+        int ch = peek(w);
+        if (p->end == SIZE_MAX ? ch == '}' : w->i == p->end) {
+            p->rc = 0;
+            break;
+        }
+        if (ch != ',' || w->i > p->end) {
+            syntax(w, "',' or '}' expected");
+            break;
+        }
+        w->i++;
+    }
+    cts_mx_arena_alone = 0;
+    return NULL;
+}
+
+/* The comma between two cases at or after the middle of what is left of
+ * the text, or 0. */
+static size_t split_point(const struct walk *w)
+{
+    if (w->n - w->i < ((size_t)4 << 20))
+        return 0;
+    size_t target = w->i + (w->n - w->i) / 2;
+    int depth = 0, in_string = 0;
+    for (size_t p = w->i; p < w->n; p++) {
+        char c = w->s[p];
+        if (in_string) {
+            if (c == '\\')
+                p++;
+            else if (c == '"')
+                in_string = 0;
+            continue;
+        }
+        switch (c) {
+        case '"': in_string = 1; break;
+        case '{': case '[': depth++; break;
+        case '}': case ']':
+            if (depth-- == 0)
+                return 0; /* the cases end before the middle */
+            break;
+        case ',':
+            if (!depth && p >= target)
+                return p;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* A half that was read, put into the cases in file order, its first wrong
+ * case and its clause references into w's: 0, or -1 (w->err). */
+static int merge_part(struct walk *w, json_t *cases, struct part *p)
+{
+    int rc = 0;
+    if (p->rc) {
+        snprintf(w->err, w->errlen, "%s", p->err);
+        return -1;
+    }
+    for (size_t j = 0; j < p->n && !rc; j += 2) {
+        const char *id = json_string_value(p->kv[j]);
+        if (json_object_get(cases, id)) {
+            rc = appears_twice(w, id);
+            break;
+        }
+        cts_mx_arena_on = 1;
+        if (json_object_set_new(cases, id, p->kv[j + 1])) {
+            snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+            rc = -1;
+        }
+        cts_mx_arena_on = 0;
+    }
+    if (!w->case_bad && p->w.case_bad) {
+        memcpy(w->case_err, p->w.case_err, sizeof w->case_err);
+        w->case_bad = 1;
+    }
+    const char *cid;
+    json_t *first;
+    json_object_foreach(p->w.refs, cid, first)
+        if (!json_object_get(w->refs, cid))
+            json_object_set(w->refs, cid, first);
+    return rc;
+}
+
+/* 0 when read, -1 on an error (w->err), 1 when no second thread could be started. */
+static int read_cases_in_two(struct walk *w, json_t *cases, size_t comma)
+{
+    struct part *p = calloc(2, sizeof *p);
+    if (!p)
+        return 1;
+    for (int k = 0; k < 2; k++) {
+        p[k].w = *w;
+        p[k].w.err = p[k].err;
+        p[k].w.errlen = sizeof p[k].err;
+        p[k].w.case_bad = 0;
+        p[k].w.refs = json_object();
+    }
+    p[0].end = comma;
+    p[1].w.i = comma + 1;
+    p[1].end = SIZE_MAX;
+    pthread_t t;
+    if (!p[0].w.refs || !p[1].w.refs || pthread_create(&t, NULL, read_part, &p[1]) != 0) {
+        json_decref(p[0].w.refs);
+        json_decref(p[1].w.refs);
+        free(p);
+        return 1;
+    }
+    read_part(&p[0]);
+    pthread_join(t, NULL);
+    int rc = 0;
+    for (int k = 0; k < 2 && !rc; k++) /* in file order */
+        rc = merge_part(w, cases, &p[k]);
+    if (!rc)
+        w->i = p[1].w.i + 1; /* past the '}' */
+    for (int k = 0; k < 2; k++) {
+        json_decref(p[k].w.refs);
+        free(p[k].kv);
+    }
+    free(p);
+    return rc;
+}
+
+static int walk_cases(struct walk *w)
+{
+    json_t *cases = json_object();
+    if (!cases || json_object_set_new(w->top, "cases", cases)) {
+        snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+        return -1;
+    }
+    w->i++; /* '{' */
+    if (peek(w) == '}') {
+        w->i++;
+        return 0;
+    }
+    size_t comma = w->each ? 0 : split_point(w);
+    if (comma) {
+        int rc = read_cases_in_two(w, cases, comma);
+        if (rc <= 0)
+            return rc;
+    }
+    for (int more = 1; more > 0; more = next(w)) {
+        struct arena_mark mark = cts_mx_arena_mark();
+        json_t *k = key(w), *c = k ? value(w) : NULL;
+        if (!c)
+            return -1;
+        const char *id = json_string_value(k);
+        if (json_object_get(w->ids ? w->ids : cases, id))
+            return appears_twice(w, id);
+        validate_case(w, id, c);
+        int oom = 0;
+        if (w->each) {
+            oom |= json_object_set_new(w->ids, id, json_null()) != 0;
+            if (!w->case_bad && !oom)
+                oom |= w->each(w->ctx, id, c) != 0;
+            cts_mx_arena_rewind(mark); /* k and c with it */
+        } else {
+            cts_mx_arena_on = 1;
+            oom |= json_object_set_new(cases, id, c) != 0;
+            cts_mx_arena_on = 0;
+        }
+        if (oom) {
+            snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+            return -1;
+        }
+    }
+    return w->err[0] ? -1 : 0;
+}
+
+int cts_mx_walk(struct walk *w)
+{
+    if (peek(w) != '{') { /* not an object: is it JSON at all? */
+        json_error_t je;
+        json_t *v = json_loadb(w->s, w->n, JSON_DECODE_ANY, &je);
+        if (!v) {
+            snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: %s)", w->path, je.line, je.text);
+            return -1;
+        }
+        json_decref(v);
+        snprintf(w->err, w->errlen, "'%s' is not a cuda-sync-cts matrix", w->path);
+        return -1;
+    }
+    w->i++;
+    if (peek(w) == '}') {
+        w->i++;
+    } else {
+        for (int more = 1; more > 0; more = next(w)) {
+            json_t *k = key(w);
+            if (!k)
+                return -1;
+            const char *name = json_string_value(k);
+            if (json_object_get(w->top, name)) {
+                snprintf(w->err, w->errlen, "'%s' is not JSON (line %d: duplicate object key '%.40s')", w->path,
+                         line_at(w, w->i), name);
+                return -1;
+            }
+            if (!strcmp(name, "cases") && peek(w) == '{') {
+                if (walk_cases(w))
+                    return -1;
+            } else {
+                json_t *v = value(w);
+                if (!v)
+                    return -1;
+                cts_mx_arena_on = 1;
+                int bad = json_object_set_new(w->top, name, v);
+                cts_mx_arena_on = 0;
+                if (bad) {
+                    snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+                    return -1;
+                }
+            }
+        }
+        if (w->err[0])
+            return -1;
+    }
+    if (peek(w) != -1)
+        return syntax(w, "end of file expected");
+    return 0;
+}
+
+int cts_case_id_check(const char *id, char *err, size_t errlen)
+{
+    const char *why = bad_id(id);
+    char shown[96];
+    if (!why)
+        return 0;
+    if (strlen(id) >= CTS_ID_MAX)
+        snprintf(err, errlen, "'%s' is not a case id: it has %zu characters, and case ids have at most %d",
+                 shown_id(id, shown, sizeof shown), strlen(id), CTS_ID_MAX - 1);
+    else
+        snprintf(err, errlen, "'%s' is not a case id: it %s", shown_id(id, shown, sizeof shown), why);
+    return -1;
+}

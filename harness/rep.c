@@ -1,0 +1,413 @@
+/* One repetition of a case (the steps are listed in engine_int.h): the gate,
+ * the call and the latch, and what the call returned or waited for; drain.c
+ * ends it (the drain, the markers' holds, the bytes it copied). */
+#define _GNU_SOURCE
+#include "engine_int.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* ---- one repetition ------------------------------------------------------------ */
+
+/* How long this thread has waited for a processor, in all (schedstat's run
+ * delay, microseconds; NAN where the kernel does not say).  The file is
+ * opened once per thread that asks and read again in place. */
+static double run_delay_us(void)
+{
+    static int fd = -1;
+    static pid_t owner;
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    if (fd < 0 || owner != tid) {
+        if (fd >= 0)
+            close(fd);
+        fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+        owner = tid;
+    }
+    char buf[128];
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+    unsigned long long on = 0, wait = 0;
+    if (n <= 0)
+        return NAN;
+    buf[n] = 0;
+    return sscanf(buf, "%llu %llu", &on, &wait) == 2 ? (double)wait / 1e3 : NAN;
+}
+
+/* A harness CUDA call failed (HCHECK): the repetition is BROKEN. */
+static int rep_broken(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    struct cts_rep *r = st->r;
+    int latch_armed = st->latch_armed, markers = st->markers;
+
+    r->status = CTS_BROKEN;
+    if (latch_armed || markers)
+        cts_latch_open(&e->latch);
+    (void)cudaDeviceSynchronize();
+    return 0;
+}
+
+/* The device idle, the sample bytes set, the gate launched and spinning. */
+static int rep_start(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    const struct cts_case *c = st->c;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    enum cts_mem sm = st->sm, dm = st->dm;
+    void *src = st->src, *dst = st->dst;
+    const size_t *off = st->off;
+    int nsamp = st->nsamp;
+
+    HCHECK(r->reason, cudaDeviceSynchronize());
+    unsigned seq = ++e->seq;
+    unsigned char v = (unsigned char)(0x10 + seq % 0x60), u = v ^ 0x80, w = v ^ 0xC0;
+    st->seq = seq;
+    st->v = v;
+    st->u = u;
+    st->w = w;
+    {
+        const char *pname = NULL;
+        if (cts_eng_prepare_samples(e, c, sm, src, dm, dst, off, nsamp, v, u, &pname) != cudaSuccess) {
+            (void)cudaGetLastError();
+            r->status = CTS_BROKEN;
+            cts_eng_setf(r->reason, "harness: setting the sample bytes failed: %s", pname ? pname : "?");
+            return 0;
+        }
+    }
+
+    double budget_us = res->timeout_us + res->window_us + 1e6;
+    cts_latch_close(&e->latch);
+    HCHECK(r->reason, busy_stream_gate(e, c->op, c->busy, (unsigned long long)(budget_us * 1e3), seq));
+    if (!cts_eng_wait_gate_started(e, seq)) {
+        r->status = CTS_BROKEN;
+        cts_eng_setf(r->reason, "the gate did not start within %.0f s", START_LIMIT_US / 1e6);
+        cts_latch_open(&e->latch);
+        (void)cudaDeviceSynchronize();
+        return 0;
+    }
+    return REP_NEXT;
+fail:
+    return rep_broken(st);
+}
+
+/* The call, between the family's hooks, with the watchdog armed; right
+ * after it returns, the latch claimed. */
+static int rep_call(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    const struct cts_case *c = st->c;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    struct cts_scratch *scratch = st->scratch;
+    void *src = st->src, *dst = st->dst;
+    unsigned char v = st->v;
+    cudaStream_t ops = st->ops;
+
+    const char *ename = "?";
+    if (cts_eng_hook(c->family->before, c, scratch, ops, &ename)) {
+        (void)cudaGetLastError();
+        cts_latch_open(&e->latch);
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_BROKEN;
+        cts_eng_setf(r->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
+        return 0;
+    }
+    double rd0 = run_delay_us();
+    cts_latch_arm(&e->latch, res->timeout_us);
+    r->timeout_us = res->timeout_us;
+    r->window_us = res->window_us;
+    st->latch_armed = 1;
+    struct cts_call args = {dst, src, v, ops, scratch};
+    double t0 = cts_now_us();
+    int err = c->family->issue(c, &args, &ename);
+    double t1 = cts_now_us();
+    int closed = cts_latch_claim(&e->latch);
+    double starved_us = run_delay_us() - rd0;
+    st->t0 = t0;
+    st->t1 = t1;
+    st->closed = closed;
+    st->starved_us = starved_us;
+    r->call_us = t1 - t0;
+    cts_eng_trace_run_delay_us = starved_us;
+    char other[CTS_REASON_MAX];
+    if (err && cts_eng_rejected_as_documented(c, ename, other)) {
+        r->rejected = ename; /* measured on: did the rejection wait, or hold other streams? */
+    } else if (err) {
+        (void)cudaGetLastError();
+        cts_latch_open(&e->latch);
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_FAIL;
+        cts_eng_setf(r->reason, "%s returned %s%s", cts_api_function(c->api), ename, other);
+        return 0;
+    }
+    if (!r->rejected && cts_eng_hook(c->family->after, c, scratch, ops, &ename)) {
+        (void)cudaGetLastError();
+        cts_latch_open(&e->latch);
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_BROKEN;
+        cts_eng_setf(r->reason, "harness: after %s: %s", cts_api_function(c->api), ename);
+        return 0;
+    }
+    return REP_NEXT;
+}
+
+/* The call returned while the gate was closed: its bytes and the markers
+ * are observed before the gate opens. */
+static int rep_returned(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    const struct cts_case *c = st->c;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    void *src = st->src, *dst = st->dst;
+    const size_t *off = st->off;
+    int nsamp = st->nsamp, dst_live = st->dst_live, src_live = st->src_live;
+    unsigned seq = st->seq;
+    unsigned char v = st->v, w = st->w;
+    cudaStream_t ops = st->ops, *third = st->third;
+
+    r->host = CTS_HOST_RETURNS;
+    if (dst_live && !r->rejected) {
+        int complete = 1;
+        for (int i = 0; i < nsamp; i++)
+            complete &= ((volatile unsigned char *)dst)[off[i]] == v;
+        r->dst = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
+    }
+    if (src_live && !r->rejected)
+        for (int i = 0; i < nsamp; i++)
+            ((volatile unsigned char *)src)[off[i]] = w;
+    /* Third streams first: a marker on the op stream could itself make
+     * them wait (the legacy stream does), and that would be ours, not the call's. */
+    HCHECK(r->reason, cts_launch_marker(third[0], &e->mk_dev[1], seq));
+    HCHECK(r->reason, cts_launch_marker(third[1], &e->mk_dev[2], seq));
+    HCHECK(r->reason, cts_launch_marker(ops, &e->mk_dev[0], seq));
+    st->markers = 3;
+    /* The window ends early once every marker the control saw run has
+     * run: one the control saw held is held by stream semantics alone
+     * (held_anyway) and cannot run before the gate opens. */
+    enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
+                             res->control.third_nonblocking};
+    double tm = cts_now_us();
+    for (;;) {
+        int waiting = 0;
+        for (int i = 0; i < 3; i++)
+            waiting |= ctl[i] == CTS_ORDER_RUNS && e->mk_host[i].done != seq;
+        if (!waiting || cts_now_us() - tm >= res->window_us)
+            break;
+    }
+    enum cts_order *ord[3] = {&r->op_after, &r->third_blocking, &r->third_nonblocking};
+    for (int i = 0; i < 3; i++)
+        *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
+    double t_open = cts_now_us();
+    cts_latch_open(&e->latch);
+    if (c->busy == CTS_BUSY_HOSTFN) {
+        /* A host function ends on the host clock, which the GPU's cannot
+         * be compared with: when each marker ran after the gate opened is
+         * what the host sees, polling (sub-microsecond). */
+        double *lat[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us,
+                          &r->third_nonblocking_gpu_us};
+        int left = 3;
+        for (int i = 0; i < 3; i++)
+            if (*ord[i] == CTS_ORDER_RUNS) {
+                *lat[i] = NAN;
+                left--;
+            }
+        while (left && cts_now_us() - t_open < DRAIN_LIMIT_US)
+            for (int i = 0; i < 3; i++)
+                if (*ord[i] == CTS_ORDER_HELD && isnan(*lat[i]) && e->mk_host[i].done == seq) {
+                    *lat[i] = cts_now_us() - t_open;
+                    left--;
+                }
+    }
+    return REP_NEXT;
+fail:
+    return rep_broken(st);
+}
+
+/* The call returned after the gate opened.  Unless its thread was
+ * descheduled between the call and the claim, or starved while the gate
+ * was closed (then nothing is proven), its wait is tracked (rep_track_wait). */
+static int rep_waits(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    double t0 = st->t0, t1 = st->t1, starved_us = st->starved_us;
+
+    r->host = CTS_HOST_WAITS;
+    r->release_to_return_us = t1 - e->latch.released_us;
+    cts_latch_open(&e->latch);
+    if (r->release_to_return_us < 0) {
+        /* The call returned before the watchdog opened the gate, but this
+         * thread claimed the latch only afterwards: it lost the processor
+         * between the two.  Nothing is proven; measure it again. */
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_INCONCLUSIVE;
+        cts_eng_setf(r->reason, "the call returned %.1f us before the gate opened, but the host thread "
+                                "claimed the latch only after it (the thread was descheduled), every "
+                                "time it was measured",
+                     -r->release_to_return_us);
+        return REP_PERTURBED;
+    }
+    double closed_us = e->latch.released_us - t0;
+    if (cts_starved(closed_us, starved_us, PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US)) {
+        /* Its thread could not run while the gate was closed: under CPU
+         * load a call that does not wait returned 3-7 us after the
+         * watchdog's wake-up handed the processor back (H100, 32 busy
+         * host threads on 16 cores; 646 of 684 us starved).  Nothing is
+         * proven; measure it again with twice the timeout. */
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_INCONCLUSIVE;
+        cts_eng_setf(r->reason, "the call returned after the gate opened, but its thread had waited for a "
+                                "processor %.0f us of the %.0f us the gate was closed, every time it was "
+                                "measured",
+                     starved_us, closed_us);
+        return REP_STARVED;
+    }
+    return REP_NEXT;
+}
+
+static int rep_track_wait(struct rep_state *st)
+{
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+
+    /* "Waits" is proven, not inferred from returning after the gate
+     * opened: a call slow by itself does that too (a synchronous memset
+     * under blocking-sync took 330-400 us against a 270 us timeout; a
+     * calling thread that loses its processor under CPU load takes
+     * milliseconds).  So the attempt is measured again with a longer
+     * timeout: a call that does not wait for the gate then returns
+     * before it opens; one that waits returns after it again, its time
+     * grown with the timeout by at least TRACK_FRACTION of the growth.
+     * The growth is at least the timeout, twice the call's time and
+     * twice its lateness: a waiting call's lateness after the release
+     * is >= 0 each time, so with such a growth its time grows by at
+     * least half of it whatever its lateness was; a call that does not
+     * wait would have to take three times as long as it just did.  A
+     * case's first wait is tracked so, and every late one (past
+     * "promptly": a slow wake-up, a staged copy's tail, a thread that
+     * lost its processor); a later prompt wait is the one the first
+     * proved.  A case's first wait, when prompt, stands as a
+     * repetition: it is finished (drain, bytes) and the next attempt,
+     * the next repetition, is the one measured with the longer timeout;
+     * if that one does not prove it, it does not stand. */
+    double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
+    int late = r->release_to_return_us > prompt_us;
+    int tracked = res->late_timeout_us > 0 && res->timeout_us > res->late_timeout_us &&
+                  r->call_us - res->late_call_us >=
+                      TRACK_FRACTION * (res->timeout_us - res->late_timeout_us);
+    if (tracked) {
+        res->waits_tracked++;
+        r->tracked_from_timeout_us = res->late_timeout_us;
+        r->tracked_from_call_us = res->late_call_us;
+    } else if (late || !res->waits_tracked) {
+        int again = res->late_timeout_us > 0;
+        res->late_call_us = r->call_us;
+        res->late_timeout_us = res->timeout_us;
+        res->grow_us = fmax(res->timeout_us, 2 * fmax(r->call_us, r->release_to_return_us));
+        if (!late && !again) {
+            st->to_prove = 1; /* the case's first wait, prompt: stands once the next proves it */
+        } else {
+            (void)cudaDeviceSynchronize();
+            r->status = CTS_INCONCLUSIVE;
+            if (late)
+                cts_eng_setf(r->reason, "the call returned %.1f us after the gate opened (prompt: up to %.0f "
+                                        "us) with a %.0f us timeout, and did not track the release when "
+                                        "measured again with longer ones",
+                             r->release_to_return_us, prompt_us, res->timeout_us);
+            else
+                cts_eng_setf(r->reason, "the call returned %.1f us after the gate opened with a %.0f us "
+                                        "timeout (%.1f us inside it), and %s",
+                             r->release_to_return_us, res->timeout_us, r->call_us,
+                             again ? "did not track the release when measured again with longer ones: "
+                                     "slow, or waiting on something else"
+                                   : "was not measured again with a longer one");
+            return REP_TIMEOUT_SHORT;
+        }
+    }
+    return REP_NEXT;
+}
+
+/* Returns REP_DONE; or which wait proved too short to tell "held" from
+ * "slow" (the repetition is then measured again with that wait grown); or
+ * REP_WAIT_TO_PROVE: a complete repetition whose wait the next attempt, with
+ * a longer timeout, must prove (see cts_engine_run_case). */
+static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
+                         struct cts_rep *r, struct cts_scratch *scratch)
+{
+    struct rep_state st = {.e = e, .c = c, .res = res, .r = r, .scratch = scratch};
+    c->family->buffers(c, &st.sm, &st.dm);
+    st.src = cts_eng_buffer(e, st.sm, 0);
+    st.dst = cts_eng_buffer(e, st.dm, 1);
+    st.ops = cts_eng_op_stream(e, c->op);
+    st.third[0] = e->blocking[2];
+    st.third[1] = e->nonblocking[2];
+    st.nsamp = st.sm == CTS_MEM_NONE && st.dm == CTS_MEM_NONE ? 0 : cts_eng_sample_offsets(c->size, st.off);
+
+    int rc = rep_start(&st);
+    if (rc == REP_NEXT)
+        rc = rep_call(&st);
+    if (rc != REP_NEXT)
+        return rc;
+    st.dst_live = cts_eng_touchable_while_busy(st.dm);
+    st.src_live = cts_eng_touchable_while_busy(st.sm);
+    if (st.closed)
+        rc = rep_returned(&st);
+    else if ((rc = rep_waits(&st)) == REP_NEXT)
+        rc = rep_track_wait(&st);
+    if (rc != REP_NEXT)
+        return rc;
+    st.latch_armed = 0;
+
+    return cts_eng_rep_finish(&st);
+}
+
+
+/* One repetition, between the family's set-up and clean-up. */
+int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res,
+                    struct cts_rep *r)
+{
+    struct cts_scratch scratch = {0};
+    const char *ename = "?";
+    memset(r, 0, sizeof *r);
+    r->status = CTS_PASS;
+    r->release_to_return_us = r->op_after_gpu_us = NAN;
+    r->timeout_us = r->window_us = r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+    r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = NAN;
+    if (c->family->prepare) {
+        const char *why = NULL;
+        cudaError_t err = cudaDeviceSynchronize();
+        if (err != cudaSuccess)
+            why = cudaGetErrorName(err);
+        else if (c->family->prepare(c, &scratch, &ename))
+            why = ename;
+        else if ((err = cudaDeviceSynchronize()) != cudaSuccess)
+            why = cudaGetErrorName(err);
+        if (why) {
+            (void)cudaGetLastError();
+            r->status = CTS_BROKEN;
+            cts_eng_setf(r->reason, "harness: setting up %s failed: %s", cts_api_function(c->api), why);
+            (void)cudaDeviceSynchronize();
+            if (c->family->cleanup)
+                (void)c->family->cleanup(c, &scratch, &ename); /* the failure is reported */
+            return REP_DONE;
+        }
+    }
+    int rc = run_rep_inner(e, c, res, r, &scratch);
+    if (c->family->cleanup) {
+        cudaError_t err = cudaDeviceSynchronize(); /* the call's work is done before its memory goes */
+        int bad = c->family->cleanup(c, &scratch, &ename);
+        if ((bad || err != cudaSuccess) && r->status == CTS_PASS) {
+            r->status = CTS_BROKEN;
+            cts_eng_setf(r->reason, "harness: cleaning up after %s failed: %s", cts_api_function(c->api),
+                         bad ? ename : cudaGetErrorName(err));
+            return REP_DONE;
+        }
+    }
+    return rc;
+}

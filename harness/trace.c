@@ -1,0 +1,39 @@
+/* CTS_TRACE: lines for studying the harness, never part of a verdict. */
+#define _GNU_SOURCE
+#include "engine_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CTS_TRACE=1: one line per idle measurement, control and attempt on stderr
+ * (cts_eng_trace_attempt), with its wall time: for studying the harness, never part
+ * of a verdict. */
+int cts_eng_trace_on(void)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("CTS_TRACE") && strcmp(getenv("CTS_TRACE"), "0") != 0;
+    return on;
+}
+
+/* An attempt's trace line says how long this thread waited for a processor
+ * during the call. */
+double cts_eng_trace_run_delay_us;
+
+void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
+                           const struct cts_rep *r, double wall_us)
+{
+    static const char *const rcs[] = {"done", "window_short", "timeout_short", "hold_to_track",
+                                      "perturbed", "wait_to_prove", "starved"};
+    fprintf(stderr,
+            "trace %s rep %d %s: %s timeout %.0f window %.0f call %.1f host %s tail %.1f "
+            "run_delay %.1f markers %s/%s/%s at %.1f/%.1f/%.1f wall %.0f%s%s\n",
+            c->id, rep + 1, rcs[rc], cts_status_name(r->status), res->timeout_us, res->window_us,
+            r->call_us, r->host == CTS_HOST_WAITS ? "waits" : "returns", r->release_to_return_us,
+            cts_eng_trace_run_delay_us, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
+            r->third_blocking == CTS_ORDER_RUNS ? "runs" : "held",
+            r->third_nonblocking == CTS_ORDER_RUNS ? "runs" : "held", r->op_after_gpu_us,
+            r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, wall_us, r->reason[0] ? ": " : "",
+            r->reason);
+}

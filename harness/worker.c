@@ -1,0 +1,142 @@
+/* sync-cts run's worker: the selected cases from the K-th on, in one CUDA
+ * context, each reported as a JSON line on a pipe (run.c describes the
+ * two processes). */
+#define _GNU_SOURCE
+#include "run_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the worker ---- */
+
+static void emit(FILE *f, json_t *j)
+{
+    json_dumpf(j, f, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
+    fputc('\n', f);
+    fflush(f);
+    json_decref(j);
+}
+
+/* The errors that "leave the process in an inconsistent state" (the
+ * runtime's reference): every later call returns them. */
+static int sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorContained: case cudaErrorIllegalAddress: case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError: case cudaErrorIllegalInstruction: case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace: case cudaErrorInvalidPc: case cudaErrorLaunchFailure:
+    case cudaErrorExternalDevice: case cudaErrorAssert: case cudaErrorECCUncorrectable:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* After a case: is the context still usable?  A sticky error (an illegal
+ * address, a launch failure) makes every later call fail; a plain one is
+ * cleared by cudaGetLastError, and one a case's own state causes (a capture
+ * left open) is the case's status, not a lost context. */
+static int context_lost(char *why, size_t len)
+{
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaSuccess)
+        return 0;
+    (void)cudaGetLastError();
+    cudaError_t again = cudaDeviceSynchronize();
+    if (again == cudaSuccess || !sticky(again)) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    snprintf(why, len, "the CUDA context was lost in this case: cudaDeviceSynchronize returns %s "
+                       "after it (a sticky error); the run went on in a fresh process",
+             cudaGetErrorName(again));
+    return 1;
+}
+
+static json_t *harness_json(const struct cts_engine *e)
+{
+    json_t *selfcheck = json_pack(
+        "{s:b,s:b,s:b,s:b,s:s,s:f,s:f}", "ran", e->selfcheck.ran, "launches_async",
+        e->selfcheck.launches_async, "gate_holds", e->selfcheck.gate_holds, "streams_independent",
+        e->selfcheck.streams_independent, "detail",
+        e->broken[0] ? e->broken : e->unmeasurable[0] ? e->unmeasurable : e->selfcheck.detail,
+        "marker_idle_us", round(e->selfcheck.marker_idle_us * 10) / 10, "wake_us",
+        round(e->selfcheck.wake_us * 10) / 10);
+    json_t *harness = json_pack(
+        "{s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:b}", "idle_warmup_calls", IDLE_WARMUP,
+        "idle_samples", IDLE_SAMPLES, "timeout_floor_us", TIMEOUT_FLOOR_US, "timeout_factor",
+        TIMEOUT_FACTOR, "window_floor_us", WINDOW_FLOOR_US, "window_factor", WINDOW_FACTOR,
+        "control_window_us", CONTROL_WINDOW_US, "prompt_factor", PROMPT_FACTOR, "prompt_slack_us",
+        PROMPT_SLACK_US, "wait_retries", WAIT_RETRIES, "managed_prefetched_to_device",
+        e->prefetch_managed);
+    json_object_set_new(harness, "track_fraction", json_real(TRACK_FRACTION));
+    json_object_set_new(harness, "timeout_factor_managed", json_real(TIMEOUT_FACTOR_MANAGED));
+    json_object_set_new(harness, "starved_retries", json_integer(STARVED_RETRIES));
+    return json_pack("{s:s,s:o,s:o}", "event", "start", "selfcheck", selfcheck, "harness", harness);
+}
+
+/* Runs sel[from..n) and reports on fd.  Returns the exit status: 0 when
+ * every case was reported, EXIT_SKIP without a device, EXIT_CONTEXT_LOST
+ * after a case that lost the context, EXIT_NO_VERDICT if it cannot start. */
+int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t n)
+{
+    FILE *ev = fdopen(o->worker_fd, "w");
+    if (!ev)
+        return cts_die(EXIT_NO_VERDICT, "worker: cannot write to descriptor %d", o->worker_fd);
+    int rc = cts_run_find_device(o->device);
+    if (rc)
+        return rc;
+    char err[512];
+    if (o->sched) { /* before anything creates the context, so that it is created with it */
+        cudaError_t serr = cudaSetDevice(o->device);
+        if (serr == cudaSuccess)
+            serr = cudaSetDeviceFlags(cts_run_schedules[o->sched].flag);
+        if (serr != cudaSuccess)
+            return cts_die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s",
+                           cts_run_schedules[o->sched].name, cudaGetErrorName(serr));
+    }
+    json_t *env = cts_env_collect(o->device, err, sizeof err);
+    struct cts_engine *e = calloc(1, sizeof *e);
+    struct cts_result *res = calloc(1, sizeof *res);
+    if (!env || !e || !res)
+        return cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", env ? "out of memory" : err);
+    emit(ev, json_pack("{s:s,s:o}", "event", "env", "environment", env));
+    if (cts_engine_init(e, o->device))
+        fprintf(stderr, "sync-cts: harness set-up failed, every case is BROKEN: %s\n", e->broken);
+    else if (e->unmeasurable[0] && o->worker_from == 0)
+        fprintf(stderr, "sync-cts: every case is NOTSUPP: %s\n", e->unmeasurable);
+    emit(ev, harness_json(e));
+
+    struct cts_idle idle = {0};
+    char idle_key[CTS_ID_MAX] = "", why[CTS_REASON_MAX];
+    for (size_t i = (size_t)o->worker_from; i < n; i++) {
+        const struct cts_case *cs = sel[i];
+        emit(ev, json_pack("{s:s,s:s}", "event", "begin", "id", cs->id));
+        /* Cases differing only in busy placement share one idle measurement. */
+        const char *dot = strrchr(cs->id, '.');
+        size_t klen = (size_t)(dot - cs->id);
+        if (strncmp(idle_key, cs->id, klen) || idle_key[klen] != '\0') {
+            snprintf(idle_key, sizeof idle_key, "%.*s", (int)klen, cs->id);
+            if (!e->broken[0])
+                cts_engine_idle(e, cs, &idle);
+        }
+        cts_engine_run_case(e, cs, &idle, o->repeat, res);
+        int lost = !e->broken[0] && context_lost(why, sizeof why);
+        if (lost) {
+            res->status = CTS_CRASH;
+            snprintf(res->reason, sizeof res->reason, "%s", why);
+        }
+        emit(ev, json_pack("{s:s,s:s,s:o}", "event", "result", "id", cs->id, "case", cts_case_json(cs, res)));
+        if (lost)
+            _exit(EXIT_CONTEXT_LOST); /* nothing of this context can be trusted, its clean-up neither */
+    }
+    cts_engine_fini(e);
+    emit(ev, json_pack("{s:s}", "event", "done"));
+    fclose(ev);
+    free(res);
+    free(e);
+    return 0;
+}
