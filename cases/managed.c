@@ -13,6 +13,7 @@
  * the same stream: the op_legacy cases deviate (waivers.json). */
 #include "../harness/cts.h"
 #include "../harness/family.h"
+#include "../harness/spec.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -139,7 +140,15 @@ static const char *rejects(const struct cts_case *c, const char **clause)
     return "";
 }
 
+static const struct cts_clause clauses[] = {
+    {"RT-ATTACH-NULL-STREAM", "Runtime API reference, cudaStreamAttachMemAsync",
+     "It is illegal to attach singly to the NULL stream, because the NULL stream is a virtual global "
+     "stream and not a specific stream. An error will be returned in this case.",
+     "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html", NULL},
+    {NULL},
+};
+
 const struct cts_family cts_family_managed = {
     .name = "managed", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
-    .prepare = prepare, .cleanup = cleanup, .rejects = rejects,
+    .prepare = prepare, .cleanup = cleanup, .rejects = rejects, .clauses = clauses,
 };

@@ -40,6 +40,7 @@
 #include "../harness/cts.h"
 #include "../harness/driver.h"
 #include "../harness/family.h"
+#include "../harness/spec.h"
 #include "../harness/kernels.h"
 
 #include "cts_module_image.h"
@@ -339,4 +340,16 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     return cts_result(err, error);
 }
 
-const struct cts_family cts_family_trigger = {"trigger", generate, buffers, needs, issue, prepare, cleanup};
+/* cuLaunchKernel is a kernel launch: "Kernel launches are asynchronous with
+ * respect to the host" (RT-SYNC-LAUNCH).  The family's other calls (module loading, cache configuration,
+ * limits) are named by no clause but RT-SYNC-ANY (apis.def: documented 0). */
+static void judge(struct cts_judge *j)
+{
+    if (j->c->api == CTS_API_CU_LAUNCH_KERNEL)
+        cts_judge_add(j, "RT-SYNC-LAUNCH", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+}
+
+const struct cts_family cts_family_trigger = {
+    .name = "trigger", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .prepare = prepare, .cleanup = cleanup, .judge = judge,
+};

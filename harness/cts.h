@@ -37,7 +37,7 @@ int cts_status_parse(const char *name); /* -1 if unknown */
 
 /* ---- case parameters ---------------------------------------------------- */
 enum cts_api { /* one per call, declared in harness/apis.def */
-#define X(name, token, function, takes_stream, since) CTS_API_##name,
+#define X(name, token, function, takes_stream, since, documented) CTS_API_##name,
 #include "apis.def"
     CTS_API_COUNT
 };
@@ -45,6 +45,9 @@ enum cts_api { /* one per call, declared in harness/apis.def */
 int cts_api_takes_stream(enum cts_api a);
 /* CUDART_VERSION of the runtime that introduced the call's form, 0 if older than 11.0. */
 int cts_api_since(enum cts_api a);
+/* Whether a clause of the documentation speaks of the call in particular
+ * (apis.def's `documented`); 0: only RT-SYNC-ANY does, its cases RECORDED. */
+int cts_api_documented(enum cts_api a);
 /* CTS_DIR_NONE, CTS_KIND_NONE, CTS_MEM_NONE: the parameter does not apply
  * to the case (a memset has no direction); its id segment is left out. */
 enum cts_dir { CTS_DIR_NONE = -1, CTS_DIR_H2D, CTS_DIR_D2H, CTS_DIR_D2D, CTS_DIR_H2H, CTS_DIR_COUNT };
@@ -90,6 +93,8 @@ enum cts_busy {
 #define CTS_SIZE_COUNT 7
 
 struct cts_family;
+struct cts_clause; /* harness/spec.h */
+struct cts_judge;
 
 struct cts_case {
     char id[CTS_ID_MAX];
@@ -161,6 +166,15 @@ struct cts_family {
      * does it hold other streams); returning another error is FAIL, and
      * succeeding DEVIATES from the clause. */
     const char *(*rejects)(const struct cts_case *c, const char **clause);
+    /* Optional: the family's own clauses of the documentation, beside its
+     * calls: `clauses`, those no other family's cases cite (ids unique in
+     * the suite; the table ends with an entry whose id is NULL), and `judge`,
+     * which names the clauses that speak of a case (harness/spec.h:
+     * cts_judge_add) after harness/spec.c's general rules (the copy, memset,
+     * launch and stream-ordering clauses).  A new family needs no edit of
+     * spec.c (docs/adding-a-family.md). */
+    const struct cts_clause *clauses;
+    void (*judge)(struct cts_judge *j);
 };
 
 #define FAMILY(name) extern const struct cts_family cts_family_##name;

@@ -34,9 +34,10 @@ int cts_status_parse(const char *name)
 
 static const struct {
     const char *token, *function;
-    int takes_stream, since;
+    int takes_stream, since, documented;
 } apis[CTS_API_COUNT] = {
-#define X(name, token, function, takes_stream, since) [CTS_API_##name] = {token, function, takes_stream, since},
+#define X(name, token, function, takes_stream, since, documented)                                      \
+    [CTS_API_##name] = {token, function, takes_stream, since, documented},
 #include "apis.def"
 };
 
@@ -58,6 +59,11 @@ int cts_api_takes_stream(enum cts_api a)
 int cts_api_since(enum cts_api a)
 {
     return (unsigned)a < CTS_API_COUNT ? apis[a].since : 0;
+}
+
+int cts_api_documented(enum cts_api a)
+{
+    return (unsigned)a < CTS_API_COUNT && apis[a].documented;
 }
 
 TOKEN(cts_dir_token, enum cts_dir, CTS_DIR_COUNT, "h2d", "d2h", "d2d", "h2h")

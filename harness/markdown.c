@@ -164,8 +164,7 @@ static const char *conformance(const struct row *r)
  * measured and the same matrix read back (keys sorted). */
 static int clause_rank(const char *id)
 {
-    const struct cts_clause *k = cts_clause_find(id);
-    return k ? (int)(k - cts_clauses) : (int)cts_clause_count;
+    return (int)cts_clause_index(id);
 }
 
 static int cmp_clause(const void *a, const void *b)

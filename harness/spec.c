@@ -34,7 +34,7 @@ const char cts_spec_documentation[] =
     "CUDA 13.0: Runtime API and Driver API (API synchronization behavior, Stream synchronization "
     "behavior, reference pages as in the CUDA 13.0 headers), CUDA C++ Programming Guide";
 
-const struct cts_clause cts_clauses[] = {
+static const struct cts_clause clauses[] = {
     {"RT-SYNC-ANY", "Runtime API, API synchronization behavior",
      "Any CUDA API call may block or synchronize for various reasons such as contention for or "
      "unavailability of internal resources.", RT_SYNC, NULL},
@@ -177,24 +177,49 @@ const struct cts_clause cts_clauses[] = {
     {"RT-CAPTURE-LEGACY", "Runtime API reference, cudaStreamBeginCapture",
      "Capture may not be initiated if stream is cudaStreamLegacy.", RT_REF "group__CUDART__STREAM.html",
      NULL},
-    {"RT-ATTACH-NULL-STREAM", "Runtime API reference, cudaStreamAttachMemAsync",
-     "It is illegal to attach singly to the NULL stream, because the NULL stream is a virtual global "
-     "stream and not a specific stream. An error will be returned in this case.",
-     RT_REF "group__CUDART__STREAM.html", NULL},
     {"RT-MEMCPY-PEER", "Runtime API reference, cudaMemcpyPeer",
      "This function is asynchronous with respect to the host, but serialized with respect all pending "
      "and future asynchronous work in to the current device, srcDevice, and dstDevice (use "
      "cudaMemcpyPeerAsync to avoid this synchronization).", RT_REF "group__CUDART__MEMORY.html",
      "peer copies need two devices; the suite measures one"},
 };
-const size_t cts_clause_count = sizeof cts_clauses / sizeof *cts_clauses;
+#define NCLAUSES (sizeof clauses / sizeof *clauses)
+
+/* The families' own clauses follow spec.c's, family by family. */
+size_t cts_clause_total(void)
+{
+    size_t n = NCLAUSES;
+    for (size_t f = 0; f < cts_family_count; f++)
+        for (const struct cts_clause *k = cts_families[f]->clauses; k && k->id; k++)
+            n++;
+    return n;
+}
+
+const struct cts_clause *cts_clause_at(size_t i)
+{
+    if (i < NCLAUSES)
+        return &clauses[i];
+    i -= NCLAUSES;
+    for (size_t f = 0; f < cts_family_count; f++)
+        for (const struct cts_clause *k = cts_families[f]->clauses; k && k->id; k++)
+            if (i-- == 0)
+                return k;
+    return NULL;
+}
+
+size_t cts_clause_index(const char *id)
+{
+    const struct cts_clause *k;
+    size_t i = 0;
+    for (; (k = cts_clause_at(i)) != NULL; i++)
+        if (strcmp(k->id, id) == 0)
+            break;
+    return i;
+}
 
 const struct cts_clause *cts_clause_find(const char *id)
 {
-    for (size_t i = 0; i < cts_clause_count; i++)
-        if (strcmp(cts_clauses[i].id, id) == 0)
-            return &cts_clauses[i];
-    return NULL;
+    return cts_clause_at(cts_clause_index(id));
 }
 
 const char *cts_about_name(enum cts_about a)
@@ -301,14 +326,6 @@ static int op_per_thread(const struct cts_case *c, int per_thread)
 
 /* ---- judging ---------------------------------------------------------------- */
 
-struct judge {
-    const struct cts_case *c;
-    const struct cts_observed *o;
-    struct cts_judged *out;
-    size_t n;
-    int held_in_stream; /* the control: the op stream is ordered behind the held work */
-};
-
 /* Whether the observation `about` shows the behaviour (1), its absence (0),
  * or cannot tell (-1).  A waiting call launched no marker while the gate was
  * closed; a hold the control shows too cannot be blamed on the call. */
@@ -356,7 +373,7 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
     }
 }
 
-static void add(struct judge *j, const char *clause, enum cts_about a, enum cts_pred p)
+static void add(struct cts_judge *j, const char *clause, enum cts_about a, enum cts_pred p)
 {
     if (j->n >= CTS_JUDGED_MAX)
         return;
@@ -371,10 +388,16 @@ static void add(struct judge *j, const char *clause, enum cts_about a, enum cts_
 
 /* A call that the clause makes wait for earlier work in its stream: a
  * prediction only where there is such work. */
-static void waits_for_its_stream(struct judge *j, const char *clause)
+static void waits_for_its_stream(struct cts_judge *j, const char *clause)
 {
     if (j->held_in_stream)
         add(j, clause, CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
+}
+
+/* What a family's judge calls (spec.h). */
+void cts_judge_add(struct cts_judge *j, const char *clause, enum cts_about a, enum cts_pred p)
+{
+    add(j, clause, a, p);
 }
 
 /* A "stream sync" (or a synchronize) waits for work *pending in* the stream:
@@ -382,12 +405,12 @@ static void waits_for_its_stream(struct judge *j, const char *clause)
  * synchronizes with.  That new work would be ordered behind the held work
  * (the control) is not enough: a per-thread or created stream has nothing
  * pending while only the legacy stream holds work. */
-static int pending_in_stream(const struct judge *j)
+static int pending_in_stream(const struct cts_judge *j)
 {
     return j->c->busy == CTS_BUSY_SAME || (op_legacy(j->c, j->o->per_thread) && j->held_in_stream);
 }
 
-static void copy_rules(struct judge *j, enum form f)
+static void copy_rules(struct cts_judge *j, enum form f)
 {
     const struct cts_case *c = j->c;
     int drv = driver_api(c->api), batch = c->api == CTS_API_MEMCPY_BATCH_ASYNC;
@@ -444,7 +467,7 @@ static void copy_rules(struct judge *j, enum form f)
 #undef ID
 }
 
-static void memset_rules(struct judge *j, enum form f)
+static void memset_rules(struct cts_judge *j, enum form f)
 {
     const struct cts_case *c = j->c;
     int drv = driver_api(c->api);
@@ -485,7 +508,7 @@ static int implicit_sync_op(const struct cts_case *c)
     return copy_form(c->api) == SYNC && c->dir == CTS_DIR_D2D && c->mem == CTS_MEM_DEVICE;
 }
 
-static void stream_rules(struct judge *j)
+static void stream_rules(struct cts_judge *j)
 {
     const struct cts_case *c = j->c;
     int per_thread = j->o->per_thread;
@@ -501,7 +524,7 @@ static void stream_rules(struct judge *j)
     }
 }
 
-static void call_rules(struct judge *j)
+static void call_rules(struct cts_judge *j)
 {
     const struct cts_case *c = j->c;
     enum form f;
@@ -520,9 +543,6 @@ static void call_rules(struct judge *j)
         add(j, "PG-CONC-LAUNCH", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         if (c->variant && strcmp(c->variant, "after_cache_config") == 0)
             add(j, "RT-CACHE-CONFIG", CTS_ABOUT_THIRD_NONBLOCKING, CTS_PRED_MAY);
-        break;
-    case CTS_API_CU_LAUNCH_KERNEL:
-        add(j, "RT-SYNC-LAUNCH", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         break;
     case CTS_API_MALLOC:
         add(j, "PG-SOMA", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
@@ -556,6 +576,8 @@ static void call_rules(struct judge *j)
     default:
         break;
     }
+    if (c->family->judge)
+        c->family->judge(j);
     if (c->variant && strncmp(c->variant, "pool_release_", 13) == 0)
         add(j, "RT-POOL-RELEASE", CTS_ABOUT_HOST, CTS_PRED_MAY);
     /* PG-IMPLICIT: blocking streams only, held work issued by this thread */
@@ -568,7 +590,7 @@ static void call_rules(struct judge *j)
 enum cts_conformance cts_spec_judge(const struct cts_case *c, const struct cts_observed *o,
                                     struct cts_judged *out, size_t *n)
 {
-    struct judge j = {c, o, out, 0, o->control.op_after == CTS_ORDER_HELD};
+    struct cts_judge j = {c, o, out, 0, o->control.op_after == CTS_ORDER_HELD};
     *n = 0;
     if (o->status != CTS_PASS && o->status != CTS_VARIES)
         return CTS_CONF_NONE;
@@ -653,8 +675,8 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
 json_t *cts_spec_table_json(void)
 {
     json_t *t = json_object();
-    for (size_t i = 0; i < cts_clause_count; i++) {
-        const struct cts_clause *k = &cts_clauses[i];
+    const struct cts_clause *k;
+    for (size_t i = 0; (k = cts_clause_at(i)) != NULL; i++) {
         json_t *e = json_pack("{s:s,s:s,s:s}", "where", k->where, "quote", k->quote, "url", k->url);
         if (k->no_case)
             json_object_set_new(e, "no_case", json_string(k->no_case));

@@ -31,11 +31,16 @@ struct cts_clause {
     const char *no_case; /* NULL, or why no case of the suite can test it */
 };
 
-extern const struct cts_clause cts_clauses[];
-extern const size_t cts_clause_count;
+/* The suite's clause table: harness/spec.c's, then each family's own
+ * (cts_family.clauses) in family order.  cts_clause_at(i) for i below
+ * cts_clause_total(); cts_clause_find: NULL for an id not in it. */
+size_t cts_clause_total(void);
+const struct cts_clause *cts_clause_at(size_t i);
+const struct cts_clause *cts_clause_find(const char *id);
+/* A clause's place in the table (cts_clause_total() for an id not in it). */
+size_t cts_clause_index(const char *id);
 /* The documentation the table quotes. */
 extern const char cts_spec_documentation[];
-const struct cts_clause *cts_clause_find(const char *id);
 
 const char *cts_about_name(enum cts_about a);       /* "host" */
 const char *cts_pred_name(enum cts_pred p);         /* "guaranteed_not" */
@@ -63,6 +68,19 @@ struct cts_judged {
 };
 
 #define CTS_JUDGED_MAX 8
+
+/* A judgement in progress: the clauses that speak of case c, so far.  A
+ * family's judge (cts_family.judge) reads c, o and held_in_stream and adds
+ * its clauses with cts_judge_add. */
+struct cts_judge {
+    const struct cts_case *c;
+    const struct cts_observed *o;
+    struct cts_judged *out;
+    size_t n;
+    int held_in_stream; /* the control: the op stream is ordered behind the held work */
+};
+/* Clause `clause` (an id of the table) predicts `p` about `a`; judged against j->o. */
+void cts_judge_add(struct cts_judge *j, const char *clause, enum cts_about a, enum cts_pred p);
 
 /* The clauses that speak of case c, each judged against o.  Returns the
  * case's conformance (CTS_CONF_NONE where o has no verdict) and fills
