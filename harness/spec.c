@@ -35,153 +35,8 @@ const char cts_spec_documentation[] =
     "behavior, reference pages as in the CUDA 13.0 headers), CUDA C++ Programming Guide";
 
 static const struct cts_clause clauses[] = {
-    {"RT-SYNC-ANY", "Runtime API, API synchronization behavior",
-     "Any CUDA API call may block or synchronize for various reasons such as contention for or "
-     "unavailability of internal resources.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMCPY-PAGEABLE-H2D", "Runtime API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from pageable host memory to device memory, a stream sync is performed before "
-     "the copy is initiated.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMCPY-PINNED-H2D", "Runtime API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from pinned host memory to device memory, the function is synchronous with "
-     "respect to the host.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMCPY-D2H", "Runtime API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from device to either pageable or pinned host memory, the function returns only "
-     "once the copy has completed.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMCPY-D2D", "Runtime API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from device memory to device memory, no host-side synchronization is performed.",
-     RT_SYNC, NULL},
-    {"RT-SYNC-MEMCPY-H2H", "Runtime API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from any host memory to any host memory, the function is fully synchronous with "
-     "respect to the host.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMCPYASYNC-PAGEABLE", "Runtime API, API synchronization behavior, Memcpy, asynchronous",
-     "For transfers between device memory and pageable host memory, the function might be "
-     "synchronous with respect to host.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMCPYASYNC-H2H", "Runtime API, API synchronization behavior, Memcpy, asynchronous",
-     "For transfers from any host memory to any host memory, the function is fully synchronous with "
-     "respect to the host.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMCPYASYNC-OTHER", "Runtime API, API synchronization behavior, Memcpy, asynchronous",
-     "For all other transfers, the function should be fully asynchronous.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMSET", "Runtime API, API synchronization behavior, Memset",
-     "The cudaMemset functions are asynchronous with respect to the host except when the target "
-     "memory is pinned host memory.", RT_SYNC, NULL},
-    {"RT-SYNC-MEMSET-ASYNC", "Runtime API, API synchronization behavior, Memset",
-     "The Async versions are always asynchronous with respect to the host.", RT_SYNC, NULL},
-    {"RT-SYNC-LAUNCH", "Runtime API, API synchronization behavior, Kernel launches",
-     "Kernel launches are asynchronous with respect to the host.", RT_SYNC, NULL},
-    {"RT-SYNC-MANAGED", "Runtime and Driver API, API synchronization behavior",
-     "(Silent on managed memory since CUDA 11.2; until then: \"All transfers involving Unified "
-     "Memory regions are fully synchronous with respect to the host.\")", RT_SYNC, NULL},
-    {"DRV-SYNC-MEMCPY-PAGEABLE-H2D", "Driver API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from pageable host memory to device memory, a stream sync is performed before "
-     "the copy is initiated.", DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMCPY-PINNED-H2D", "Driver API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from pinned host memory to device memory, the function is synchronous with "
-     "respect to the host.", DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMCPY-D2H", "Driver API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from device to either pageable or pinned host memory, the function returns only "
-     "once the copy has completed.", DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMCPY-D2D", "Driver API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from device memory to device memory, no host-side synchronization is performed.",
-     DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMCPY-H2H", "Driver API, API synchronization behavior, Memcpy, synchronous",
-     "For transfers from any host memory to any host memory, the function is fully synchronous with "
-     "respect to the host.", DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMCPYASYNC-PAGEABLE", "Driver API, API synchronization behavior, Memcpy, asynchronous",
-     "For transfers between device memory and pageable host memory, the function might be "
-     "synchronous with respect to host.", DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMCPYASYNC-H2H", "Driver API, API synchronization behavior, Memcpy, asynchronous",
-     "For transfers from any host memory to any host memory, the function is fully synchronous with "
-     "respect to the host.", DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMCPYASYNC-OTHER", "Driver API, API synchronization behavior, Memcpy, asynchronous",
-     "For all other transfers, the function should be fully asynchronous.", DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMSET", "Driver API, API synchronization behavior, Memset",
-     "The synchronous memset functions are asynchronous with respect to the host except when the "
-     "target is pinned host memory or a Unified Memory region, in which case they are fully "
-     "synchronous.", DRV_SYNC, NULL},
-    {"DRV-SYNC-MEMSET-ASYNC", "Driver API, API synchronization behavior, Memset",
-     "The Async versions are always asynchronous with respect to the host.", DRV_SYNC, NULL},
-    {"RT-STREAM-LEGACY", "Runtime API, Stream synchronization behavior, Legacy default stream",
-     "The legacy default stream is an implicit stream which synchronizes with all other streams in "
-     "the same CUcontext except for non-blocking streams. [...] the legacy stream first waits on all "
-     "blocking streams, the action is queued in the legacy stream, and then all blocking streams wait "
-     "on the legacy stream.", RT_STREAM, NULL},
-    {"RT-STREAM-PER-THREAD", "Runtime API, Stream synchronization behavior, Per-thread default stream",
-     "The per-thread default stream is not a non-blocking stream and will synchronize with the legacy "
-     "default stream if both are used in a program. [It] does not synchronize with other streams "
-     "(just like explicitly created streams).", RT_STREAM, NULL},
-    {"PG-IMPLICIT", "CUDA C++ Programming Guide, Streams, Implicit Synchronization",
-     "Two commands from different streams cannot run concurrently if any one of the following "
-     "operations is issued in-between them by the host thread: a page-locked host memory allocation, "
-     "a device memory allocation, a device memory set, a memory copy between two addresses to the same "
-     "device memory, any CUDA command to the NULL stream, a switch between the L1/shared memory "
-     "configurations.", PG "#implicit-synchronization", NULL},
-    {"PG-CONC-64KB", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
-     "The following device operations are asynchronous with respect to the host: [...] Memory copies "
-     "from host to device of a memory block of 64 KB or less", PG "#concurrent-execution-between-host-and-device",
-     NULL},
-    {"PG-CONC-D2D", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
-     "The following device operations are asynchronous with respect to the host: [...] Memory copies "
-     "within a single device's memory", PG "#concurrent-execution-between-host-and-device", NULL},
-    {"PG-CONC-ASYNC", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
-     "The following device operations are asynchronous with respect to the host: [...] Memory copies "
-     "performed by functions that are suffixed with Async", PG "#concurrent-execution-between-host-and-device",
-     NULL},
-    {"PG-CONC-ASYNC-PAGEABLE", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
-     "Async memory copies will be synchronous if they involve host memory that is not page-locked.",
-     PG "#concurrent-execution-between-host-and-device", NULL},
-    {"PG-CONC-LAUNCH", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
-     "The following device operations are asynchronous with respect to the host: Kernel launches",
-     PG "#concurrent-execution-between-host-and-device", NULL},
-    {"PG-CONC-MEMSET", "CUDA C++ Programming Guide, Concurrent Execution between Host and Device",
-     "The following device operations are asynchronous with respect to the host: [...] Memory set "
-     "function calls", PG "#concurrent-execution-between-host-and-device", NULL},
-    {"PG-SOMA", "CUDA C++ Programming Guide, Stream Ordered Memory Allocator",
-     "Managing memory allocations using cudaMalloc and cudaFree causes GPU to synchronize across all "
-     "executing CUDA streams.", PG "#stream-ordered-memory-allocator", NULL},
-    {"RT-FREE-POOL", "Runtime API reference, cudaFree",
-     "This API will not perform any implicit synchronization when the pointer was allocated with "
-     "cudaMallocAsync or cudaMallocFromPoolAsync.", RT_REF "group__CUDART__MEMORY.html", NULL},
-    {"RT-FREE-OTHER", "Runtime API reference, cudaFree",
-     "For all other pointers, this API may perform implicit synchronization.",
-     RT_REF "group__CUDART__MEMORY.html", NULL},
-    {"RT-POOL-RELEASE", "Runtime API reference, cudaMemPoolAttrReleaseThreshold",
-     "When more than the release threshold bytes of memory are held by the memory pool, the allocator "
-     "will try to release memory back to the OS on the next call to stream, event or context "
-     "synchronize.", RT_REF "group__CUDART__TYPES.html", NULL},
-    {"RT-STREAM-SYNCHRONIZE", "Runtime API reference, cudaStreamSynchronize",
-     "Blocks until stream has completed all operations.", RT_REF "group__CUDART__STREAM.html", NULL},
-    {"RT-EVENT-SYNCHRONIZE", "Runtime API reference, cudaEventSynchronize",
-     "Waits until the completion of all work currently captured in event.",
-     RT_REF "group__CUDART__EVENT.html", NULL},
-    {"RT-DEVICE-SYNCHRONIZE", "Runtime API reference, cudaDeviceSynchronize",
-     "Blocks until the device has completed all preceding requested tasks.",
-     RT_REF "group__CUDART__DEVICE.html", NULL},
-    {"RT-HOSTFUNC", "Runtime API reference, cudaLaunchHostFunc and cudaStreamAddCallback",
-     "Host functions without a mandated order (such as in independent streams) execute in undefined "
-     "order and may be serialized.", RT_REF "group__CUDART__STREAM.html", NULL},
-    {"RT-CACHE-CONFIG", "Runtime API reference, cudaDeviceSetCacheConfig and cudaFuncSetCacheConfig",
-     "Launching a kernel with a different preference than the most recent preference setting may "
-     "insert a device-side synchronization point.", RT_REF "group__CUDART__DEVICE.html", NULL},
-    {"RT-BATCH-DURING-CALL", "Runtime API reference, cudaMemcpySrcAccessOrderDuringApiCall",
-     "Indicates that access to the source pointer can be out of stream order and all accesses must "
-     "be complete before the API call returns.", RT_REF "group__CUDART__TYPES.html", NULL},
-    {"RT-BATCH-STREAM", "Runtime API reference, cudaMemcpySrcAccessOrderStream",
-     "Indicates that access to the source pointer must be in stream order.",
-     RT_REF "group__CUDART__TYPES.html", NULL},
-    {"RT-BATCH-ANY", "Runtime API reference, cudaMemcpySrcAccessOrderAny",
-     "Indicates that access to the source pointer can be out of stream order and the accesses can "
-     "happen even after the API call returns.", RT_REF "group__CUDART__TYPES.html", NULL},
-    {"RT-BATCH-NULL-STREAM", "Runtime API reference, cudaMemcpyBatchAsync",
-     "hStream - The stream to enqueue the operations in. Must not be legacy NULL stream. [...] "
-     "Returns cudaSuccess, cudaErrorInvalidValue", RT_REF "group__CUDART__MEMORY.html", NULL},
-    {"RT-CAPTURE-LEGACY", "Runtime API reference, cudaStreamBeginCapture",
-     "Capture may not be initiated if stream is cudaStreamLegacy.", RT_REF "group__CUDART__STREAM.html",
-     NULL},
-    {"RT-MEMCPY-PEER", "Runtime API reference, cudaMemcpyPeer",
-     "This function is asynchronous with respect to the host, but serialized with respect all pending "
-     "and future asynchronous work in to the current device, srcDevice, and dstDevice (use "
-     "cudaMemcpyPeerAsync to avoid this synchronization).", RT_REF "group__CUDART__MEMORY.html",
-     "peer copies need two devices; the suite measures one"},
+#define CLAUSE(id, where, quote, url, no_case) {id, where, quote, url, no_case},
+#include "clauses.def"
 };
 #define NCLAUSES (sizeof clauses / sizeof *clauses)
 
@@ -326,6 +181,18 @@ static int op_per_thread(const struct cts_case *c, int per_thread)
 
 /* ---- judging ---------------------------------------------------------------- */
 
+/* From the repetitions that showed the behaviour (yes) and those that showed
+ * its absence (no): 1, 0, or -1 when none showed either.  Every repetition
+ * must keep a guarantee, so a split contradicts either one. */
+static int split(int yes, int no, enum cts_pred p)
+{
+    if (yes + no == 0)
+        return -1;
+    if (yes && no)
+        return p == CTS_PRED_GUARANTEED ? 0 : 1;
+    return yes > 0;
+}
+
 /* Whether the observation `about` shows the behaviour (1), its absence (0),
  * or cannot tell (-1).  A waiting call launched no marker while the gate was
  * closed; a hold the control shows too cannot be blamed on the call. */
@@ -339,12 +206,7 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
             waits += o->host[i] == CTS_HOST_WAITS;
             returns += o->host[i] == CTS_HOST_RETURNS;
         }
-        if (waits + returns == 0)
-            return -1;
-        /* every repetition must keep a guarantee; a split contradicts either one */
-        if (waits && returns)
-            return p == CTS_PRED_GUARANTEED ? 0 : 1;
-        return waits > 0;
+        return split(waits, returns, p);
     }
     case CTS_ABOUT_THIRD_BLOCKING:
     case CTS_ABOUT_THIRD_NONBLOCKING:
@@ -360,11 +222,7 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
             at += o->src[i] == CTS_SRC_AT_CALL;
             later += o->src[i] == CTS_SRC_AFTER_RETURN || o->src[i] == CTS_SRC_PARTIAL;
         }
-        if (at + later == 0)
-            return -1;
-        if (at && later)
-            return p == CTS_PRED_GUARANTEED ? 0 : 1;
-        return at > 0;
+        return split(at, later, p);
     }
     case CTS_ABOUT_REJECTED:
         return o->rejected;
@@ -544,12 +402,10 @@ static void call_rules(struct cts_judge *j)
         if (c->variant && strcmp(c->variant, "after_cache_config") == 0)
             add(j, "RT-CACHE-CONFIG", CTS_ABOUT_THIRD_NONBLOCKING, CTS_PRED_MAY);
         break;
-    case CTS_API_MALLOC:
+    case CTS_API_MALLOC: case CTS_API_FREE:
         add(j, "PG-SOMA", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
-        break;
-    case CTS_API_FREE:
-        add(j, "PG-SOMA", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
-        add(j, "RT-FREE-OTHER", CTS_ABOUT_HOST, CTS_PRED_MAY);
+        if (c->api == CTS_API_FREE)
+            add(j, "RT-FREE-OTHER", CTS_ABOUT_HOST, CTS_PRED_MAY);
         break;
     case CTS_API_FREE_POOL_PTR:
         add(j, "RT-FREE-POOL", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
