@@ -45,7 +45,7 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
     int attr = 0;
     for (int i = 0; i < 2; i++) {
         void *p = NULL;
-        switch (m) {
+        switch (m) { /* the kinds a device may lack first */
         case CTS_MEM_PAGEABLE:
         case CTS_MEM_REGISTERED:
             if (m == CTS_MEM_REGISTERED)
@@ -59,22 +59,22 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
             if (m == CTS_MEM_REGISTERED)
                 HCHECK(why, cudaHostRegister(p, CTS_BUF_BYTES, cudaHostRegisterDefault));
             break;
+        case CTS_MEM_MAPPED:
+            REQUIRE_ATTR(cudaDevAttrCanMapHostMemory);
+            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocMapped));
+            break;
+        case CTS_MEM_MANAGED:
+            REQUIRE_ATTR(cudaDevAttrManagedMemory);
+            HCHECK(why, cudaMallocManaged(&p, CTS_BUF_BYTES, cudaMemAttachGlobal));
+            break;
         case CTS_MEM_PINNED:
             HCHECK(why, cudaMallocHost(&p, CTS_BUF_BYTES));
             break;
         case CTS_MEM_PORTABLE:
             HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocPortable));
             break;
-        case CTS_MEM_MAPPED:
-            REQUIRE_ATTR(cudaDevAttrCanMapHostMemory);
-            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocMapped));
-            break;
         case CTS_MEM_WC:
             HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocWriteCombined));
-            break;
-        case CTS_MEM_MANAGED:
-            REQUIRE_ATTR(cudaDevAttrManagedMemory);
-            HCHECK(why, cudaMallocManaged(&p, CTS_BUF_BYTES, cudaMemAttachGlobal));
             break;
         case CTS_MEM_DEVICE:
             HCHECK(why, cudaMalloc(&p, CTS_BUF_BYTES));
