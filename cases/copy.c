@@ -341,65 +341,61 @@ static struct cudaPitchedPtr pitched(const void *p, const struct cts_case *c)
     return r;
 }
 
-static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
+/* The runtime API's kind for c: cudaMemcpyDefault, or the direction's explicit kind. */
+static enum cudaMemcpyKind copy_kind(const struct cts_case *c)
 {
     static const enum cudaMemcpyKind explicit_kinds[CTS_DIR_COUNT] = {
         cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
         cudaMemcpyDeviceToDevice, cudaMemcpyHostToHost,
     };
-    enum cudaMemcpyKind k = c->kind == CTS_KIND_DEFAULT ? cudaMemcpyDefault : explicit_kinds[c->dir];
+    return c->kind == CTS_KIND_DEFAULT ? cudaMemcpyDefault : explicit_kinds[c->dir];
+}
+
+/* cudaMemcpy3D and cudaMemcpy3DAsync: c's 4 rows x c->depth slices, pitch = width. */
+static int issue_3d(const struct cts_case *c, const struct cts_call *call, const char **error)
+{
     cudaStream_t s = (cudaStream_t)call->stream;
+    struct cudaMemcpy3DParms p3;
+
+    memset(&p3, 0, sizeof p3);
+    p3.srcPtr = pitched(call->src, c);
+    p3.dstPtr = pitched(call->dst, c);
+    p3.extent.width = c->width;
+    p3.extent.height = c->height;
+    p3.extent.depth = c->depth;
+    p3.kind = copy_kind(c);
+    return cts_result(c->api == CTS_API_MEMCPY3D ? cudaMemcpy3D(&p3) : cudaMemcpy3DAsync(&p3, s),
+                      error);
+}
+
+/* cudaMemcpyBatchAsync with one copy, in the source access order the variant names. */
+static int issue_batch(const struct cts_case *c, const struct cts_call *call, const char **error)
+{
+    cudaStream_t s = (cudaStream_t)call->stream;
+    void *dsts[1] = {call->dst};
+    const void *srcs[1] = {call->src};
+    size_t sizes[1] = {c->size}, idx[1] = {0};
+    struct cudaMemcpyAttributes attr;
+
+    memset(&attr, 0, sizeof attr); /* no location hints, no flags */
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    for (size_t v = 0; v < sizeof batch_variants / sizeof *batch_variants; v++)
+        if (c->variant && strcmp(c->variant, batch_variants[v]) == 0)
+            attr.srcAccessOrder = batch_orders[v];
+    return cts_result(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idx, 1, s), error);
+}
+
+/* The driver API's copies (cuMemcpy*). */
+static int issue_driver(const struct cts_case *c, const struct cts_call *call, const char **error)
+{
     CUstream cs = (CUstream)call->stream;
     void *dst = call->dst;
     const void *src = call->src;
-    size_t n = c->size, w = c->width, h = c->height;
-    struct cudaMemcpy3DParms p3;
+    size_t n = c->size;
     CUDA_MEMCPY2D d2;
     CUDA_MEMCPY3D d3;
 
     switch (c->api) {
-    case CTS_API_MEMCPY2D: return cts_result(cudaMemcpy2D(dst, w, src, w, w, h, k), error);
-    case CTS_API_MEMCPY2D_ASYNC:
-        return cts_result(cudaMemcpy2DAsync(dst, w, src, w, w, h, k, s), error);
-    case CTS_API_MEMCPY3D:
-    case CTS_API_MEMCPY3D_ASYNC:
-        memset(&p3, 0, sizeof p3);
-        p3.srcPtr = pitched(src, c);
-        p3.dstPtr = pitched(dst, c);
-        p3.extent.width = w;
-        p3.extent.height = h;
-        p3.extent.depth = c->depth;
-        p3.kind = k;
-        return cts_result(c->api == CTS_API_MEMCPY3D ? cudaMemcpy3D(&p3) : cudaMemcpy3DAsync(&p3, s),
-                          error);
-    case CTS_API_MEMCPY_TO_SYMBOL:
-        return cts_result(cudaMemcpyToSymbol(cts_symbol(), src, n, 0, k), error);
-    case CTS_API_MEMCPY_TO_SYMBOL_ASYNC:
-        return cts_result(cudaMemcpyToSymbolAsync(cts_symbol(), src, n, 0, k, s), error);
-    case CTS_API_MEMCPY_FROM_SYMBOL:
-        return cts_result(cudaMemcpyFromSymbol(dst, cts_symbol(), n, 0, k), error);
-    case CTS_API_MEMCPY_FROM_SYMBOL_ASYNC:
-        return cts_result(cudaMemcpyFromSymbolAsync(dst, cts_symbol(), n, 0, k, s), error);
-    case CTS_API_MEMCPY2D_TO_ARRAY:
-        return cts_result(cudaMemcpy2DToArray(array, 0, 0, src, w, w, h, k), error);
-    case CTS_API_MEMCPY2D_TO_ARRAY_ASYNC:
-        return cts_result(cudaMemcpy2DToArrayAsync(array, 0, 0, src, w, w, h, k, s), error);
-    case CTS_API_MEMCPY2D_FROM_ARRAY:
-        return cts_result(cudaMemcpy2DFromArray(dst, w, array, 0, 0, w, h, k), error);
-    case CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC:
-        return cts_result(cudaMemcpy2DFromArrayAsync(dst, w, array, 0, 0, w, h, k, s), error);
-    case CTS_API_MEMCPY_BATCH_ASYNC: {
-        void *dsts[1] = {dst};
-        const void *srcs[1] = {src};
-        size_t sizes[1] = {n}, idx[1] = {0};
-        struct cudaMemcpyAttributes attr;
-        memset(&attr, 0, sizeof attr); /* no location hints, no flags */
-        attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-        for (size_t v = 0; v < sizeof batch_variants / sizeof *batch_variants; v++)
-            if (c->variant && strcmp(c->variant, batch_variants[v]) == 0)
-                attr.srcAccessOrder = batch_orders[v];
-        return cts_result(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idx, 1, s), error);
-    }
     case CTS_API_CU_MEMCPY_HTOD:
         return cts_driver_result(cts_drv.cuMemcpyHtoD(dptr(dst), src, n), error);
     case CTS_API_CU_MEMCPY_DTOH:
@@ -431,6 +427,43 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     default:
         *error = "(not a copy API)";
         return 1;
+    }
+}
+
+/* The runtime API's 2D, symbol and array copies here; 3D, batch and the
+ * driver API's in the helpers above. */
+static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
+{
+    enum cudaMemcpyKind k = copy_kind(c);
+    cudaStream_t s = (cudaStream_t)call->stream;
+    void *dst = call->dst;
+    const void *src = call->src;
+    size_t n = c->size, w = c->width, h = c->height;
+
+    switch (c->api) {
+    case CTS_API_MEMCPY2D: return cts_result(cudaMemcpy2D(dst, w, src, w, w, h, k), error);
+    case CTS_API_MEMCPY2D_ASYNC:
+        return cts_result(cudaMemcpy2DAsync(dst, w, src, w, w, h, k, s), error);
+    case CTS_API_MEMCPY3D:
+    case CTS_API_MEMCPY3D_ASYNC: return issue_3d(c, call, error);
+    case CTS_API_MEMCPY_TO_SYMBOL:
+        return cts_result(cudaMemcpyToSymbol(cts_symbol(), src, n, 0, k), error);
+    case CTS_API_MEMCPY_TO_SYMBOL_ASYNC:
+        return cts_result(cudaMemcpyToSymbolAsync(cts_symbol(), src, n, 0, k, s), error);
+    case CTS_API_MEMCPY_FROM_SYMBOL:
+        return cts_result(cudaMemcpyFromSymbol(dst, cts_symbol(), n, 0, k), error);
+    case CTS_API_MEMCPY_FROM_SYMBOL_ASYNC:
+        return cts_result(cudaMemcpyFromSymbolAsync(dst, cts_symbol(), n, 0, k, s), error);
+    case CTS_API_MEMCPY2D_TO_ARRAY:
+        return cts_result(cudaMemcpy2DToArray(array, 0, 0, src, w, w, h, k), error);
+    case CTS_API_MEMCPY2D_TO_ARRAY_ASYNC:
+        return cts_result(cudaMemcpy2DToArrayAsync(array, 0, 0, src, w, w, h, k, s), error);
+    case CTS_API_MEMCPY2D_FROM_ARRAY:
+        return cts_result(cudaMemcpy2DFromArray(dst, w, array, 0, 0, w, h, k), error);
+    case CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC:
+        return cts_result(cudaMemcpy2DFromArrayAsync(dst, w, array, 0, 0, w, h, k, s), error);
+    case CTS_API_MEMCPY_BATCH_ASYNC: return issue_batch(c, call, error);
+    default: return issue_driver(c, call, error);
     }
 }
 

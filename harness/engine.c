@@ -27,21 +27,29 @@ static cudaError_t set_device_job(void *arg)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
+/* alloc_kind's step for a kind the device may lack (it uses alloc_kind's e,
+ * m, why and attr): attribute a must be nonzero, else the kind is not
+ * supported here and e->notsupp[m] names a.  A macro so that HCHECK still
+ * quotes the query as written before, naming the attribute. */
+#define REQUIRE_ATTR(a)                                                           \
+    do {                                                                          \
+        HCHECK(why, cudaDeviceGetAttribute(&attr, a, e->device));                 \
+        if (!attr) {                                                              \
+            cts_eng_setf(e->notsupp[m], #a " is 0 on this device");               \
+            return 0;                                                             \
+        }                                                                         \
+    } while (0)
+
 static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
 {
     int attr = 0;
     for (int i = 0; i < 2; i++) {
         void *p = NULL;
-        switch (m) {
+        switch (m) { /* the kinds a device may lack first */
         case CTS_MEM_PAGEABLE:
         case CTS_MEM_REGISTERED:
-            if (m == CTS_MEM_REGISTERED) {
-                HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrHostRegisterSupported, e->device));
-                if (!attr) {
-                    cts_eng_setf(e->notsupp[m], "cudaDevAttrHostRegisterSupported is 0 on this device");
-                    return 0;
-                }
-            }
+            if (m == CTS_MEM_REGISTERED)
+                REQUIRE_ATTR(cudaDevAttrHostRegisterSupported);
             p = aligned_alloc(4096, CTS_BUF_BYTES);
             if (!p) {
                 cts_eng_setf(why, "harness: out of host memory");
@@ -51,30 +59,22 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
             if (m == CTS_MEM_REGISTERED)
                 HCHECK(why, cudaHostRegister(p, CTS_BUF_BYTES, cudaHostRegisterDefault));
             break;
+        case CTS_MEM_MAPPED:
+            REQUIRE_ATTR(cudaDevAttrCanMapHostMemory);
+            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocMapped));
+            break;
+        case CTS_MEM_MANAGED:
+            REQUIRE_ATTR(cudaDevAttrManagedMemory);
+            HCHECK(why, cudaMallocManaged(&p, CTS_BUF_BYTES, cudaMemAttachGlobal));
+            break;
         case CTS_MEM_PINNED:
             HCHECK(why, cudaMallocHost(&p, CTS_BUF_BYTES));
             break;
         case CTS_MEM_PORTABLE:
             HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocPortable));
             break;
-        case CTS_MEM_MAPPED:
-            HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrCanMapHostMemory, e->device));
-            if (!attr) {
-                cts_eng_setf(e->notsupp[m], "cudaDevAttrCanMapHostMemory is 0 on this device");
-                return 0;
-            }
-            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocMapped));
-            break;
         case CTS_MEM_WC:
             HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocWriteCombined));
-            break;
-        case CTS_MEM_MANAGED:
-            HCHECK(why, cudaDeviceGetAttribute(&attr, cudaDevAttrManagedMemory, e->device));
-            if (!attr) {
-                cts_eng_setf(e->notsupp[m], "cudaDevAttrManagedMemory is 0 on this device");
-                return 0;
-            }
-            HCHECK(why, cudaMallocManaged(&p, CTS_BUF_BYTES, cudaMemAttachGlobal));
             break;
         case CTS_MEM_DEVICE:
             HCHECK(why, cudaMalloc(&p, CTS_BUF_BYTES));
@@ -93,6 +93,7 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
 fail:
     return -1;
 }
+#undef REQUIRE_ATTR
 
 /* The self-check's first part: how long a marker takes on an idle GPU (the median). */
 static int selfcheck_marker_idle(struct cts_engine *e)

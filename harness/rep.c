@@ -50,6 +50,16 @@ static int rep_broken(struct rep_state *st)
     return 0;
 }
 
+/* The call or a hook around it failed: the error cleared, the gate opened,
+ * the device drained, and the status set (the caller writes the reason). */
+static void rep_call_failed(struct rep_state *st, enum cts_status status)
+{
+    (void)cudaGetLastError();
+    cts_latch_open(&st->e->latch);
+    (void)cudaDeviceSynchronize();
+    st->r->status = status;
+}
+
 /* The device idle, the sample bytes set, the gate launched and spinning. */
 static int rep_start(struct rep_state *st)
 {
@@ -109,10 +119,7 @@ static int rep_call(struct rep_state *st)
 
     const char *ename = "?";
     if (cts_eng_hook(c->family->before, c, scratch, ops, &ename)) {
-        (void)cudaGetLastError();
-        cts_latch_open(&e->latch);
-        (void)cudaDeviceSynchronize();
-        r->status = CTS_BROKEN;
+        rep_call_failed(st, CTS_BROKEN);
         cts_eng_setf(r->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
         return 0;
     }
@@ -137,18 +144,12 @@ static int rep_call(struct rep_state *st)
     if (err && cts_eng_rejected_as_documented(c, ename, other)) {
         r->rejected = ename; /* measured on: did the rejection wait, or hold other streams? */
     } else if (err) {
-        (void)cudaGetLastError();
-        cts_latch_open(&e->latch);
-        (void)cudaDeviceSynchronize();
-        r->status = CTS_FAIL;
+        rep_call_failed(st, CTS_FAIL);
         cts_eng_setf(r->reason, "%s returned %s%s", cts_api_function(c->api), ename, other);
         return 0;
     }
     if (!r->rejected && cts_eng_hook(c->family->after, c, scratch, ops, &ename)) {
-        (void)cudaGetLastError();
-        cts_latch_open(&e->latch);
-        (void)cudaDeviceSynchronize();
-        r->status = CTS_BROKEN;
+        rep_call_failed(st, CTS_BROKEN);
         cts_eng_setf(r->reason, "harness: after %s: %s", cts_api_function(c->api), ename);
         return 0;
     }
