@@ -70,7 +70,7 @@ static void clear_field(struct cts_verdict *v, int f)
 
 int cts_starved(double closed_us, double starved_us, double prompt_us)
 {
-    return !isnan(starved_us) && closed_us - starved_us < prompt_us;
+    return !isnan(starved_us) && closed_us >= prompt_us && closed_us - starved_us < prompt_us;
 }
 
 void cts_classify(struct cts_result *res)

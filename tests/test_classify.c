@@ -38,6 +38,11 @@ int main(void)
      * (H100 under 32 busy host threads: 646 of 684 us). */
     CHECK(cts_starved(684.0, 646.5, 200.0));
     CHECK(cts_starved(200.0, 148.5, 120.0));
+    /* A gate closed for less than the bound: the timeout was short, not the
+     * thread starved (a 16 MiB pageable copy, 0 us run delay, 3805 us
+     * closed against a bound of 4000 us); tracking measures it again. */
+    CHECK(!cts_starved(3805.0, 0.0, 4000.0));
+    CHECK(!cts_starved(200.0, 150.0, 260.0));
     CHECK(!cts_starved(684.0, 0.0, 200.0));
     CHECK(!cts_starved(700.0, 460.0, 120.0)); /* a spinning waiter given a third of a core */
     CHECK(!cts_starved(684.0, NAN, 200.0));   /* no schedstat: nothing to say */
