@@ -221,6 +221,7 @@ size_t cts_emit_hostfn(const struct cts_case *proto, struct cts_case *out, size_
 /* Whether busy placement b is issued from the second host thread. */
 int cts_busy_from_thread(enum cts_busy b);
 
+/* ---- the case table (table.c) ------------------------------------------ */
 /* The case table: every family's cases, in declaration order. */
 const struct cts_case *cts_all_cases(size_t *count);
 /* The case with this id, or NULL. */

@@ -1,11 +1,9 @@
-/* Names, ids and selection.  The tokens here are part of every case id and
+/* Names and ids (the case table and selection: table.c).  The tokens here are part of every case id and
  * every committed matrix: changing one changes ids, so don't. */
 #define _GNU_SOURCE
 #include "cts.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *const status_names[CTS_STATUS_COUNT] = {
@@ -211,75 +209,4 @@ void cts_case_group(const struct cts_case *c, char *buf, size_t len)
     snprintf(buf, len, "%s%s%s%s%s", cts_api_token(c->api), c->variant ? "." : "",
              c->variant ? c->variant : "", c->dir == CTS_DIR_NONE ? "" : ".",
              c->dir == CTS_DIR_NONE ? "" : cts_dir_token(c->dir));
-}
-
-static struct cts_case *table;
-static size_t table_len;
-
-const struct cts_case *cts_all_cases(size_t *count)
-{
-    if (!table) {
-        size_t total = 0;
-        for (size_t f = 0; f < cts_family_count; f++)
-            total += cts_families[f]->generate(NULL, 0);
-        table = calloc(total ? total : 1, sizeof *table);
-        if (!table) {
-            fprintf(stderr, "sync-cts: out of memory building the case table\n");
-            exit(2);
-        }
-        for (size_t f = 0; f < cts_family_count; f++)
-            table_len += cts_families[f]->generate(table + table_len, total - table_len);
-    }
-    *count = table_len;
-    return table;
-}
-
-size_t cts_select(const char *glob, const char *family, const char *group,
-                  const struct cts_case ***out)
-{
-    size_t n;
-    const struct cts_case *all = cts_all_cases(&n);
-    const struct cts_case **sel = calloc(n ? n : 1, sizeof *sel);
-    size_t k = 0;
-    if (!sel) {
-        fprintf(stderr, "sync-cts: out of memory selecting cases\n");
-        exit(2);
-    }
-    for (size_t i = 0; i < n; i++) {
-        char g[CTS_ID_MAX];
-        if (group)
-            cts_case_group(&all[i], g, sizeof g);
-        if ((!glob || fnmatch(glob, all[i].id, 0) == 0) &&
-            (!family || strcmp(family, all[i].family->name) == 0) &&
-            (!group || strcmp(group, g) == 0))
-            sel[k++] = &all[i];
-    }
-    *out = sel;
-    return k;
-}
-
-static int cmp_case_id(const void *a, const void *b)
-{
-    return strcmp((*(const struct cts_case *const *)a)->id, (*(const struct cts_case *const *)b)->id);
-}
-
-const struct cts_case *cts_case_find(const char *id)
-{
-    static const struct cts_case **index;
-    static size_t n;
-    if (!index) {
-        const struct cts_case *all = cts_all_cases(&n);
-        index = malloc((n ? n : 1) * sizeof *index);
-        if (!index) {
-            fprintf(stderr, "sync-cts: out of memory indexing the case table\n");
-            exit(2);
-        }
-        for (size_t i = 0; i < n; i++)
-            index[i] = &all[i];
-        qsort(index, n, sizeof *index, cmp_case_id);
-    }
-    struct cts_case key;
-    snprintf(key.id, sizeof key.id, "%s", id);
-    const struct cts_case *kp = &key, **hit = bsearch(&kp, index, n, sizeof *index, cmp_case_id);
-    return hit ? *hit : NULL;
 }
