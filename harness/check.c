@@ -148,17 +148,14 @@ struct check_pass {
 };
 
 /* A deviation every contradicted clause of which a waiver covers. */
-static void count_waived(struct check_pass *p, const char *id, const json_t *spec)
+static void count_waived(struct check_pass *p, const struct cts_case_view *v)
 {
     struct waived *w = p->w;
-    size_t i;
-    json_t *cl;
+    const char *id = v->id;
     size_t counted[CTS_JUDGED_MAX], nc = 0;
-    json_array_foreach(json_object_get(spec, "clauses"), i, cl)
-    {
-        const json_t *by = json_is_false(json_object_get(cl, "holds"))
-                               ? waiver_for(p->waivers, id, s_of(cl, "id"), p->driver)
-                               : NULL;
+    for (size_t i = 0; i < json_array_size(v->clauses); i++) {
+        struct cts_case_clause cl = cts_case_clause(v, i);
+        const json_t *by = cl.holds == CTS_HOLDS_NO ? waiver_for(p->waivers, id, cl.id, p->driver) : NULL;
         size_t k = 0, seen = 0;
         json_t *e;
         json_array_foreach(json_object_get(p->waivers, "waivers"), k, e)
@@ -178,17 +175,17 @@ static void count_waived(struct check_pass *p, const char *id, const json_t *spe
 
 /* A deviation not waived: its line, with the clauses it contradicts, each
  * of them tallied. */
-static void list_unwaived(struct check_pass *p, const char *id, const json_t *c, const json_t *spec)
+static void list_unwaived(struct check_pass *p, const struct cts_case_view *v)
 {
     struct clause_tally *tally = p->tally;
-    size_t i;
-    json_t *cl;
-    fprintf(p->cl_out, "DEVIATES %s (%s):", id, s_of(c, "symbol"));
+    const char *id = v->id;
+    fprintf(p->cl_out, "DEVIATES %s (%s):", id, v->symbol);
     const char *sep = " ";
-    json_array_foreach(json_object_get(spec, "clauses"), i, cl)
-        if (json_is_false(json_object_get(cl, "holds"))) {
-            const char *cid = s_of(cl, "id");
-            fprintf(p->cl_out, "%s%s (%s, about %s)", sep, cid, s_of(cl, "prediction"), s_of(cl, "about"));
+    for (size_t i = 0; i < json_array_size(v->clauses); i++) {
+        struct cts_case_clause cl = cts_case_clause(v, i);
+        if (cl.holds == CTS_HOLDS_NO) {
+            const char *cid = cl.id;
+            fprintf(p->cl_out, "%s%s (%s, about %s)", sep, cid, cl.prediction, cl.about);
             sep = "; ";
             size_t t = 0;
             while (t < p->ntally && strcmp(tally[t].id, cid))
@@ -198,23 +195,26 @@ static void list_unwaived(struct check_pass *p, const char *id, const json_t *c,
             if (t < p->ntally)
                 tally[t].count++;
         }
+    }
     fprintf(p->cl_out, "\n");
 }
 
 /* A case against the baseline: a changed verdict of a case that PASSed in
  * both; a case intermittent (VARIES) in either is counted as skipped. */
-static void check_baseline(struct check_pass *p, const char *id, const json_t *c)
+static void check_baseline(struct check_pass *p, const struct cts_case_view *v)
 {
-    const json_t *b = json_object_get(json_object_get(p->baseline, "cases"), id);
-    const char *sa = s_of(c, "status"), *sb = s_of(b, "status");
-    if (!b || strcmp(sa, "PASS") || strcmp(sb, "PASS")) {
-        p->skipped += b && (!strcmp(sa, "VARIES") || !strcmp(sb, "VARIES"));
+    const json_t *c = json_object_get(json_object_get(p->baseline, "cases"), v->id);
+    if (!c)
+        return;
+    struct cts_case_view b;
+    cts_case_view(&b, v->id, c);
+    if (v->status != CTS_PASS || b.status != CTS_PASS) {
+        p->skipped += v->status == CTS_VARIES || b.status == CTS_VARIES;
         return;
     }
-    if (!json_equal(json_object_get(c, "verdict"), json_object_get(b, "verdict"))) {
+    if (!cts_verdict_equal(&v->verdict, &b.verdict)) {
         p->changed++;
-        fprintf(p->ch_out, "CHANGED %s: %s in the baseline, %s now\n", id, s_of(b, "symbol"),
-                s_of(c, "symbol"));
+        fprintf(p->ch_out, "CHANGED %s: %s in the baseline, %s now\n", v->id, b.symbol, v->symbol);
     }
 }
 
@@ -222,29 +222,29 @@ static void check_baseline(struct check_pass *p, const char *id, const json_t *c
  * against the baseline. */
 static void check_case(struct check_pass *p, const char *id, const json_t *c)
 {
-    const json_t *spec = json_object_get(c, "spec");
-    const char *st = s_of(c, "status");
-    if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP")) {
+    struct cts_case_view v;
+    cts_case_view(&v, id, c);
+    if (v.status != CTS_PASS && v.status != CTS_VARIES && v.status != CTS_NOTSUPP) {
         p->unfinished++;
-        fprintf(p->cl_out, "%s %s: %s\n", st, id, s_of(c, "reason"));
+        fprintf(p->cl_out, "%s %s: %s\n", cts_status_name(v.status), id, v.reason);
     }
-    if (!strcmp(s_of(spec, "conformance"), "DEVIATES")) {
+    if (v.conformance == CTS_DEVIATES) {
         p->deviating++;
         int covered = 1;
-        size_t i;
-        json_t *cl;
-        json_array_foreach(json_object_get(spec, "clauses"), i, cl)
-            if (json_is_false(json_object_get(cl, "holds")))
-                covered &= waiver_for(p->waivers, id, s_of(cl, "id"), p->driver) != NULL;
+        for (size_t i = 0; i < json_array_size(v.clauses); i++) {
+            struct cts_case_clause cl = cts_case_clause(&v, i);
+            if (cl.holds == CTS_HOLDS_NO)
+                covered &= waiver_for(p->waivers, id, cl.id, p->driver) != NULL;
+        }
         if (covered) { /* counted once under each waiver that covers one of its clauses */
-            count_waived(p, id, spec);
+            count_waived(p, &v);
         } else {
             p->unwaived++;
-            list_unwaived(p, id, c, spec);
+            list_unwaived(p, &v);
         }
     }
     if (p->baseline)
-        check_baseline(p, id, c);
+        check_baseline(p, &v);
 }
 
 /* The output after the pass (see cts_check); lines and changes: what the

@@ -147,14 +147,6 @@ static const char *str(const json_t *o, const char *key)
 
 /* ---- summaries -------------------------------------------------------------- */
 
-static int name_index(const char *s, int field)
-{
-    for (int i = 1; s && i < 4; i++)
-        if (vname(field, i) && !strcmp(vname(field, i), s))
-            return i;
-    return 0;
-}
-
 /* cts_matrix_load_each's callback: the case, validated, as a summary. */
 static int summarize(void *ctx, const char *id, const json_t *c)
 {
@@ -168,22 +160,22 @@ static int summarize(void *ctx, const char *id, const json_t *c)
         d->cap = cap;
     }
     struct dcase *x = &d->v[d->n];
-    const json_t *spec = json_object_get(c, "spec"), *verdict = json_object_get(c, "verdict");
-    const char *sym = str(c, "symbol"), *cf = str(spec, "conformance"), *rej = str(verdict, "rejected");
+    struct cts_case_view v;
+    cts_case_view(&v, id, c);
+    const char *sym = v.has_symbol ? v.symbol : NULL, *rej = v.verdict.rejected;
     x->id = pool_dup(&d->pool, id);
     x->symbol = sym ? pool_dup(&d->pool, sym) : NULL;
     x->rejected = rej ? pool_dup(&d->pool, rej) : NULL;
     if (!x->id || (sym && !x->symbol) || (rej && !x->rejected))
         return -1;
-    x->status = (signed char)cts_status_parse(str(c, "status"));
-    x->has_spec = json_is_object(spec);
-    x->conf = 0;
-    for (int i = 1; cf && i < 4; i++)
-        if (!strcmp(cf, cts_conformance_name((enum cts_conformance)i)))
-            x->conf = (signed char)i;
+    x->status = (signed char)v.status;
+    x->has_spec = (unsigned char)v.has_spec;
+    x->conf = (signed char)v.conformance;
+    const int fields[6] = {v.verdict.dst, v.verdict.host, v.verdict.op_after, v.verdict.src,
+                           v.verdict.third_blocking, v.verdict.third_nonblocking}; /* verdict_keys' order */
     for (int k = 0; k < 6; k++)
-        x->verdict[k] = (unsigned char)name_index(str(verdict, verdict_keys[k]), k);
-    x->call = cts_call_median(json_object_get(c, "evidence"));
+        x->verdict[k] = (unsigned char)fields[k];
+    x->call = v.call_us;
     d->n++;
     return 0;
 }

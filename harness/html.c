@@ -8,17 +8,14 @@
 #define _GNU_SOURCE
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NCOLS CTS_BUSY_COLUMNS
 #define busy_cols cts_busy_columns
 
-#define str cts_json_str
-#define path_str cts_json_path_str
-
-/* Every string that comes from the matrix goes through here. */
-static void esc(FILE *f, const char *s)
+void cts_html_escape(FILE *f, const char *s, int in_md_table)
 {
     for (; *s; s++)
         switch (*s) {
@@ -27,31 +24,33 @@ static void esc(FILE *f, const char *s)
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
-        case '\n': fputs("&#10;", f); break;
-        default: fputc(*s, f);
+        case '|': fputs(in_md_table ? "&#124;" : "|", f); break;
+        case '\n': fputs(in_md_table ? " " : "&#10;", f); break;
+        default: fputc(in_md_table && ((unsigned char)*s < 0x20 || *s == 0x7f) ? ' ' : *s, f);
         }
 }
 
-#define row cts_row
+/* Every string that comes from the matrix goes through here. */
+static void esc(FILE *f, const char *s) { cts_html_escape(f, s, 0); }
+
+#define row cts_case_view
 
 /* What a cell shows when there is no symbol. */
-static const char *short_status(const char *st)
+static const char *short_status(enum cts_status st)
 {
-    if (!strcmp(st, "NOTSUPP")) return "n/s";
-    if (!strcmp(st, "INCONCLUSIVE")) return "INC";
-    if (!strcmp(st, "BROKEN")) return "BRK";
-    if (!strcmp(st, "TIMEOUT")) return "T/O";
-    return st;
+    static const struct cts_words words[] = {
+        {"NOTSUPP", "n/s"}, {"INCONCLUSIVE", "INC"}, {"BROKEN", "BRK"}, {"TIMEOUT", "T/O"}, {NULL, NULL}};
+    return cts_words(words, cts_status_name(st));
 }
 
 /* The outcome class of a cell (style sheet below). */
-static const char *outcome_class(const char *st, const char *sym)
+static const char *outcome_class(enum cts_status st, const char *sym)
 {
-    if (!strcmp(st, "VARIES"))
+    if (st == CTS_VARIES)
         return "v";
-    if (!strcmp(st, "NOTSUPP"))
+    if (st == CTS_NOTSUPP)
         return "ns";
-    if (!strcmp(st, "PASS"))
+    if (st == CTS_PASS)
         switch (sym[0]) {
         case 'W': return "w";
         case 'A': return "a";
@@ -59,11 +58,6 @@ static const char *outcome_class(const char *st, const char *sym)
         default: return "u";
         }
     return "bad"; /* FAIL BROKEN INCONCLUSIVE TIMEOUT CRASH, or unknown */
-}
-
-static const char *conformance(const json_t *c)
-{
-    return json_string_value(json_object_get(json_object_get(c, "spec"), "conformance"));
 }
 
 static const char style[] =
@@ -157,37 +151,30 @@ static void legend(FILE *f)
 
 static void environment(FILE *f, const json_t *m)
 {
-    const json_t *env = json_object_get(m, "environment");
     const json_t *run = json_object_get(m, "run");
-    const json_t *gpu = json_object_get(env, "gpu");
-    const json_t *ver = json_object_get(env, "versions");
-    const json_t *set = json_object_get(env, "settings");
-    const char *driver = json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown";
+    struct cts_env_view e;
+    cts_env_view(&e, m);
 
-    fputs("<table class=\"env\">\n<tr><th>GPU</th><td>", f);
-    esc(f, str(gpu, "name"));
-    fputs(" (compute capability ", f);
-    esc(f, str(gpu, "compute_capability"));
-    fputs("), ", f);
-    esc(f, str(gpu, "uuid"));
-    fputs("</td></tr>\n<tr><th>Driver</th><td>", f);
-    esc(f, driver);
-    fputs("; driver API version ", f);
-    esc(f, path_str(ver, "driver_api", "text"));
-    fputs("</td></tr>\n<tr><th>Runtime</th><td>cudart ", f);
-    esc(f, path_str(ver, "runtime", "text"));
-    fputs(", built with toolkit ", f);
-    esc(f, path_str(ver, "toolkit", "text"));
-    fputs("</td></tr>\n<tr><th>Settings</th><td>default stream ", f);
-    esc(f, str(set, "default_stream"));
-    fputs("; schedule ", f);
-    esc(f, str(set, "device_schedule"));
+    /* Each piece of the table, then the value after it. */
+    const char *const rows[][2] = {{"<table class=\"env\">\n<tr><th>GPU</th><td>", e.gpu},
+                                   {" (compute capability ", e.compute_capability},
+                                   {"), ", e.uuid},
+                                   {"</td></tr>\n<tr><th>Driver</th><td>", e.driver},
+                                   {"; driver API version ", e.driver_api},
+                                   {"</td></tr>\n<tr><th>Runtime</th><td>cudart ", e.runtime},
+                                   {", built with toolkit ", e.toolkit},
+                                   {"</td></tr>\n<tr><th>Settings</th><td>default stream ", e.default_stream},
+                                   {"; schedule ", e.schedule}};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        fputs(rows[i][0], f);
+        esc(f, rows[i][1]);
+    }
     fputs("; ", f);
     {
         const char *k;
         json_t *v;
         int any = 0;
-        json_object_foreach((json_t *)json_object_get(set, "environment_variables"), k, v)
+        json_object_foreach((json_t *)e.variables, k, v)
             if (json_is_string(v)) {
                 fputs(any++ ? ", " : "", f);
                 esc(f, k);
@@ -198,9 +185,9 @@ static void environment(FILE *f, const json_t *m)
             fputs("no CUDA_* variable set", f);
     }
     fputs("</td></tr>\n<tr><th>Revision</th><td>suite ", f);
-    esc(f, str(env, "suite_revision"));
+    esc(f, e.suite_revision);
     fputs("</td></tr>\n<tr><th>Date</th><td>", f);
-    esc(f, str(run, "date"));
+    esc(f, e.date);
     if (json_is_number(json_object_get(run, "wall_s")))
         fprintf(f, "; %.1f s wall", json_number_value(json_object_get(run, "wall_s")));
     if (json_is_integer(json_object_get(run, "repeat")))
@@ -216,51 +203,50 @@ static void environment(FILE *f, const json_t *m)
 }
 
 /* The cells naming a row's call variant: memory, size, copy kind, op stream. */
-static void variant_cells(FILE *f, const json_t *c)
+static void variant_cells(FILE *f, const struct row *c)
 {
-    static const char *const keys[] = {"memory", "size_label", "kind", "op_stream"};
-    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+    const char *const cells[] = {c->memory, c->size_label, c->kind, c->op_stream};
+    for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
         fputs("<td>", f);
-        esc(f, str(c, keys[k]));
+        esc(f, cells[k]);
         fputs("</td>", f);
     }
 }
 
-static void cell(FILE *f, const char *id, const json_t *c)
+static void cell(FILE *f, const struct row *c)
 {
-    const char *st = str(c, "status"), *sym = str(c, "symbol");
-    const char *conf = conformance(c);
+    const char *st = cts_status_name(c->status), *sym = c->symbol;
+    const char *conf = cts_conformance_name(c->conformance);
     int third = strchr(sym, '+') != NULL;
-    int dev = conf && !strcmp(conf, "DEVIATES");
+    int dev = c->conformance == CTS_DEVIATES;
 
     fprintf(f, "<td id=\"");
-    esc(f, id);
-    fprintf(f, "\" class=\"%s%s%s\" title=\"", outcome_class(st, sym), third ? " t" : "", dev ? " dev" : "");
-    esc(f, id);
+    esc(f, c->id);
+    fprintf(f, "\" class=\"%s%s%s\" title=\"", outcome_class(c->status, sym), third ? " t" : "", dev ? " dev" : "");
+    esc(f, c->id);
     fputs("&#10;", f);
     esc(f, st);
     if (*sym) {
         fputc(' ', f);
         esc(f, sym);
     }
-    if (json_is_string(json_object_get(c, "reason"))) {
+    if (c->has_reason) {
         fputs("&#10;", f);
-        esc(f, str(c, "reason"));
+        esc(f, c->reason);
     }
     if (conf) {
         fputs("&#10;conformance: ", f);
         esc(f, conf);
-        const json_t *cl = json_object_get(json_object_get(c, "spec"), "clauses");
-        for (size_t i = 0; i < json_array_size(cl); i++) {
-            const char *cid = str(json_array_get(cl, i), "id");
+        size_t n = json_array_size(c->clauses);
+        for (size_t i = 0; i < n; i++) {
             fputs(i ? ", " : " (", f);
-            esc(f, cid);
-            if (i + 1 == json_array_size(cl))
+            esc(f, cts_case_clause(c, i).id);
+            if (i + 1 == n)
                 fputc(')', f);
         }
     }
     fputs("\">", f);
-    esc(f, *sym && (!strcmp(st, "PASS") || !strcmp(st, "VARIES")) ? sym : short_status(st));
+    esc(f, *sym && (c->status == CTS_PASS || c->status == CTS_VARIES) ? sym : short_status(c->status));
     fputs("</td>", f);
 }
 
@@ -272,44 +258,42 @@ struct tally {
 static void tally_cases(struct tally *t, const struct row *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        t->ngroups += !i || strcmp(str(rows[i].c, "group"), str(rows[i - 1].c, "group"));
-        int s = cts_status_parse(str(rows[i].c, "status"));
-        if (s >= 0)
-            t->count[s]++;
+        t->ngroups += !i || strcmp(rows[i].group, rows[i - 1].group);
+        if ((int)rows[i].status >= 0 && rows[i].status < CTS_STATUS_COUNT)
+            t->count[rows[i].status]++;
         else
             t->unknown++;
-        const char *conf = conformance(rows[i].c);
-        if (conf) {
+        if (rows[i].conformance != CTS_CONF_NONE) {
             t->nspec++;
-            t->ndev += !strcmp(conf, "DEVIATES");
-            t->nconf += !strcmp(conf, "CONFORMS");
-            t->nrec += !strcmp(conf, "RECORDED");
+            t->ndev += rows[i].conformance == CTS_DEVIATES;
+            t->nconf += rows[i].conformance == CTS_CONFORMS;
+            t->nrec += rows[i].conformance == CTS_RECORDED;
         }
     }
+}
+
+/* "cuda-sync-cts matrix: GPU, driver D, CUDA V": the page's title and its heading. */
+static void page_title(FILE *f, const struct cts_env_view *e)
+{
+    fputs("cuda-sync-cts matrix: ", f);
+    esc(f, e->gpu);
+    fputs(", driver ", f);
+    esc(f, e->driver);
+    fputs(", CUDA ", f);
+    esc(f, e->driver_api);
 }
 
 /* From the doctype to the page's heading: the title and the heading name
  * the GPU, the driver and the CUDA version. */
 static void page_head(FILE *f, const json_t *m)
 {
-    const json_t *env = json_object_get(m, "environment");
-    const json_t *gpu = json_object_get(env, "gpu");
-    const json_t *ver = json_object_get(env, "versions");
-    const char *driver = json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown";
+    struct cts_env_view e;
+    cts_env_view(&e, m);
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
-    fputs("cuda-sync-cts matrix: ", f);
-    esc(f, str(gpu, "name"));
-    fputs(", driver ", f);
-    esc(f, driver);
-    fputs(", CUDA ", f);
-    esc(f, path_str(ver, "driver_api", "text"));
-    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>cuda-sync-cts matrix: ", style);
-    esc(f, str(gpu, "name"));
-    fputs(", driver ", f);
-    esc(f, driver);
-    fputs(", CUDA ", f);
-    esc(f, path_str(ver, "driver_api", "text"));
+    page_title(f, &e);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
+    page_title(f, &e);
     fputs("</h1>\n<p>Generated from the JSON matrix; the JSON is the record.</p>\n", f);
 }
 
@@ -347,28 +331,28 @@ static void group_index(FILE *f, const struct row *rows, size_t n, size_t ngroup
     /* Group index. */
     fprintf(f, "<details><summary>%zu groups</summary><nav>", ngroups);
     for (size_t i = 0; i < n;) {
-        const char *group = str(rows[i].c, "group");
+        const char *group = rows[i].group;
         fputs("<a href=\"#group-", f);
         esc(f, group);
         fputs("\">", f);
         esc(f, group);
         fputs("</a> ", f);
-        while (i < n && !strcmp(str(rows[i].c, "group"), group))
+        while (i < n && !strcmp(rows[i].group, group))
             i++;
     }
     fputs("</nav></details>\n", f);
 }
 
 /* A group's section, its heading (from its first case) and its grid's head. */
-static void group_heading(FILE *f, const char *group, const json_t *first)
+static void group_heading(FILE *f, const char *group, const struct row *first)
 {
-    const char *dir = str(first, "direction"), *var = str(first, "variant");
+    const char *dir = first->direction, *var = first->variant;
     fputs("<section class=\"g\" id=\"group-", f);
     esc(f, group);
     fputs("\">\n<h2>", f);
     esc(f, group);
     fputs(" \xe2\x80\x94 ", f);
-    esc(f, str(first, "function"));
+    esc(f, first->function);
     if (*var) {
         fputc(' ', f);
         esc(f, var);
@@ -391,16 +375,12 @@ static void group_heading(FILE *f, const char *group, const json_t *first)
  * Returns the first case after them. */
 static size_t grid_row(FILE *f, const struct row *rows, size_t r, size_t j, size_t *extra, size_t *nextra)
 {
-    const json_t *row = rows[r].c;
+    const struct row *row = &rows[r];
     size_t e = r;
     size_t at[NCOLS];
     int have[NCOLS] = {0};
-    while (e < j && !strcmp(str(rows[e].c, "memory"), str(row, "memory")) &&
-           json_integer_value(json_object_get(rows[e].c, "size")) ==
-               json_integer_value(json_object_get(row, "size")) &&
-           !strcmp(str(rows[e].c, "kind"), str(row, "kind")) &&
-           !strcmp(str(rows[e].c, "op_stream"), str(row, "op_stream"))) {
-        int col = cts_busy_column(str(rows[e].c, "busy"));
+    while (e < j && cts_same_call_variant(&rows[e], row)) {
+        int col = rows[e].rank.busy;
         if (col < NCOLS && !have[col]) {
             have[col] = 1;
             at[col] = e;
@@ -409,16 +389,15 @@ static size_t grid_row(FILE *f, const struct row *rows, size_t r, size_t j, size
         }
         e++;
     }
-    const json_t *idle = json_object_get(json_object_get(row, "evidence"), "idle_call_us");
     fputs("<tr>", f);
     variant_cells(f, row);
     fputs("<td>", f);
-    if (json_is_number(idle))
-        fprintf(f, "%.1f", json_number_value(idle));
+    if (!isnan(row->idle_us))
+        fprintf(f, "%.1f", row->idle_us);
     fputs("</td>", f);
     for (int c = 0; c < NCOLS; c++) {
         if (have[c])
-            cell(f, rows[at[c]].id, rows[at[c]].c);
+            cell(f, &rows[at[c]]);
         else
             fputs("<td class=\"x\">\xe2\x80\x94</td>", f);
     }
@@ -430,13 +409,13 @@ static void outside_grid(FILE *f, const struct row *rows, const size_t *extra, s
 {
     fputs("<p>Outside the grid:</p>\n<table class=\"m\"><tbody>\n", f);
     for (size_t x = 0; x < nextra; x++) {
-        const json_t *c = rows[extra[x]].c;
+        const struct row *c = &rows[extra[x]];
         fputs("<tr>", f);
         variant_cells(f, c);
         fputs("<td>busy ", f);
-        esc(f, str(c, "busy"));
+        esc(f, c->busy);
         fputs("</td>", f);
-        cell(f, rows[extra[x]].id, c);
+        cell(f, c);
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table>\n", f);
@@ -472,11 +451,11 @@ int cts_render_html(const json_t *m, FILE *f)
     group_index(f, rows, n, t.ngroups);
 
     for (size_t i = 0; i < n;) {
-        const char *group = str(rows[i].c, "group");
+        const char *group = rows[i].group;
         size_t j = i;
-        while (j < n && !strcmp(str(rows[j].c, "group"), group))
+        while (j < n && !strcmp(rows[j].group, group))
             j++;
-        group_heading(f, group, rows[i].c);
+        group_heading(f, group, &rows[i]);
         for (size_t r = i; r < j;)
             r = grid_row(f, rows, r, j, extra, &nextra);
         fputs("</tbody>\n</table>\n", f);

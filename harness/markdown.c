@@ -12,6 +12,7 @@
 #include "report.h"
 #include "spec.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,19 +67,7 @@ void cts_md_code(FILE *f, const char *s, int in_table)
 }
 
 /* An HTML attribute value inside a table cell. */
-static void md_attr(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        case '|': fputs("&#124;", f); break;
-        default: fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-        }
-}
+static void md_attr(FILE *f, const char *s) { cts_html_escape(f, s, 1); }
 
 /* [text](url) where url is an http(s) URL with nothing to escape; else
  * the text and the URL, as text. */
@@ -138,25 +127,21 @@ static void md(FILE *f, const char *fmt, ...)
 #define busy_cols cts_busy_columns
 
 #define str cts_json_str
-#define path_str cts_json_path_str
 
-#define row cts_row
+#define row cts_case_view
 
-static const char *short_status(const char *st)
+/* What a cell shows when there is no symbol. */
+static const char *short_status(enum cts_status st)
 {
-    if (!strcmp(st, "NOTSUPP")) return "n/s";
-    if (!strcmp(st, "INCONCLUSIVE")) return "**INC**";
-    if (!strcmp(st, "BROKEN")) return "**BRK**";
-    if (!strcmp(st, "TIMEOUT")) return "**T/O**";
-    if (!strcmp(st, "FAIL")) return "**FAIL**";
-    if (!strcmp(st, "CRASH")) return "**CRASH**";
-    return st;
+    static const struct cts_words words[] = {{"NOTSUPP", "n/s"},        {"INCONCLUSIVE", "**INC**"},
+                                             {"BROKEN", "**BRK**"},     {"TIMEOUT", "**T/O**"},
+                                             {"FAIL", "**FAIL**"},      {"CRASH", "**CRASH**"},
+                                             {NULL, NULL}};
+    return cts_words(words, cts_status_name(st));
 }
 
-static const char *conformance(const struct row *r)
-{
-    return r->conformance ? r->conformance : "";
-}
+static int has_verdict(const struct row *r) { return r->status == CTS_PASS || r->status == CTS_VARIES; }
+static int deviates(const struct row *r) { return r->conformance == CTS_DEVIATES; }
 
 /* A clause's place in the report: this build's table order (the
  * documentation's order), then clauses this build lacks, by id.  Never the
@@ -212,25 +197,21 @@ static int count_clauses(struct clause_counts *k, const json_t *table, const str
             return -1;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t x;
-        json_t *e;
-        json_array_foreach(json_object_get(rows[i].spec, "clauses"), x, e)
-        {
-            const json_t *at = json_object_get(index, str(e, "id"));
+    for (size_t i = 0; i < n; i++)
+        for (size_t x = 0; x < json_array_size(rows[i].clauses); x++) {
+            struct cts_case_clause e = cts_case_clause(&rows[i], x);
+            const json_t *at = json_object_get(index, e.id);
             if (!at)
                 continue;
             size_t c = (size_t)json_integer_value(at);
-            const json_t *h = json_object_get(e, "holds");
-            k->yes[c] += json_is_true(h);
-            k->no[c] += json_is_false(h);
-            k->open[c] += json_is_null(h);
-            if (json_is_false(h) && k->last[c] != i + 1) {
+            k->yes[c] += e.holds == CTS_HOLDS_YES;
+            k->no[c] += e.holds == CTS_HOLDS_NO;
+            k->open[c] += e.holds == CTS_HOLDS_OPEN;
+            if (e.holds == CTS_HOLDS_NO && k->last[c] != i + 1) {
                 k->hits[c]++;
                 k->last[c] = i + 1;
             }
         }
-    }
     json_decref(index);
     return 0;
 }
@@ -247,10 +228,9 @@ static void summary_conformance(FILE *f, const struct row *rows, size_t n)
 {
     size_t conf = 0, dev = 0, rec = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *c = conformance(&rows[i]);
-        conf += !strcmp(c, "CONFORMS");
-        dev += !strcmp(c, "DEVIATES");
-        rec += !strcmp(c, "RECORDED");
+        conf += rows[i].conformance == CTS_CONFORMS;
+        dev += rows[i].conformance == CTS_DEVIATES;
+        rec += rows[i].conformance == CTS_RECORDED;
     }
     if (conf + dev + rec == 0) {
         fprintf(f, "Not judged against the documentation (run `sync-cts judge` on the JSON).\n\n");
@@ -268,7 +248,7 @@ static void deviations(FILE *f, const struct clause_counts *k, const struct row 
 {
     size_t any = 0;
     for (size_t i = 0; i < n; i++)
-        any += !strcmp(conformance(&rows[i]), "DEVIATES");
+        any += deviates(&rows[i]);
     if (!any)
         return;
     fprintf(f, "## Deviations\n\n| clause | cases contradicting it | what it says |\n|---|---:|---|\n");
@@ -277,17 +257,17 @@ static void deviations(FILE *f, const struct clause_counts *k, const struct row 
             md(f, "| %L | %z | %t |\n", k->id[c], str(k->entry[c], "url"), k->hits[c], str(k->entry[c], "quote"));
     fprintf(f, "\n| case | cell | contradicts |\n|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(conformance(&rows[i]), "DEVIATES"))
+        if (!deviates(&rows[i]))
             continue;
         md(f, "| <a id=\"%A\"></a>%T | %t | ", rows[i].id, rows[i].id, rows[i].symbol);
-        size_t x;
-        json_t *e;
         int first = 1;
-        json_array_foreach(json_object_get(rows[i].spec, "clauses"), x, e)
-            if (json_is_false(json_object_get(e, "holds"))) {
-                md(f, "%s%t (%t, %t)", first ? "" : "; ", str(e, "id"), str(e, "prediction"), str(e, "about"));
+        for (size_t x = 0; x < json_array_size(rows[i].clauses); x++) {
+            struct cts_case_clause e = cts_case_clause(&rows[i], x);
+            if (e.holds == CTS_HOLDS_NO) {
+                md(f, "%s%t (%t, %t)", first ? "" : "; ", e.id, e.prediction, e.about);
                 first = 0;
             }
+        }
         fprintf(f, " |\n");
     }
     fprintf(f, "\n");
@@ -317,30 +297,22 @@ static void environment(FILE *f, const json_t *m)
 {
     const json_t *env = json_object_get(m, "environment");
     const json_t *run = json_object_get(m, "run");
-    const json_t *gpu = json_object_get(env, "gpu");
-    const json_t *ver = json_object_get(env, "versions");
-    const json_t *set = json_object_get(env, "settings");
+    struct cts_env_view e;
+    cts_env_view(&e, m);
 
-    md(f, "# cuda-sync-cts matrix: %t, driver %t, CUDA %t\n\n", str(gpu, "name"),
-       json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
-       path_str(ver, "driver_api", "text"));
+    md(f, "# cuda-sync-cts matrix: %t, driver %t, CUDA %t\n\n", e.gpu, e.driver, e.driver_api);
     fprintf(f, "Generated from the JSON matrix beside this file; the JSON is the record.\n\n");
     fprintf(f, "| | |\n|---|---|\n");
-    md(f, "| GPU | %t (compute capability %t), %t |\n", str(gpu, "name"), str(gpu, "compute_capability"),
-       str(gpu, "uuid"));
-    md(f, "| Driver | %t; driver API version %t |\n",
-       json_is_string(json_object_get(ver, "driver")) ? str(ver, "driver") : "unknown",
-       path_str(ver, "driver_api", "text"));
-    md(f, "| Runtime | cudart %t, built with toolkit %t |\n", path_str(ver, "runtime", "text"),
-       path_str(ver, "toolkit", "text"));
-    md(f, "| Settings | default stream %t; schedule %t |\n", str(set, "default_stream"), str(set, "device_schedule"));
+    md(f, "| GPU | %t (compute capability %t), %t |\n", e.gpu, e.compute_capability, e.uuid);
+    md(f, "| Driver | %t; driver API version %t |\n", e.driver, e.driver_api);
+    md(f, "| Runtime | cudart %t, built with toolkit %t |\n", e.runtime, e.toolkit);
+    md(f, "| Settings | default stream %t; schedule %t |\n", e.default_stream, e.schedule);
     {
-        const json_t *vars = json_object_get(set, "environment_variables");
         const char *k;
         json_t *v;
         int any = 0;
         fprintf(f, "| Environment | ");
-        json_object_foreach((json_t *)vars, k, v)
+        json_object_foreach((json_t *)e.variables, k, v)
             if (json_is_string(v))
                 md(f, "%s%t=%t", any++ ? ", " : "", k, json_string_value(v));
         fprintf(f, "%s |\n", any ? "" : "no CUDA_* variable set");
@@ -354,9 +326,9 @@ static void environment(FILE *f, const json_t *m)
                 (long long)json_integer_value(json_object_get(a, "pageableMemoryAccess")),
                 (long long)json_integer_value(json_object_get(a, "concurrentManagedAccess")));
     }
-    md(f, "| Run | %t, %f s wall, %d repetitions a case, suite %t |\n\n", str(run, "date"),
+    md(f, "| Run | %t, %f s wall, %d repetitions a case, suite %t |\n\n", e.date,
        json_number_value(json_object_get(run, "wall_s")), (long long)json_integer_value(json_object_get(run, "repeat")),
-       str(env, "suite_revision"));
+       e.suite_revision);
 }
 
 /* The cases that FAILed or have no verdict, with their reasons. */
@@ -364,9 +336,8 @@ static void failed_cases(FILE *f, const struct row *rows, size_t n)
 {
     fprintf(f, "## Cases without a verdict or that failed\n\n| case | status | reason |\n|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
-        const char *st = rows[i].status;
-        if (strcmp(st, "PASS") && strcmp(st, "VARIES") && strcmp(st, "NOTSUPP"))
-            md(f, "| %T | %t | %t |\n", rows[i].id, st, rows[i].reason);
+        if (!has_verdict(&rows[i]) && rows[i].status != CTS_NOTSUPP)
+            md(f, "| %T | %t | %t |\n", rows[i].id, cts_status_name(rows[i].status), rows[i].reason);
     }
     fprintf(f, "\n");
 }
@@ -377,7 +348,7 @@ static void varying_cases(FILE *f, const struct row *rows, size_t n)
                "the product behaved differently from one to the next.\n\n"
                "| case | symbols | how |\n|---|---|---|\n");
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(rows[i].status, "VARIES"))
+        if (rows[i].status == CTS_VARIES)
             md(f, "| %T | %T | %t |\n", rows[i].id, rows[i].symbol, rows[i].reason);
     fprintf(f, "\n");
 }
@@ -388,7 +359,7 @@ static void unsupported_cases(FILE *f, const struct row *rows, size_t n)
     fprintf(f, "## Not supported here\n\n");
     const char *last = NULL;
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(rows[i].status, "NOTSUPP") && (!last || strcmp(last, rows[i].reason))) {
+        if (rows[i].status == CTS_NOTSUPP && (!last || strcmp(last, rows[i].reason))) {
             last = rows[i].reason;
             md(f, "- %t (e.g. %C)\n", last, rows[i].id);
         }
@@ -444,15 +415,14 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
     const struct row *row = &rows[r];
     size_t e = r;
     const struct row *cells[NCOLS] = {0};
-    while (e < j && !strcmp(rows[e].memory, row->memory) && rows[e].size == row->size &&
-           !strcmp(rows[e].kind, row->kind) && !strcmp(rows[e].op_stream, row->op_stream)) {
-        if (rows[e].rank[5] < NCOLS)
-            cells[rows[e].rank[5]] = &rows[e];
+    while (e < j && cts_same_call_variant(&rows[e], row)) {
+        if (rows[e].rank.busy < NCOLS)
+            cells[rows[e].rank.busy] = &rows[e];
         e++;
     }
     md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
-    if (json_is_number(row->idle))
-        fprintf(f, "%.1f |", json_number_value(row->idle));
+    if (!isnan(row->idle_us))
+        fprintf(f, "%.1f |", row->idle_us);
     else
         fprintf(f, " |");
     for (int c = 0; c < NCOLS; c++) {
@@ -461,12 +431,12 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
             fprintf(f, " — |");
             continue;
         }
-        const char *st = x->status;
-        if (!strcmp(st, "PASS") || !strcmp(st, "VARIES"))
+        const char *st = cts_status_name(x->status);
+        if (has_verdict(x))
             md(f, " %t", x->symbol);
         else
-            md(f, strcmp(st, short_status(st)) ? " %s" : " %t", short_status(st));
-        md(f, "%s |", !strcmp(conformance(x), "DEVIATES") ? " ✗" : "");
+            md(f, strcmp(st, short_status(x->status)) ? " %s" : " %t", short_status(x->status));
+        md(f, "%s |", deviates(x) ? " ✗" : "");
     }
     fprintf(f, "\n");
     return e;
@@ -486,11 +456,9 @@ int cts_render_markdown(const json_t *m, FILE *f)
     }
 
     size_t count[CTS_STATUS_COUNT] = {0};
-    for (size_t i = 0; i < n; i++) {
-        int s = cts_status_parse(rows[i].status);
-        if (s >= 0)
-            count[s]++;
-    }
+    for (size_t i = 0; i < n; i++)
+        if ((int)rows[i].status >= 0 && rows[i].status < CTS_STATUS_COUNT)
+            count[rows[i].status]++;
     fprintf(f, "## Summary\n\n%zu cases:", n);
     for (int s = 0; s < CTS_STATUS_COUNT; s++)
         fprintf(f, "%s %zu %s", s ? "," : "", count[s], cts_status_name(s));

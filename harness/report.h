@@ -4,6 +4,7 @@
 #define CTS_REPORT_H
 
 #include "cts.h"
+#include "spec.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -52,6 +53,10 @@ void cts_md_code(FILE *f, const char *s, int in_table);
 int cts_render_csv(const json_t *m, FILE *f);
 /* html.c: one self-contained HTML5 page (nothing fetched); 0 or -1. */
 int cts_render_html(const json_t *m, FILE *f);
+/* s for HTML text or an attribute value: & < > " ' as entities, and a line
+ * break as &#10;; in_md_table (an attribute in a Markdown table cell): | as
+ * an entity too, and every control character as a space. */
+void cts_html_escape(FILE *f, const char *s, int in_md_table);
 
 /* order.c: the busy-placement columns of a report (NULL-terminated) and a
  * column's index (CTS_BUSY_COLUMNS if none); cases of a matrix in
@@ -60,19 +65,62 @@ int cts_render_html(const json_t *m, FILE *f);
 extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
 int cts_busy_column(const char *busy);
 int cts_case_order(const json_t *a, const json_t *b);
-/* A matrix's cases in that order (ties by id); malloc'ed, NULL if out of
- * memory.  Each row carries the members the reports read, looked up once
- * ("" where absent or not a string; conformance NULL where there is none). */
-struct cts_row {
-    const char *id;
-    const json_t *c;
-    const char *group, *function, *variant, *direction, *memory, *size_label, *kind, *op_stream, *busy,
-        *status, *symbol, *reason, *conformance;
-    json_int_t size;
-    const json_t *idle, *spec; /* evidence.idle_call_us, spec */
-    int rank[6];               /* api, direction, memory, kind, op stream, busy column */
+/* view.c: one case of a validated matrix as every report reads it (cite,
+ * Markdown, CSV, HTML, diff, check), filled once from the case's JSON.
+ * cts_matrix_load has checked every member read here, so each is present
+ * and typed: a string member that is null is "" (has_symbol, has_reason and
+ * sized tell null from empty where a report shows the difference).  Each
+ * figure is defined once, here (docs/matrix.md, "The case view"). */
+struct cts_case_rank { /* a case's place in each declared list; unknown values last */
+    int api, direction, memory, kind, op_stream, busy;
 };
-struct cts_row *cts_sorted_cases(const json_t *m, size_t *n);
+struct cts_case_view {
+    const char *id;
+    const json_t *c; /* the case's JSON: for cite's per-repetition proof, which the view does not carry */
+    const char *family, *group, *api, *function, *variant, *direction, *memory, *allocator, *size_label,
+        *kind, *copy_kind, *op_stream, *busy, *symbol, *reason;
+    json_int_t size; /* 0 where null */
+    int sized, has_symbol, has_reason;
+    enum cts_status status;
+    struct cts_verdict verdict;           /* null fields NA; rejected NULL where absent */
+    int has_spec;                         /* "spec" is an object */
+    enum cts_conformance conformance;     /* spec.conformance; NONE where null or no spec */
+    const json_t *clauses;                /* spec.clauses (cts_case_clause); empty where no spec */
+    json_int_t repetitions;               /* evidence.repetitions */
+    double idle_us;                       /* evidence.idle_call_us; NAN where null */
+    double call_us;                       /* cts_call_median of the evidence; NAN where no time */
+    double release_to_return_us;          /* cts_json_median of evidence.release_to_return_us */
+    struct cts_case_rank rank;
+};
+void cts_case_view(struct cts_case_view *v, const char *id, const json_t *c);
+/* order.c: the ranks cts_case_order sorts by. */
+struct cts_case_rank cts_case_rank(const struct cts_case_view *v);
+/* Two cases of one group on one row of its table: the same memory, size, copy kind and op stream. */
+int cts_same_call_variant(const struct cts_case_view *a, const struct cts_case_view *b);
+/* One judged clause of a case (i < json_array_size(v->clauses)). */
+enum cts_holds { CTS_HOLDS_NO, CTS_HOLDS_YES, CTS_HOLDS_OPEN };
+struct cts_case_clause {
+    const char *id, *prediction, *about;
+    enum cts_holds holds; /* OPEN: not observable in this case, or left open */
+};
+struct cts_case_clause cts_case_clause(const struct cts_case_view *v, size_t i);
+/* Two verdicts alike: every field, and the rejection (or none) in both. */
+int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b);
+/* The matrix's environment as the reports head it ("" where absent). */
+struct cts_env_view {
+    const char *gpu, *compute_capability, *uuid;
+    const char *driver; /* versions.driver; "unknown" where null */
+    const char *driver_api, *runtime, *toolkit, *default_stream, *schedule, *suite_revision, *date;
+    const json_t *variables; /* settings.environment_variables: a string, or null where unset */
+};
+void cts_env_view(struct cts_env_view *e, const json_t *m);
+/* A matrix's cases in cts_case_order (ties by id); malloc'ed, NULL if out of memory. */
+struct cts_case_view *cts_sorted_cases(const json_t *m, size_t *n);
+/* A name from a table of { name, words } pairs ending in { NULL }; name itself if absent. */
+struct cts_words {
+    const char *name, *words;
+};
+const char *cts_words(const struct cts_words *table, const char *name);
 const char *cts_dir_words(const char *token);
 /* A matrix's string member, "" when absent or not a string; the same one level down. */
 const char *cts_json_str(const json_t *o, const char *key);

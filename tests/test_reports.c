@@ -472,9 +472,72 @@ static void medians(void)
     json_decref(empty);
 }
 
+/* The case view: one case read once, each figure by its one definition.
+ * A wait proven with a longer timeout: its repetitions at two timeouts, of
+ * which the call time takes only those at the case's own (200 us). */
+static void view(void)
+{
+    static const char waited[] =
+        "{\"family\":\"memcpy\",\"group\":\"memcpy_async.h2d\",\"api\":\"memcpy_async\","
+        "\"function\":\"cudaMemcpyAsync\",\"variant\":null,\"direction\":\"h2d\",\"memory\":\"pinned\","
+        "\"size\":4096,\"size_label\":\"4KiB\",\"kind\":\"explicit\",\"op_stream\":\"nonblocking\","
+        "\"busy\":\"hostfn\",\"status\":\"PASS\",\"reason\":null,\"symbol\":\"W\","
+        "\"verdict\":{\"host\":\"waits\",\"op_after\":null,\"third_blocking\":\"held_anyway\","
+        "\"third_nonblocking\":null,\"src\":null,\"dst\":\"complete\",\"rejected\":\"cudaErrorX\"},"
+        "\"evidence\":{\"repetitions\":3,\"idle_call_us\":5.5,\"timeout_us\":200.0,"
+        "\"call_us\":[290.0,924.0,310.0],\"rep_timeout_us\":[200.0,781.0,200.0],"
+        "\"release_to_return_us\":[3.0,null,5.0]},"
+        "\"spec\":{\"conformance\":\"DEVIATES\",\"clauses\":[{\"id\":\"RT-A\",\"prediction\":"
+        "\"guaranteed_not\",\"about\":\"host\",\"holds\":false},{\"id\":\"RT-B\",\"holds\":null}]}}";
+    json_t *c = json_loads(waited, 0, NULL);
+    CHECK(c != NULL);
+    struct cts_case_view v;
+    cts_case_view(&v, "the.id", c);
+    CHECK_STR(v.id, "the.id");
+    CHECK_STR(v.variant, ""); /* null: "" */
+    CHECK(v.sized && v.size == 4096 && v.has_symbol && !v.has_reason);
+    CHECK(v.status == CTS_PASS && v.repetitions == 3);
+    CHECK(v.verdict.host == CTS_HOST_WAITS && v.verdict.op_after == CTS_ORDER_NA);
+    CHECK(v.verdict.third_blocking == CTS_ORDER_HELD_ANYWAY && v.verdict.dst == CTS_DST_COMPLETE);
+    CHECK_STR(v.verdict.rejected, "cudaErrorX");
+    CHECK(v.has_spec && v.conformance == CTS_DEVIATES && json_array_size(v.clauses) == 2);
+    struct cts_case_clause a = cts_case_clause(&v, 0), b = cts_case_clause(&v, 1);
+    CHECK(a.holds == CTS_HOLDS_NO && b.holds == CTS_HOLDS_OPEN);
+    CHECK_STR(a.prediction, "guaranteed_not");
+    CHECK_STR(b.about, "");
+    CHECK(v.idle_us == 5.5);
+    CHECK(v.call_us == 300.0); /* 290 and 310 at 200 us; not 924 (measured at 781 us) */
+    CHECK(v.release_to_return_us == 4.0);
+    /* The sort keys, named: cudaMemcpyAsync's h2d, pinned, explicit, a
+     * non-blocking op stream, the host-function busy column. */
+    CHECK_INT(v.rank.direction, 0);
+    CHECK_INT(v.rank.memory, 1);
+    CHECK_INT(v.rank.kind, 0);
+    CHECK_INT(v.rank.op_stream, 5);
+    CHECK_INT(v.rank.busy, CTS_BUSY_COLUMNS - 1);
+    CHECK(v.rank.api < CTS_API_COUNT);
+    /* Unknown values sort last; a null size is 0, and unsized; null times NAN. */
+    json_object_set_new(c, "memory", json_string("elsewhere"));
+    json_object_set_new(c, "busy", json_string("nowhere"));
+    json_object_set_new(c, "size", json_null());
+    json_object_set_new(json_object_get(c, "evidence"), "idle_call_us", json_null());
+    json_object_set_new(json_object_get(c, "evidence"), "release_to_return_us", json_null());
+    json_object_del(c, "spec");
+    cts_case_view(&v, "the.id", c);
+    CHECK(!v.sized && v.size == 0 && isnan(v.idle_us) && isnan(v.release_to_return_us));
+    CHECK(v.rank.memory == 8 && v.rank.busy == CTS_BUSY_COLUMNS);
+    CHECK(!v.has_spec && v.conformance == CTS_CONF_NONE && json_array_size(v.clauses) == 0);
+    struct cts_verdict x = v.verdict;
+    CHECK(cts_verdict_equal(&v.verdict, &x));
+    x.rejected = NULL;
+    CHECK(!cts_verdict_equal(&v.verdict, &x));
+    json_decref(c);
+}
+
 int main(int argc, char **argv)
 {
     medians();
+    view();
     small();
     hostile();
     if (argc > 1)

@@ -1,0 +1,181 @@
+/* The case view: one case of a validated matrix as every report reads it,
+ * and the figures they quote, each defined once (docs/matrix.md, "The case
+ * view"): the call's time, its idle time, the release-to-return time, and
+ * the one median they are all taken with. */
+#include "report.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cts_json_str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+const char *cts_json_path_str(const json_t *o, const char *a, const char *b)
+{
+    return cts_json_str(json_object_get(o, a), b);
+}
+
+const char *cts_words(const struct cts_words *table, const char *name)
+{
+    for (; table->name; table++)
+        if (!strcmp(table->name, name))
+            return table->words;
+    return name;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..k): the middle one, or the mean of the two middle ones. */
+static double median_of(double *v, size_t k)
+{
+    if (!k)
+        return NAN;
+    qsort(v, k, sizeof *v, cmp_double);
+    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+double cts_json_median(const json_t *a)
+{
+    double v[CTS_MAX_REPEAT];
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(a) && k < CTS_MAX_REPEAT; i++)
+        if (json_is_number(json_array_get(a, i)))
+            v[k++] = json_number_value(json_array_get(a, i));
+    return median_of(v, k);
+}
+
+double cts_call_median(const json_t *ev)
+{
+    const json_t *call = json_object_get(ev, "call_us"), *own = json_object_get(ev, "rep_timeout_us");
+    double timeout = json_number_value(json_object_get(ev, "timeout_us"));
+    if (!json_is_array(own) || json_array_size(own) != json_array_size(call))
+        return cts_json_median(call);
+    /* The repetitions decided at the case's own timeout (a null time among
+     * them counts as one, and gives no number). */
+    double v[CTS_MAX_REPEAT];
+    size_t kept = 0, k = 0;
+    for (size_t i = 0; i < json_array_size(call); i++) {
+        if (json_number_value(json_array_get(own, i)) != timeout)
+            continue;
+        kept++;
+        const json_t *x = json_array_get(call, i);
+        if (json_is_number(x) && k < CTS_MAX_REPEAT)
+            v[k++] = json_number_value(x);
+    }
+    return kept ? median_of(v, k) : cts_json_median(call);
+}
+
+/* The case's string members, "" where null: where each goes in the view. */
+static const struct {
+    const char *key;
+    size_t at;
+} strings[] = {
+    {"family", offsetof(struct cts_case_view, family)},       {"group", offsetof(struct cts_case_view, group)},
+    {"api", offsetof(struct cts_case_view, api)},             {"function", offsetof(struct cts_case_view, function)},
+    {"variant", offsetof(struct cts_case_view, variant)},     {"direction", offsetof(struct cts_case_view, direction)},
+    {"memory", offsetof(struct cts_case_view, memory)},       {"allocator", offsetof(struct cts_case_view, allocator)},
+    {"size_label", offsetof(struct cts_case_view, size_label)}, {"kind", offsetof(struct cts_case_view, kind)},
+    {"copy_kind", offsetof(struct cts_case_view, copy_kind)}, {"op_stream", offsetof(struct cts_case_view, op_stream)},
+    {"busy", offsetof(struct cts_case_view, busy)},           {"symbol", offsetof(struct cts_case_view, symbol)},
+    {"reason", offsetof(struct cts_case_view, reason)},
+};
+
+/* A verdict field's value by its name (cts_*_name), NA where null. */
+static int name_index(const char *(*name)(int), int count, const json_t *v)
+{
+    const char *s = json_string_value(v);
+    for (int i = 1; s && i < count; i++)
+        if (name(i) && !strcmp(name(i), s))
+            return i;
+    return 0;
+}
+static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
+static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
+static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
+static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
+static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
+/* How many values each has, NA included. */
+enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4 };
+
+static struct cts_verdict verdict_of(const json_t *v)
+{
+    return (struct cts_verdict){
+        .host = (enum cts_host)name_index(host_n, HOST_COUNT, json_object_get(v, "host")),
+        .op_after = (enum cts_order)name_index(order_n, ORDER_COUNT, json_object_get(v, "op_after")),
+        .third_blocking = (enum cts_order)name_index(order_n, ORDER_COUNT, json_object_get(v, "third_blocking")),
+        .third_nonblocking =
+            (enum cts_order)name_index(order_n, ORDER_COUNT, json_object_get(v, "third_nonblocking")),
+        .src = (enum cts_src)name_index(src_n, SRC_COUNT, json_object_get(v, "src")),
+        .dst = (enum cts_dst)name_index(dst_n, DST_COUNT, json_object_get(v, "dst")),
+        .rejected = json_string_value(json_object_get(v, "rejected")),
+    };
+}
+
+void cts_case_view(struct cts_case_view *v, const char *id, const json_t *c)
+{
+    const json_t *ev = json_object_get(c, "evidence"), *spec = json_object_get(c, "spec");
+    const json_t *idle = json_object_get(ev, "idle_call_us"), *size = json_object_get(c, "size");
+    memset(v, 0, sizeof *v);
+    v->id = id;
+    v->c = c;
+    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
+        *(const char **)((char *)v + strings[i].at) = cts_json_str(c, strings[i].key);
+    v->sized = json_is_integer(size);
+    v->size = json_integer_value(size);
+    v->has_symbol = json_is_string(json_object_get(c, "symbol"));
+    v->has_reason = json_is_string(json_object_get(c, "reason"));
+    v->status = (enum cts_status)cts_status_parse(cts_json_str(c, "status"));
+    v->verdict = verdict_of(json_object_get(c, "verdict"));
+    v->has_spec = json_is_object(spec);
+    v->conformance = (enum cts_conformance)name_index(conf_n, CONF_COUNT, json_object_get(spec, "conformance"));
+    v->clauses = json_object_get(spec, "clauses"); /* NULL where no spec: json_array_size(NULL) is 0 */
+    v->repetitions = json_integer_value(json_object_get(ev, "repetitions"));
+    v->idle_us = json_is_number(idle) ? json_number_value(idle) : NAN;
+    v->call_us = cts_call_median(ev);
+    v->release_to_return_us = cts_json_median(json_object_get(ev, "release_to_return_us"));
+    v->rank = cts_case_rank(v);
+}
+
+struct cts_case_clause cts_case_clause(const struct cts_case_view *v, size_t i)
+{
+    const json_t *e = json_array_get(v->clauses, i), *h = json_object_get(e, "holds");
+    return (struct cts_case_clause){cts_json_str(e, "id"), cts_json_str(e, "prediction"),
+                                    cts_json_str(e, "about"),
+                                    json_is_true(h) ? CTS_HOLDS_YES : json_is_false(h) ? CTS_HOLDS_NO
+                                                                                       : CTS_HOLDS_OPEN};
+}
+
+int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
+{
+    if (!a->rejected != !b->rejected || (a->rejected && strcmp(a->rejected, b->rejected)))
+        return 0;
+    return a->host == b->host && a->op_after == b->op_after && a->third_blocking == b->third_blocking &&
+           a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst;
+}
+
+void cts_env_view(struct cts_env_view *e, const json_t *m)
+{
+    const json_t *env = json_object_get(m, "environment"), *gpu = json_object_get(env, "gpu");
+    const json_t *ver = json_object_get(env, "versions"), *set = json_object_get(env, "settings");
+    e->gpu = cts_json_str(gpu, "name");
+    e->compute_capability = cts_json_str(gpu, "compute_capability");
+    e->uuid = cts_json_str(gpu, "uuid");
+    e->driver = json_is_string(json_object_get(ver, "driver")) ? cts_json_str(ver, "driver") : "unknown";
+    e->driver_api = cts_json_path_str(ver, "driver_api", "text");
+    e->runtime = cts_json_path_str(ver, "runtime", "text");
+    e->toolkit = cts_json_path_str(ver, "toolkit", "text");
+    e->default_stream = cts_json_str(set, "default_stream");
+    e->schedule = cts_json_str(set, "device_schedule");
+    e->suite_revision = cts_json_str(env, "suite_revision");
+    e->date = cts_json_path_str(m, "run", "date");
+    e->variables = json_object_get(set, "environment_variables");
+}
