@@ -204,19 +204,17 @@ fail:
  * by the hardware queues the driver gave them) run while it is closed. */
 static int selfcheck(struct cts_engine *e)
 {
-    struct cts_selfcheck *sc = &e->selfcheck;
-
-    sc->ran = 1;
-    sc->gate_holds = 1;
-    sc->streams_independent = 1;
+    e->selfcheck.ran = 1;
+    e->selfcheck.gate_holds = 1;
+    e->selfcheck.streams_independent = 1;
     if (selfcheck_marker_idle(e) || selfcheck_streams(e))
         return -1;
-    if (!sc->gate_holds || !sc->streams_independent) {
-        cts_eng_setf(e->broken, "self-check failed: %s", sc->detail);
+    if (!e->selfcheck.gate_holds || !e->selfcheck.streams_independent) {
+        cts_eng_setf(e->broken, "self-check failed: %s", e->selfcheck.detail);
         return -1;
     }
-    cts_eng_setf(sc->detail, "gate holds its stream; markers on 7 independent stream pairs ran (one gate "
-                             "issued from a second host thread)");
+    cts_eng_setf(e->selfcheck.detail, "gate holds its stream; markers on 7 independent stream pairs ran "
+                                      "(one gate issued from a second host thread)");
     return 0;
 }
 
