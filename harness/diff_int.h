@@ -1,0 +1,71 @@
+/* What diff's files share.  sync-cts diff is split by job:
+ *   diff.c         the options, the matrices read case by case into summaries, the
+ *                  comparison (classification, groups), the output written, the command
+ *   diff_render.c  what is shown of a case, the environments side by side, and the
+ *                  comparison rendered as text, Markdown or CSV
+ */
+#ifndef CTS_DIFF_INT_H
+#define CTS_DIFF_INT_H
+
+#include "report.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum group { G_REGRESSED, G_FIXED, G_NEW_NOTSUPP, G_OLD_NOTSUPP, G_CHANGED, G_ONLY_A, G_ONLY_B, G_COUNT };
+
+/* What diff keeps of a case. */
+struct dcase {
+    const char *id, *symbol; /* symbol NULL where null */
+    const char *rejected;    /* verdict.rejected; NULL where absent */
+    double call;             /* the median of evidence.call_us; NAN if none */
+    signed char status;      /* enum cts_status */
+    signed char conf;        /* enum cts_conformance: 0 where null or there is no spec */
+    unsigned char has_spec;  /* "spec" is an object */
+    unsigned char verdict[6]; /* the verdict_keys fields: indices into their names, 0 for null */
+};
+
+struct change {
+    const char *id;
+    const struct dcase *a, *b; /* the case in the baseline and in the later matrix; NULL where absent */
+    enum group group;
+};
+
+/* The baseline against one later matrix. */
+struct comparison {
+    int later; /* index of the later matrix: 1 is B */
+    struct change *v;
+    size_t n;
+    size_t count[G_COUNT];
+};
+
+struct env_table {
+    size_t rows, cols;
+    char **label;  /* [rows] */
+    char **cell;   /* [rows * cols] */
+    int *differs;  /* [rows] */
+};
+
+struct dmatrix; /* diff.c's: one matrix, summarized */
+struct diff_doc {
+    size_t nm;
+    const char *const *paths;
+    struct dmatrix *dm;
+    json_t **m; /* each matrix without its cases */
+    struct env_table env;
+    struct comparison *cmp; /* [nm - 1] */
+};
+
+/* The functions and the flag the files share (each is described where it is defined). */
+/* diff.c */
+const char *cts_diff_status_of(const struct dcase *c);
+const char *cts_diff_conformance(const struct dcase *c);
+/* diff_render.c */
+extern int cts_diff_oom;
+int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm);
+void cts_diff_env_table_free(struct env_table *t);
+void cts_diff_render_text(const struct diff_doc *d, FILE *f);
+void cts_diff_render_md(const struct diff_doc *d, FILE *f);
+void cts_diff_render_csv(const struct diff_doc *d, FILE *f);
+
+#endif

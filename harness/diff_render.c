@@ -1,0 +1,428 @@
+/* sync-cts diff: the comparison shown (diff.c reads and compares the
+ * matrices): each changed case's outcome and note, the environments side by
+ * side, and the whole as text, Markdown or CSV.  Strings come from dupf, which
+ * sets cts_diff_oom where memory ran out; nothing is written then. */
+#define _GNU_SOURCE
+#include "diff_int.h"
+#include "report.h"
+#include "spec.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const group_names[G_COUNT] = {
+    "regressed", "fixed", "newly NOTSUPP", "no longer NOTSUPP", "changed", "only in A", "only in B"};
+
+/* The verdict fields, in the order the matrix writes them (sorted), and their names. */
+static const char *const verdict_keys[6] = {"dst", "host", "op_after", "src", "third_blocking", "third_nonblocking"};
+static const char *vname(int field, int i)
+{
+    switch (field) {
+    case 0: return cts_dst_name((enum cts_dst)i);
+    case 1: return cts_host_name((enum cts_host)i);
+    case 3: return cts_src_name((enum cts_src)i);
+    default: return cts_order_name((enum cts_order)i);
+    }
+}
+
+int cts_diff_oom; /* set when a string could not be allocated; checked before anything is written */
+
+/* A formatted string to free; NULL (and cts_diff_oom) if memory ran out. */
+static char *dupf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0) {
+        s = NULL;
+        cts_diff_oom = 1;
+    }
+    va_end(ap);
+    return s;
+}
+#define S(x) ((x) ? (x) : "")
+
+static const char *str(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* ---- what is shown of a case --------------------------------------------- */
+
+/* "W" for a PASS with a symbol, else the status and any symbol ("VARIES A/W",
+ * "FAIL"); the conformance in brackets where there is one.  "absent" for no case. */
+static char *outcome(const struct dcase *c)
+{
+    if (!c)
+        return dupf("absent");
+    const char *st = S(cts_diff_status_of(c)), *sym = c->symbol, *cf = cts_diff_conformance(c);
+    char *base = !strcmp(st, "PASS") && sym ? dupf("%s", sym) : dupf("%s%s%s", st, sym ? " " : "", S(sym));
+    if (!cf)
+        return base;
+    char *s = dupf("%s [%s]", S(base), cf);
+    free(base);
+    return s;
+}
+
+static char *call_text(const struct dcase *c)
+{
+    double t = c ? c->call : NAN;
+    return isnan(t) ? dupf("-") : dupf("%.1f us", t);
+}
+
+/* A JSON scalar as text: "-" for null or absent. */
+static char *value_text(const json_t *v)
+{
+    if (!v || json_is_null(v))
+        return dupf("-");
+    if (json_is_string(v))
+        return dupf("%s", json_string_value(v));
+    if (json_is_integer(v))
+        return dupf("%lld", (long long)json_integer_value(v));
+    if (json_is_real(v))
+        return dupf("%g", json_real_value(v));
+    if (json_is_boolean(v))
+        return dupf("%s", json_is_true(v) ? "true" : "false");
+    if (json_is_string(json_object_get(v, "text"))) /* versions: {"number": 13000, "text": "13.0"} */
+        return dupf("%s", str(v, "text"));
+    char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    if (!s)
+        cts_diff_oom = 1;
+    return s;
+}
+
+/* Context for a changed case: the call time on both sides, and each verdict
+ * field (in the matrix's order) that has a value on both sides and differs
+ * ("host: waits -> returns"; a field that is null, because the call waited
+ * or repetitions disagreed on it, is already told by the symbol). */
+static char *note(const struct change *ch, const char *arrow)
+{
+    char *ta = call_text(ch->a), *tb = call_text(ch->b);
+    char *s = !ch->a ? dupf("call %s", S(tb)) : !ch->b ? dupf("call %s", S(ta))
+                                                       : dupf("call %s %s %s", S(ta), arrow, S(tb));
+    free(ta);
+    free(tb);
+    for (int k = 0; ch->a && ch->b && k < 6; k++) {
+        if (k == 3 && ch->a->rejected && ch->b->rejected && strcmp(ch->a->rejected, ch->b->rejected)) {
+            char *t = dupf("%s; rejected: %s %s %s", S(s), ch->a->rejected, arrow, ch->b->rejected);
+            free(s);
+            s = t; /* (between op_after and src, as the matrix orders them) */
+        }
+        int x = ch->a->verdict[k], y = ch->b->verdict[k];
+        if (!x || !y || x == y)
+            continue;
+        char *t = dupf("%s; %s: %s %s %s", S(s), verdict_keys[k], vname(k, x), arrow, vname(k, y));
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+/* ---- the environment, side by side --------------------------------------- */
+
+/* A value by its dotted path from the matrix root; NULL where absent. */
+static json_t *lookup(json_t *m, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    for (char *k = strtok_r(buf, ".", &save); k && m; k = strtok_r(NULL, ".", &save))
+        m = json_object_get(m, k);
+    return m;
+}
+
+/* run.counts as "PASS 18724, VARIES 31, ..." in status order, zeros left out. */
+static char *counts_text(const json_t *counts)
+{
+    if (!json_is_object(counts))
+        return dupf("-");
+    char *s = NULL;
+    for (int st = 0; st < CTS_STATUS_COUNT; st++) {
+        json_int_t n = json_integer_value(json_object_get(counts, cts_status_name(st)));
+        if (n <= 0)
+            continue;
+        char *t = dupf("%s%s%s %lld", S(s), s ? ", " : "", cts_status_name(st), (long long)n);
+        free(s);
+        s = t;
+    }
+    return s ? s : dupf("none");
+}
+
+static void env_add_row(struct env_table *t, const char *label, json_t **m, const char *path, const char *var)
+{
+    size_t r = t->rows++;
+    t->label[r] = dupf("%s", label);
+    t->differs[r] = 0;
+    for (size_t c = 0; c < t->cols; c++) {
+        char *v;
+        if (var)
+            v = value_text(json_object_get(lookup(m[c], "environment.settings.environment_variables"), var));
+        else if (!strcmp(path, "run.counts"))
+            v = counts_text(lookup(m[c], path));
+        else
+            v = value_text(lookup(m[c], path));
+        t->cell[r * t->cols + c] = v;
+        if (c && strcmp(S(v), S(t->cell[r * t->cols])))
+            t->differs[r] = 1;
+    }
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm)
+{
+    static const struct {
+        const char *label, *path;
+    } before[] = {{"GPU", "environment.gpu.name"},
+                  {"driver", "environment.versions.driver"},
+                  {"driver API", "environment.versions.driver_api"},
+                  {"runtime", "environment.versions.runtime"},
+                  {"default stream", "environment.settings.default_stream"},
+                  {"device schedule", "environment.settings.device_schedule"}},
+      after[] = {{"suite revision", "environment.suite_revision"}, {"date", "run.date"}, {"counts", "run.counts"}};
+    const size_t nb = sizeof before / sizeof *before, na = sizeof after / sizeof *after;
+
+    /* The CUDA_* variables set in any of the matrices, once each, sorted. */
+    json_t *vars = json_object();
+    if (!vars)
+        return -1;
+    for (size_t i = 0; i < nm; i++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(lookup(m[i], "environment.settings.environment_variables"), k, v)
+            if (!strncmp(k, "CUDA_", 5) && !json_is_null(v))
+                json_object_set(vars, k, json_true());
+    }
+    size_t nv = json_object_size(vars), j = 0;
+    const char **names = calloc(nv + 1, sizeof *names);
+    memset(t, 0, sizeof *t);
+    t->cols = nm;
+    t->label = calloc(nb + nv + na, sizeof *t->label);
+    t->cell = calloc((nb + nv + na) * nm, sizeof *t->cell);
+    t->differs = calloc(nb + nv + na, sizeof *t->differs);
+    if (!names || !t->label || !t->cell || !t->differs) {
+        free(names);
+        json_decref(vars);
+        return -1;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(vars, k, v)
+        names[j++] = k;
+    qsort(names, nv, sizeof *names, cmp_str);
+    for (size_t i = 0; i < nb; i++)
+        env_add_row(t, before[i].label, m, before[i].path, NULL);
+    for (size_t i = 0; i < nv; i++)
+        env_add_row(t, names[i], m, NULL, names[i]);
+    for (size_t i = 0; i < na; i++)
+        env_add_row(t, after[i].label, m, after[i].path, NULL);
+    free(names);
+    json_decref(vars);
+    return 0;
+}
+
+void cts_diff_env_table_free(struct env_table *t)
+{
+    for (size_t r = 0; r < t->rows; r++) {
+        free(t->label[r]);
+        for (size_t c = 0; c < t->cols; c++)
+            free(t->cell[r * t->cols + c]);
+    }
+    free(t->label);
+    free(t->cell);
+    free(t->differs);
+}
+
+/* ---- rendering ------------------------------------------------------------- */
+
+static char letter(size_t i) { return (char)('A' + i); }
+
+/* "only in B" names the later matrix by its letter in text and Markdown. */
+static const char *group_title(enum group g, size_t later, char *buf, size_t len)
+{
+    if (g != G_ONLY_B)
+        return group_names[g];
+    snprintf(buf, len, "only in %c", letter(later));
+    return buf;
+}
+
+static size_t total_changed(const struct comparison *c) { return c->n; }
+
+void cts_diff_render_text(const struct diff_doc *d, FILE *f)
+{
+    for (size_t i = 0; i < d->nm; i++)
+        fprintf(f, "%c  %s%s\n", letter(i), d->paths[i], i ? "" : "  (baseline)");
+    /* The environment: label column, then one column per matrix; '*' marks rows that differ. */
+    const struct env_table *t = &d->env;
+    int lw = 0, *cw = calloc(t->cols, sizeof *cw);
+    if (!cw) {
+        cts_diff_oom = 1;
+        return;
+    }
+    for (size_t r = 0; r < t->rows; r++) {
+        lw = (int)strlen(S(t->label[r])) > lw ? (int)strlen(S(t->label[r])) : lw;
+        for (size_t c = 0; c < t->cols; c++) {
+            int w = (int)strlen(S(t->cell[r * t->cols + c]));
+            cw[c] = w > cw[c] ? w : cw[c];
+        }
+    }
+    fprintf(f, "\n  %-*s", lw, "");
+    for (size_t c = 0; c < t->cols; c++)
+        fprintf(f, "  %-*c", c + 1 < t->cols ? cw[c] : 0, letter(c));
+    fputc('\n', f);
+    for (size_t r = 0; r < t->rows; r++) {
+        fprintf(f, "%c %-*s", t->differs[r] ? '*' : ' ', lw, S(t->label[r]));
+        for (size_t c = 0; c < t->cols; c++)
+            fprintf(f, "  %-*s", c + 1 < t->cols ? cw[c] : 0, S(t->cell[r * t->cols + c]));
+        fputc('\n', f);
+    }
+    fputs("(* differs)\n", f);
+    free(cw);
+
+    for (size_t k = 0; k + 1 < d->nm; k++) {
+        const struct comparison *cmp = &d->cmp[k];
+        char title[32];
+        fprintf(f, "\nA -> %c: %zu case%s changed\n ", letter(cmp->later), total_changed(cmp),
+                total_changed(cmp) == 1 ? "" : "s");
+        for (int g = 0; g < G_COUNT; g++)
+            fprintf(f, " %s %zu%s", group_title(g, cmp->later, title, sizeof title), cmp->count[g],
+                    g + 1 < G_COUNT ? "," : "\n");
+        for (size_t i = 0; i < cmp->n;) {
+            enum group g = cmp->v[i].group;
+            size_t end = i, idw = 0;
+            while (end < cmp->n && cmp->v[end].group == g) {
+                size_t w = strlen(cmp->v[end].id);
+                idw = w > idw ? w : idw;
+                end++;
+            }
+            fprintf(f, "\n%s (%zu)\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
+            for (; i < end; i++) {
+                const struct change *ch = &cmp->v[i];
+                char *oa = outcome(ch->a), *ob = outcome(ch->b), *nt = note(ch, "->");
+                if (ch->a && ch->b)
+                    fprintf(f, "  %-*s  %s -> %s  (%s)\n", (int)idw, ch->id, S(oa), S(ob), S(nt));
+                else
+                    fprintf(f, "  %-*s  %s  (%s)\n", (int)idw, ch->id, S(ch->a ? oa : ob), S(nt));
+                free(oa);
+                free(ob);
+                free(nt);
+            }
+        }
+    }
+}
+
+/* A Markdown table cell: text from the matrices, escaped (cts_md_text). */
+static void md_cell(FILE *f, const char *s)
+{
+    fputs("| ", f);
+    cts_md_text(f, S(s));
+    fputc(' ', f);
+}
+
+/* outcome() as a table cell: the symbol (from the matrix) escaped, the
+ * status and conformance (known names) and the brackets as they are. */
+static void md_outcome(FILE *f, const struct dcase *c)
+{
+    fputs("| ", f);
+    if (!c) {
+        fputs("absent ", f);
+        return;
+    }
+    const char *st = S(cts_diff_status_of(c)), *cf = cts_diff_conformance(c);
+    if (strcmp(st, "PASS") || !c->symbol)
+        fprintf(f, "%s%s", st, c->symbol ? " " : "");
+    if (c->symbol)
+        cts_md_text(f, c->symbol);
+    if (cf)
+        fprintf(f, " [%s]", cf);
+    fputc(' ', f);
+}
+
+void cts_diff_render_md(const struct diff_doc *d, FILE *f)
+{
+    fputs("# sync-cts diff\n\n", f);
+    for (size_t i = 0; i < d->nm; i++) {
+        fprintf(f, "- **%c**%s: ", letter(i), i ? "" : " (baseline)");
+        cts_md_code(f, d->paths[i], 0);
+        fputc('\n', f);
+    }
+    fputs("\n", f);
+    const struct env_table *t = &d->env;
+    md_cell(f, "");
+    for (size_t c = 0; c < t->cols; c++) {
+        char l[2] = {letter(c), 0};
+        md_cell(f, l);
+    }
+    md_cell(f, "differs");
+    fputs("|\n", f);
+    for (size_t c = 0; c < t->cols + 2; c++)
+        fputs("|---", f);
+    fputs("|\n", f);
+    for (size_t r = 0; r < t->rows; r++) {
+        md_cell(f, t->label[r]);
+        for (size_t c = 0; c < t->cols; c++)
+            md_cell(f, t->cell[r * t->cols + c]);
+        md_cell(f, t->differs[r] ? "yes" : "");
+        fputs("|\n", f);
+    }
+    for (size_t k = 0; k + 1 < d->nm; k++) {
+        const struct comparison *cmp = &d->cmp[k];
+        char title[32], lb[2] = {letter(cmp->later), 0};
+        fprintf(f, "\n## A → %s: %zu case%s changed\n\n| group | cases |\n|---|---:|\n", lb, total_changed(cmp),
+                total_changed(cmp) == 1 ? "" : "s");
+        for (int g = 0; g < G_COUNT; g++)
+            fprintf(f, "| %s | %zu |\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
+        for (size_t i = 0; i < cmp->n; i++) {
+            const struct change *ch = &cmp->v[i];
+            if (i == 0 || cmp->v[i - 1].group != ch->group)
+                fprintf(f, "\n### %s (%zu)\n\n| case | A | %s | note |\n|---|---|---|---|\n",
+                        group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group], lb);
+            char *nt = note(ch, "→");
+            fputs("| ", f);
+            cts_md_code(f, ch->id, 1);
+            fputc(' ', f);
+            md_outcome(f, ch->a);
+            md_outcome(f, ch->b);
+            md_cell(f, nt); /* known names and numbers only */
+            fputs("|\n", f);
+            free(nt);
+        }
+    }
+}
+
+/* One CSV field and what ends it. */
+static void csv_field(FILE *f, const char *s, int last)
+{
+    cts_csv_text(f, S(s));
+    fputs(last ? "\r\n" : ",", f);
+}
+
+void cts_diff_render_csv(const struct diff_doc *d, FILE *f)
+{
+    static const char *const head[] = {"group",    "id",       "status_a",      "status_b",
+                                       "symbol_a", "symbol_b", "conformance_a", "conformance_b"};
+    int many = d->nm > 2;
+    if (many)
+        csv_field(f, "matrix", 0);
+    for (int i = 0; i < 8; i++)
+        csv_field(f, head[i], i == 7);
+    for (size_t k = 0; k + 1 < d->nm; k++) {
+        const struct comparison *cmp = &d->cmp[k];
+        for (size_t i = 0; i < cmp->n; i++) {
+            const struct change *ch = &cmp->v[i];
+            if (many)
+                csv_field(f, d->paths[cmp->later], 0);
+            csv_field(f, group_names[ch->group], 0); /* "only in B": B is the later matrix */
+            csv_field(f, ch->id, 0);
+            csv_field(f, cts_diff_status_of(ch->a), 0);
+            csv_field(f, cts_diff_status_of(ch->b), 0);
+            csv_field(f, ch->a ? ch->a->symbol : NULL, 0);
+            csv_field(f, ch->b ? ch->b->symbol : NULL, 0);
+            csv_field(f, cts_diff_conformance(ch->a), 0);
+            csv_field(f, cts_diff_conformance(ch->b), 1);
+        }
+    }
+}
