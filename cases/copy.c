@@ -101,10 +101,12 @@ static const struct {
 
 /* cudaMemcpyBatchAsync's variants: the source access order of its one copy. */
 static const char *const batch_variants[] = {"stream", "during_call", "any"};
+#if CUDART_VERSION >= 12080 /* below, the batch cases are NOTSUPP (cts_need_runtime) */
 static const enum cudaMemcpySrcAccessOrder batch_orders[] = {
     cudaMemcpySrcAccessOrderStream, cudaMemcpySrcAccessOrderDuringApiCall,
     cudaMemcpySrcAccessOrderAny,
 };
+#endif
 
 static const enum cts_mem host_kinds[] = {CTS_MEM_PAGEABLE, CTS_MEM_PINNED, CTS_MEM_MANAGED};
 static const enum cts_mem device_kinds[] = {CTS_MEM_DEVICE, CTS_MEM_MANAGED};
@@ -368,7 +370,9 @@ static int issue_3d(const struct cts_case *c, const struct cts_call *call, const
                       error);
 }
 
-/* cudaMemcpyBatchAsync with one copy, in the source access order the variant names. */
+/* cudaMemcpyBatchAsync with one copy, in the source access order the variant names.
+ * 12.8-12.9 take non-const sources and a failIdx before the stream (13.0 dropped it). */
+#if CUDART_VERSION >= 12080
 static int issue_batch(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     cudaStream_t s = (cudaStream_t)call->stream;
@@ -382,8 +386,15 @@ static int issue_batch(const struct cts_case *c, const struct cts_call *call, co
     for (size_t v = 0; v < sizeof batch_variants / sizeof *batch_variants; v++)
         if (c->variant && strcmp(c->variant, batch_variants[v]) == 0)
             attr.srcAccessOrder = batch_orders[v];
+#if CUDART_VERSION >= 13000
     return cts_result(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idx, 1, s), error);
+#else
+    size_t fail = 0;
+    return cts_result(cudaMemcpyBatchAsync(dsts, (void **)srcs, sizes, 1, &attr, idx, 1, &fail, s),
+                      error);
+#endif
 }
+#endif
 
 /* The driver API's copies (cuMemcpy*). */
 static int issue_driver(const struct cts_case *c, const struct cts_call *call, const char **error)
@@ -462,7 +473,9 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         return cts_result(cudaMemcpy2DFromArray(dst, w, array, 0, 0, w, h, k), error);
     case CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC:
         return cts_result(cudaMemcpy2DFromArrayAsync(dst, w, array, 0, 0, w, h, k, s), error);
+#if CUDART_VERSION >= 12080
     case CTS_API_MEMCPY_BATCH_ASYNC: return issue_batch(c, call, error);
+#endif
     default: return issue_driver(c, call, error);
     }
 }

@@ -10,7 +10,13 @@
  * global again.  Attaching singly to the NULL (legacy) stream is illegal: it
  * is tested as a rejection (RT-ATTACH-NULL-STREAM).  Driver 580.159.04
  * rejects the handle 0 (cudaErrorInvalidValue) but accepts cudaStreamLegacy,
- * the same stream: the op_legacy cases deviate (waivers.json). */
+ * the same stream: the op_legacy cases deviate (waivers.json).
+ *
+ * The prefetches and advice take a cudaMemLocation: cudaMemPrefetchAsync and
+ * cudaMemAdvise since 13.0, cudaMemPrefetchAsync_v2 and cudaMemAdvise_v2 in
+ * 12.2-12.9 (PREFETCH, ADVISE below).  Built against 12.0-12.1, which have
+ * neither, those cases are NOTSUPP (apis.def's `since`, cts_need_runtime) and
+ * the family places its memory with the older form (a device ordinal). */
 #include "../harness/cts.h"
 #include "../harness/family.h"
 #include "../harness/spec.h"
@@ -19,6 +25,14 @@
 #include <stdio.h>
 
 #define BYTES (16u << 20)
+
+#if CUDART_VERSION >= 13000
+#define PREFETCH cudaMemPrefetchAsync
+#define ADVISE cudaMemAdvise
+#elif CUDART_VERSION >= 12020
+#define PREFETCH cudaMemPrefetchAsync_v2
+#define ADVISE cudaMemAdvise_v2
+#endif
 
 static const enum cts_api apis[] = {
     CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC, CTS_API_MEM_PREFETCH_TO_HOST_ASYNC,
@@ -57,6 +71,7 @@ static int needs(const struct cts_case *c, char *why, size_t len)
 
 static void *memory;
 
+#ifdef PREFETCH
 static struct cudaMemLocation device_location(void)
 {
     struct cudaMemLocation loc = {cudaMemLocationTypeDevice, 0};
@@ -64,11 +79,23 @@ static struct cudaMemLocation device_location(void)
     return loc;
 }
 
-static cudaError_t place(struct cudaMemLocation loc)
+/* The memory prefetched to the host (on_host) or to the current device. */
+static cudaError_t place(int on_host)
 {
-    cudaError_t err = cudaMemPrefetchAsync(memory, BYTES, loc, 0, (cudaStream_t)0);
+    struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+    cudaError_t err = PREFETCH(memory, BYTES, on_host ? host : device_location(), 0, (cudaStream_t)0);
     return err == cudaSuccess ? cudaStreamSynchronize((cudaStream_t)0) : err;
 }
+#else /* 12.0-12.1: the older form */
+static cudaError_t place(int on_host)
+{
+    int dev = cudaCpuDeviceId;
+    if (!on_host)
+        (void)cudaGetDevice(&dev);
+    cudaError_t err = cudaMemPrefetchAsync(memory, BYTES, dev, (cudaStream_t)0);
+    return err == cudaSuccess ? cudaStreamSynchronize((cudaStream_t)0) : err;
+}
+#endif
 
 static int prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
@@ -76,26 +103,28 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     cudaError_t err = cudaSuccess;
     if (!memory && (err = cudaMallocManaged(&memory, BYTES, cudaMemAttachGlobal)) != cudaSuccess)
         return cts_result(err, error);
-    struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
-    return cts_result(place(c->api == CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC ? host : device_location()),
-                  error);
+    return cts_result(place(c->api == CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC), error);
 }
 
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     cudaStream_t st = (cudaStream_t)call->stream;
+#ifdef PREFETCH
     struct cudaMemLocation dev = device_location(), host = {cudaMemLocationTypeHost, 0};
+#endif
     switch (c->api) {
+#ifdef PREFETCH
     case CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC:
-        return cts_result(cudaMemPrefetchAsync(memory, c->size, dev, 0, st), error);
+        return cts_result(PREFETCH(memory, c->size, dev, 0, st), error);
     case CTS_API_MEM_PREFETCH_TO_HOST_ASYNC:
-        return cts_result(cudaMemPrefetchAsync(memory, c->size, host, 0, st), error);
+        return cts_result(PREFETCH(memory, c->size, host, 0, st), error);
     case CTS_API_MEM_ADVISE_READ_MOSTLY:
-        return cts_result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetReadMostly, dev), error);
+        return cts_result(ADVISE(memory, c->size, cudaMemAdviseSetReadMostly, dev), error);
     case CTS_API_MEM_ADVISE_PREFERRED_LOCATION:
-        return cts_result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetPreferredLocation, dev), error);
+        return cts_result(ADVISE(memory, c->size, cudaMemAdviseSetPreferredLocation, dev), error);
     case CTS_API_MEM_ADVISE_ACCESSED_BY:
-        return cts_result(cudaMemAdvise(memory, c->size, cudaMemAdviseSetAccessedBy, dev), error);
+        return cts_result(ADVISE(memory, c->size, cudaMemAdviseSetAccessedBy, dev), error);
+#endif
     case CTS_API_STREAM_ATTACH_MEM_ASYNC:
         return cts_result(cudaStreamAttachMemAsync(st, memory, 0, cudaMemAttachSingle), error);
     default:
@@ -107,18 +136,22 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
 static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
     (void)s;
+#ifdef PREFETCH
     struct cudaMemLocation dev = device_location();
+#endif
     cudaError_t err = cudaSuccess;
     switch (c->api) {
+#ifdef PREFETCH
     case CTS_API_MEM_ADVISE_READ_MOSTLY:
-        err = cudaMemAdvise(memory, BYTES, cudaMemAdviseUnsetReadMostly, dev);
+        err = ADVISE(memory, BYTES, cudaMemAdviseUnsetReadMostly, dev);
         break;
     case CTS_API_MEM_ADVISE_PREFERRED_LOCATION:
-        err = cudaMemAdvise(memory, BYTES, cudaMemAdviseUnsetPreferredLocation, dev);
+        err = ADVISE(memory, BYTES, cudaMemAdviseUnsetPreferredLocation, dev);
         break;
     case CTS_API_MEM_ADVISE_ACCESSED_BY:
-        err = cudaMemAdvise(memory, BYTES, cudaMemAdviseUnsetAccessedBy, dev);
+        err = ADVISE(memory, BYTES, cudaMemAdviseUnsetAccessedBy, dev);
         break;
+#endif
     case CTS_API_STREAM_ATTACH_MEM_ASYNC:
         err = cudaStreamAttachMemAsync((cudaStream_t)0, memory, 0, cudaMemAttachGlobal);
         if (err == cudaSuccess)

@@ -8,7 +8,9 @@
 struct cts_driver cts_drv;
 
 /* Each entry: its name and where its pointer goes.  The ABI version asked
- * for is 12.0: every function here has had its current signature since. */
+ * for is 12.0: every function here has had its current signature since.
+ * (Built against a runtime before 12.5, which lacks ..._ByVersion, the
+ * version is that runtime's own, 12.0-12.4: the same signatures.) */
 static const struct {
     const char *name;
     size_t offset;
@@ -34,10 +36,14 @@ int cts_driver_load(char *why, size_t len)
     for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
         void *fn = NULL;
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
         cudaError_t err = cudaGetDriverEntryPointByVersion(entries[i].name, &fn, 12000,
                                                            cudaEnableDefault, &q);
+#else /* no ByVersion before 12.5: the version of the runtime built against (12.x) */
+        cudaError_t err = cudaGetDriverEntryPoint(entries[i].name, &fn, cudaEnableDefault, &q);
+#endif
         if (err != cudaSuccess && err != cudaErrorSymbolNotFound) {
-            snprintf(why, len, "cudaGetDriverEntryPointByVersion(%s) returned %s", entries[i].name,
+            snprintf(why, len, CTS_DRIVER_LOOKUP "(%s) returned %s", entries[i].name,
                      cudaGetErrorName(err));
             (void)cudaGetLastError();
             return -1;

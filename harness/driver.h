@@ -6,6 +6,15 @@
 #define CTS_DRIVER_H
 
 #include <cuda.h>
+#include <cuda_runtime_api.h>
+
+/* The runtime call that looks the functions up, as messages name it:
+ * cudaGetDriverEntryPointByVersion appeared in 12.5. */
+#if CUDART_VERSION >= 12050
+#define CTS_DRIVER_LOOKUP "cudaGetDriverEntryPointByVersion"
+#else
+#define CTS_DRIVER_LOOKUP "cudaGetDriverEntryPoint"
+#endif
 
 struct cts_driver {
     CUresult (*cuGetErrorName)(CUresult, const char **);

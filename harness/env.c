@@ -3,7 +3,8 @@
  * Driver version string: NVML, loaded with dlopen so the program starts on a
  * machine without it.  Driver API: reached through
  * cudaGetDriverEntryPointByVersion (the non-deprecated form of
- * cudaGetDriverEntryPoint in CUDA 13), so the binary never links libcuda. */
+ * cudaGetDriverEntryPoint in CUDA 13; that one where built against a runtime
+ * before 12.5), so the binary never links libcuda. */
 #define _GNU_SOURCE
 #include "report.h"
 
@@ -195,7 +196,11 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
     {
         void *fn = NULL;
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
         ECHECK(cudaGetDriverEntryPointByVersion("cuCtxGetFlags", &fn, 12000, cudaEnableDefault, &q));
+#else /* built against 12.0-12.4 (harness/driver.c) */
+        ECHECK(cudaGetDriverEntryPoint("cuCtxGetFlags", &fn, cudaEnableDefault, &q));
+#endif
         context_schedule(set, fn, q);
     }
     if (nv && json_object_get(nv, "persistence_mode"))

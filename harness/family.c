@@ -1,4 +1,5 @@
 #include "family.h"
+#include "cts.h"
 #include "driver.h"
 
 #include <stdio.h>
@@ -27,6 +28,17 @@ int cts_need_attribute(enum cudaDeviceAttr a, const char *name, char *why, size_
     return 0;
 }
 
+int cts_need_runtime(const struct cts_case *c, char *why, size_t len)
+{
+    int since = cts_api_since(c->api);
+    if (since <= CUDART_VERSION)
+        return 0;
+    snprintf(why, len, "not in runtime %d.%d: %s (the form called here) appeared in %d.%d",
+             CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, cts_api_function(c->api),
+             since / 1000, since % 1000 / 10);
+    return -1;
+}
+
 int cts_driver_result(CUresult r, const char **error)
 {
     *error = cts_driver_error_name(r);
@@ -37,7 +49,7 @@ int cts_need_driver(const char *name, char *why, size_t len)
 {
     if (!cts_driver_missing(name))
         return 0;
-    snprintf(why, len, "%s was not found through cudaGetDriverEntryPointByVersion", name);
+    snprintf(why, len, "%s was not found through " CTS_DRIVER_LOOKUP, name);
     return -1;
 }
 

@@ -6,6 +6,8 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
+struct cts_case;
+
 /* For issue/prepare/cleanup: 0 on cudaSuccess, else 1, with the error's name in *error. */
 int cts_result(cudaError_t err, const char **error);
 /* For needs(): 0 if the current device's attribute `a` (called `name`) is
@@ -20,5 +22,10 @@ int cts_need_driver(const char *name, char *why, size_t len);
 /* For needs(): 0 if cudaDriverGetVersion reports at least `version`
  * (e.g. 12080 for 12.8); else -1 with why, naming `what` needs it. */
 int cts_need_driver_version(int version, const char *what, char *why, size_t len);
+/* Every case, before its family's needs(): 0 if the runtime built against
+ * (CUDART_VERSION) has the form of the call the case makes (apis.def's
+ * `since`); else -1 with why ("not in runtime 12.0: cudaMemcpyBatchAsync
+ * appeared in 12.8").  The case stays in the table, NOTSUPP. */
+int cts_need_runtime(const struct cts_case *c, char *why, size_t len);
 
 #endif

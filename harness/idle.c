@@ -2,6 +2,7 @@
  * the case's timeout and window (cts_engine_run_case). */
 #define _GNU_SOURCE
 #include "engine_int.h"
+#include "family.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@ static const char *missing_need(struct cts_engine *e, const struct cts_case *c, 
         return e->notsupp[*src];
     if (*dst >= 0 && e->notsupp[*dst][0])
         return e->notsupp[*dst];
+    if (cts_need_runtime(c, e->need_why, sizeof e->need_why))
+        return e->need_why;
     if (c->family->needs && c->family->needs(c, e->need_why, sizeof e->need_why))
         return e->need_why;
     return NULL;

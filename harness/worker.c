@@ -25,7 +25,10 @@ static void emit(FILE *f, json_t *j)
 static int sticky(cudaError_t e)
 {
     switch (e) {
-    case cudaErrorContained: case cudaErrorIllegalAddress: case cudaErrorLaunchTimeout:
+#if CUDART_VERSION >= 12080 /* not in the older runtimes' headers */
+    case cudaErrorContained:
+#endif
+    case cudaErrorIllegalAddress: case cudaErrorLaunchTimeout:
     case cudaErrorHardwareStackError: case cudaErrorIllegalInstruction: case cudaErrorMisalignedAddress:
     case cudaErrorInvalidAddressSpace: case cudaErrorInvalidPc: case cudaErrorLaunchFailure:
     case cudaErrorExternalDevice: case cudaErrorAssert: case cudaErrorECCUncorrectable:
