@@ -1,8 +1,11 @@
 /* The case table: its size, its ids, and what the generator must not emit. */
 #include "check.h"
 #include "cts.h"
+#include "family.h"
 #include "spec.h"
 
+#include <cuda_runtime_api.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static int count_in(const char *glob, const char *family, const char *group)
@@ -246,6 +249,29 @@ int main(void)
     }
     CHECK(cts_api_takes_stream(CTS_API_CU_MEMSET_D2D16_ASYNC));
     CHECK(!cts_api_takes_stream(CTS_API_MEMSET3D));
+
+    /* Built against an older runtime (CTS_CUDA_RUNTIME), a case whose call
+     * is newer is NOTSUPP, saying so; the table is the same either way. */
+    {
+        char why[256], want[128];
+        snprintf(want, sizeof want, "not in runtime %d.%d: ", CUDART_VERSION / 1000,
+                 CUDART_VERSION % 1000 / 10);
+        for (size_t i = 0; i < n; i++) {
+            why[0] = '\0';
+            int r = cts_need_runtime(&all[i], why, sizeof why);
+            CHECK_INT(r, cts_api_since(all[i].api) > CUDART_VERSION ? -1 : 0);
+            CHECK(r == 0 || strncmp(why, want, strlen(want)) == 0);
+        }
+        const struct cts_case *b = cts_case_find(
+            "memcpy_batch_async.stream.h2d.pageable.1MiB.op_null.busy_same");
+        CHECK(b != NULL);
+        if (b && CUDART_VERSION < 12080) {
+            CHECK_INT(cts_need_runtime(b, why, sizeof why), -1);
+            snprintf(want + strlen(want), sizeof want - strlen(want),
+                     "cudaMemcpyBatchAsync (the form called here) appeared in 12.8");
+            CHECK_STR(why, want);
+        }
+    }
 
     CHECK_STR(cts_size_token(2), "64KiB-1");
     CHECK_INT(cts_size_bytes(4), 65537);
