@@ -74,7 +74,7 @@ static void *memory;
 #ifdef PREFETCH
 static struct cudaMemLocation device_location(void)
 {
-    struct cudaMemLocation loc = {cudaMemLocationTypeDevice, 0};
+    struct cudaMemLocation loc = {.type = cudaMemLocationTypeDevice, .id = 0};
     (void)cudaGetDevice(&loc.id);
     return loc;
 }
@@ -82,7 +82,7 @@ static struct cudaMemLocation device_location(void)
 /* The memory prefetched to the host (on_host) or to the current device. */
 static cudaError_t place(int on_host)
 {
-    struct cudaMemLocation host = {cudaMemLocationTypeHost, 0};
+    struct cudaMemLocation host = {.type = cudaMemLocationTypeHost, .id = 0};
     cudaError_t err = PREFETCH(memory, BYTES, on_host ? host : device_location(), 0, (cudaStream_t)0);
     return err == cudaSuccess ? cudaStreamSynchronize((cudaStream_t)0) : err;
 }
@@ -110,7 +110,7 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
 {
     cudaStream_t st = (cudaStream_t)call->stream;
 #ifdef PREFETCH
-    struct cudaMemLocation dev = device_location(), host = {cudaMemLocationTypeHost, 0};
+    struct cudaMemLocation dev = device_location(), host = {.type = cudaMemLocationTypeHost, .id = 0};
 #endif
     switch (c->api) {
 #ifdef PREFETCH

@@ -108,7 +108,7 @@ cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case 
     int prefetched = e->prefetch_managed && (sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED);
     if (prefetched) { /* the pokes below follow it in the same stream */
 #if CUDART_VERSION >= 12020 /* the cudaMemLocation form: ..._v2 in 12.2-12.9 */
-        struct cudaMemLocation loc = {cudaMemLocationTypeDevice, e->device};
+        struct cudaMemLocation loc = {.type = cudaMemLocationTypeDevice, .id = e->device};
         for (int i = 0; i < 2 && err == cudaSuccess; i++)
 #if CUDART_VERSION >= 13000
             err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], CTS_BUF_BYTES, loc, 0,
