@@ -23,8 +23,12 @@
  * written only once it is complete.  Exit 0 when no case changed, 1 when
  * some did, 2 on error.
  *
- * This file reads, compares and writes; diff_render.c renders (what the two
- * share: diff_int.h). */
+ * With --series the matrices are a series instead, and diff_series.c makes
+ * and renders one table of the cases that change along it (no pairwise
+ * comparison is made).
+ *
+ * This file reads, compares and writes; diff_render.c renders (what the
+ * files share: diff_int.h). */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "diff_int.h"
@@ -176,7 +180,8 @@ static int same_symbol(const struct dcase *a, const struct dcase *b)
     return 1; /* same length, every part of x in y, and parts never repeat */
 }
 
-static int outcome_differs(const struct dcase *a, const struct dcase *b)
+/* Whether two cases' outcomes differ (status, symbol, verdict, or conformance where both have a spec). */
+int cts_diff_outcome_differs(const struct dcase *a, const struct dcase *b)
 {
     if (a->status != b->status || !same_symbol(a, b) || !same_verdict(a, b))
         return 1;
@@ -186,7 +191,7 @@ static int outcome_differs(const struct dcase *a, const struct dcase *b)
 /* The group of a case present in both, or -1 if its outcome did not change. */
 static int classify(const struct dcase *a, const struct dcase *b)
 {
-    if (!outcome_differs(a, b))
+    if (!cts_diff_outcome_differs(a, b))
         return -1;
     const char *sa = cts_diff_status_of(a), *sb = cts_diff_status_of(b);
     const char *ca = NULL, *cb = NULL;
@@ -244,16 +249,25 @@ static int compare(const struct dmatrix *base, const struct dmatrix *later, stru
     return 0;
 }
 
+/* Matrix i's cases, sorted by id (n of them). */
+const struct dcase *cts_diff_cases(const struct diff_doc *d, size_t i, size_t *n)
+{
+    *n = d->dm[i].n;
+    return d->dm[i].v;
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static const char *const formats[] = {"text", "md", "csv"};
 
-/* The options: --format (fmt) and --out (out).  0, or diff_error's exit
- * status. */
-static int diff_options(int argc, char **argv, int *fmtp, const char **outp)
+/* The options: --format (fmt), --out (out) and --series (series).  0, or
+ * diff_error's exit status. */
+static int diff_options(int argc, char **argv, int *fmtp, const char **outp, int *series)
 {
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'}, {0}};
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"out", required_argument, NULL, 'o'},
+                                         {"series", no_argument, NULL, 's'},
+                                         {0}};
     int fmt = FMT_TEXT, c;
     const char *out = NULL;
     opterr = 0;
@@ -265,6 +279,8 @@ static int diff_options(int argc, char **argv, int *fmtp, const char **outp)
                 return diff_error("--format wants text, md or csv, not '%s'", optarg);
         } else if (c == 'o') {
             out = optarg;
+        } else if (c == 's') {
+            *series = 1;
         } else if (c == ':') {
             return diff_error("option '%s' needs a value", argv[optind - 1]);
         } else {
@@ -296,7 +312,7 @@ static int diff_load(struct diff_doc *d)
         }
         qsort(d->dm[i].v, d->dm[i].n, sizeof *d->dm[i].v, cmp_dcase);
     }
-    for (size_t k = 0; k + 1 < d->nm; k++) {
+    for (size_t k = 0; !d->series && k + 1 < d->nm; k++) {
         d->cmp[k].later = (int)k + 1;
         if (compare(&d->dm[0], &d->dm[k + 1], &d->cmp[k])) {
             diff_error("out of memory");
@@ -320,12 +336,10 @@ static int diff_write(const struct diff_doc *d, int fmt, const char *out)
         diff_error("out of memory");
         goto done;
     }
-    if (fmt == FMT_TEXT)
-        cts_diff_render_text(d, mem);
-    else if (fmt == FMT_MD)
-        cts_diff_render_md(d, mem);
-    else
-        cts_diff_render_csv(d, mem);
+    static void (*const render[2][3])(const struct diff_doc *, FILE *) = {
+        {cts_diff_render_text, cts_diff_render_md, cts_diff_render_csv},
+        {cts_diff_series_text, cts_diff_series_md, cts_diff_series_csv}};
+    render[d->series][fmt](d, mem);
     if (fclose(mem) != 0 || cts_diff_oom) {
         diff_error("out of memory");
         goto done;
@@ -354,16 +368,19 @@ int cts_diff_main(int argc, char **argv)
 {
     int fmt = FMT_TEXT;
     const char *out = NULL;
-    int orc = diff_options(argc, argv, &fmt, &out);
+    int series = 0;
+    int orc = diff_options(argc, argv, &fmt, &out, &series);
     if (orc)
         return orc;
     size_t nm = (size_t)(argc - optind);
+    if (nm < 2 && series)
+        return diff_error("diff --series wants at least two matrix files (the series, in order), got %zu", nm);
     if (nm < 2)
         return diff_error("diff wants at least two matrix files (the first is the baseline), got %zu", nm);
     if (nm > MAX_MATRICES)
         return diff_error("diff compares at most %d matrices, got %zu", MAX_MATRICES, nm);
 
-    struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind};
+    struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind, .series = series};
     d.dm = calloc(nm, sizeof *d.dm);
     d.m = calloc(nm, sizeof *d.m);
     d.cmp = calloc(nm - 1, sizeof *d.cmp);
@@ -384,14 +401,19 @@ int cts_diff_main(int argc, char **argv)
         goto done;
     }
     have_env = 1;
+    if (series && cts_diff_series_build(&d)) {
+        diff_error("out of memory");
+        goto done;
+    }
 
     if (diff_write(&d, fmt, out))
         goto done;
-    rc = DIFF_SAME;
-    for (size_t k = 0; k + 1 < nm; k++)
+    rc = series && d.ser.n ? DIFF_CHANGED : DIFF_SAME;
+    for (size_t k = 0; !series && k + 1 < nm; k++)
         if (d.cmp[k].n)
             rc = DIFF_CHANGED;
 done:
+    cts_diff_series_free(&d);
     if (have_env)
         cts_diff_env_table_free(&d.env);
     for (size_t i = 0; d.cmp && i + 1 < nm; i++)

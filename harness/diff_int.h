@@ -3,6 +3,8 @@
  *                  comparison (classification, groups), the output written, the command
  *   diff_render.c  what is shown of a case, the environments side by side, and the
  *                  comparison rendered as text, Markdown or CSV
+ *   diff_series.c  --series: the matrices as a series, one table of the cases whose
+ *                  outcome changes along it, and where
  */
 #ifndef CTS_DIFF_INT_H
 #define CTS_DIFF_INT_H
@@ -46,6 +48,14 @@ struct env_table {
     int *differs;  /* [rows] */
 };
 
+/* --series: the cases whose outcome is not the same in every matrix. */
+struct series {
+    size_t n, cap;
+    const char **id;           /* [n], sorted */
+    const struct dcase **cell; /* [n * nm]: the case in each matrix; NULL where absent */
+    char **label;              /* [nm]: how the table names each matrix */
+};
+
 struct dmatrix; /* diff.c's: one matrix, summarized */
 struct diff_doc {
     size_t nm;
@@ -53,19 +63,36 @@ struct diff_doc {
     struct dmatrix *dm;
     json_t **m; /* each matrix without its cases */
     struct env_table env;
-    struct comparison *cmp; /* [nm - 1] */
+    struct comparison *cmp; /* [nm - 1]; none with --series */
+    int series;             /* --series */
+    struct series ser;
 };
 
 /* The functions and the flag the files share (each is described where it is defined). */
 /* diff.c */
 const char *cts_diff_status_of(const struct dcase *c);
 const char *cts_diff_conformance(const struct dcase *c);
+int cts_diff_outcome_differs(const struct dcase *a, const struct dcase *b);
+const struct dcase *cts_diff_cases(const struct diff_doc *d, size_t i, size_t *n);
 /* diff_render.c */
 extern int cts_diff_oom;
+char *cts_diff_dupf(const char *fmt, ...);
+char *cts_diff_outcome(const struct dcase *c);
+void cts_diff_md_cell(FILE *f, const char *s);
+void cts_diff_md_outcome(FILE *f, const struct dcase *c);
+void cts_diff_csv_field(FILE *f, const char *s, int last);
+void cts_diff_env_text(const struct diff_doc *d, FILE *f);
+void cts_diff_env_md(const struct diff_doc *d, FILE *f);
 int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm);
 void cts_diff_env_table_free(struct env_table *t);
 void cts_diff_render_text(const struct diff_doc *d, FILE *f);
 void cts_diff_render_md(const struct diff_doc *d, FILE *f);
 void cts_diff_render_csv(const struct diff_doc *d, FILE *f);
+/* diff_series.c */
+int cts_diff_series_build(struct diff_doc *d);
+void cts_diff_series_free(struct diff_doc *d);
+void cts_diff_series_text(const struct diff_doc *d, FILE *f);
+void cts_diff_series_md(const struct diff_doc *d, FILE *f);
+void cts_diff_series_csv(const struct diff_doc *d, FILE *f);
 
 #endif

@@ -31,7 +31,7 @@ static const char *vname(int field, int i)
 int cts_diff_oom; /* set when a string could not be allocated; checked before anything is written */
 
 /* A formatted string to free; NULL (and cts_diff_oom) if memory ran out. */
-static char *dupf(const char *fmt, ...)
+char *cts_diff_dupf(const char *fmt, ...)
 {
     va_list ap;
     char *s = NULL;
@@ -43,6 +43,7 @@ static char *dupf(const char *fmt, ...)
     va_end(ap);
     return s;
 }
+#define dupf cts_diff_dupf
 #define S(x) ((x) ? (x) : "")
 
 static const char *str(const json_t *o, const char *key)
@@ -54,7 +55,7 @@ static const char *str(const json_t *o, const char *key)
 
 /* "W" for a PASS with a symbol, else the status and any symbol ("VARIES A/W",
  * "FAIL"); the conformance in brackets where there is one.  "absent" for no case. */
-static char *outcome(const struct dcase *c)
+char *cts_diff_outcome(const struct dcase *c)
 {
     if (!c)
         return dupf("absent");
@@ -251,10 +252,11 @@ static const char *group_title(enum group g, size_t later, char *buf, size_t len
 
 static size_t total_changed(const struct comparison *c) { return c->n; }
 
-void cts_diff_render_text(const struct diff_doc *d, FILE *f)
+/* The matrices by letter and their environments side by side, as text. */
+void cts_diff_env_text(const struct diff_doc *d, FILE *f)
 {
     for (size_t i = 0; i < d->nm; i++)
-        fprintf(f, "%c  %s%s\n", letter(i), d->paths[i], i ? "" : "  (baseline)");
+        fprintf(f, "%c  %s%s\n", letter(i), d->paths[i], i || d->series ? "" : "  (baseline)");
     /* The environment: label column, then one column per matrix; '*' marks rows that differ. */
     const struct env_table *t = &d->env;
     int lw = 0, *cw = calloc(t->cols, sizeof *cw);
@@ -281,6 +283,11 @@ void cts_diff_render_text(const struct diff_doc *d, FILE *f)
     }
     fputs("(* differs)\n", f);
     free(cw);
+}
+
+void cts_diff_render_text(const struct diff_doc *d, FILE *f)
+{
+    cts_diff_env_text(d, f);
 
     for (size_t k = 0; k + 1 < d->nm; k++) {
         const struct comparison *cmp = &d->cmp[k];
@@ -301,7 +308,7 @@ void cts_diff_render_text(const struct diff_doc *d, FILE *f)
             fprintf(f, "\n%s (%zu)\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
             for (; i < end; i++) {
                 const struct change *ch = &cmp->v[i];
-                char *oa = outcome(ch->a), *ob = outcome(ch->b), *nt = note(ch, "->");
+                char *oa = cts_diff_outcome(ch->a), *ob = cts_diff_outcome(ch->b), *nt = note(ch, "->");
                 if (ch->a && ch->b)
                     fprintf(f, "  %-*s  %s -> %s  (%s)\n", (int)idw, ch->id, S(oa), S(ob), S(nt));
                 else
@@ -315,7 +322,7 @@ void cts_diff_render_text(const struct diff_doc *d, FILE *f)
 }
 
 /* A Markdown table cell: text from the matrices, escaped (cts_md_text). */
-static void md_cell(FILE *f, const char *s)
+void cts_diff_md_cell(FILE *f, const char *s)
 {
     fputs("| ", f);
     cts_md_text(f, S(s));
@@ -324,7 +331,7 @@ static void md_cell(FILE *f, const char *s)
 
 /* outcome() as a table cell: the symbol (from the matrix) escaped, the
  * status and conformance (known names) and the brackets as they are. */
-static void md_outcome(FILE *f, const struct dcase *c)
+void cts_diff_md_outcome(FILE *f, const struct dcase *c)
 {
     fputs("| ", f);
     if (!c) {
@@ -341,33 +348,39 @@ static void md_outcome(FILE *f, const struct dcase *c)
     fputc(' ', f);
 }
 
-void cts_diff_render_md(const struct diff_doc *d, FILE *f)
+/* The title, the matrices by letter and their environments side by side, as Markdown. */
+void cts_diff_env_md(const struct diff_doc *d, FILE *f)
 {
-    fputs("# sync-cts diff\n\n", f);
+    fputs(d->series ? "# sync-cts diff --series\n\n" : "# sync-cts diff\n\n", f);
     for (size_t i = 0; i < d->nm; i++) {
-        fprintf(f, "- **%c**%s: ", letter(i), i ? "" : " (baseline)");
+        fprintf(f, "- **%c**%s: ", letter(i), i || d->series ? "" : " (baseline)");
         cts_md_code(f, d->paths[i], 0);
         fputc('\n', f);
     }
     fputs("\n", f);
     const struct env_table *t = &d->env;
-    md_cell(f, "");
+    cts_diff_md_cell(f, "");
     for (size_t c = 0; c < t->cols; c++) {
         char l[2] = {letter(c), 0};
-        md_cell(f, l);
+        cts_diff_md_cell(f, l);
     }
-    md_cell(f, "differs");
+    cts_diff_md_cell(f, "differs");
     fputs("|\n", f);
     for (size_t c = 0; c < t->cols + 2; c++)
         fputs("|---", f);
     fputs("|\n", f);
     for (size_t r = 0; r < t->rows; r++) {
-        md_cell(f, t->label[r]);
+        cts_diff_md_cell(f, t->label[r]);
         for (size_t c = 0; c < t->cols; c++)
-            md_cell(f, t->cell[r * t->cols + c]);
-        md_cell(f, t->differs[r] ? "yes" : "");
+            cts_diff_md_cell(f, t->cell[r * t->cols + c]);
+        cts_diff_md_cell(f, t->differs[r] ? "yes" : "");
         fputs("|\n", f);
     }
+}
+
+void cts_diff_render_md(const struct diff_doc *d, FILE *f)
+{
+    cts_diff_env_md(d, f);
     for (size_t k = 0; k + 1 < d->nm; k++) {
         const struct comparison *cmp = &d->cmp[k];
         char title[32], lb[2] = {letter(cmp->later), 0};
@@ -384,9 +397,9 @@ void cts_diff_render_md(const struct diff_doc *d, FILE *f)
             fputs("| ", f);
             cts_md_code(f, ch->id, 1);
             fputc(' ', f);
-            md_outcome(f, ch->a);
-            md_outcome(f, ch->b);
-            md_cell(f, nt); /* known names and numbers only */
+            cts_diff_md_outcome(f, ch->a);
+            cts_diff_md_outcome(f, ch->b);
+            cts_diff_md_cell(f, nt); /* known names and numbers only */
             fputs("|\n", f);
             free(nt);
         }
@@ -394,7 +407,7 @@ void cts_diff_render_md(const struct diff_doc *d, FILE *f)
 }
 
 /* One CSV field and what ends it. */
-static void csv_field(FILE *f, const char *s, int last)
+void cts_diff_csv_field(FILE *f, const char *s, int last)
 {
     cts_csv_text(f, S(s));
     fputs(last ? "\r\n" : ",", f);
@@ -406,23 +419,23 @@ void cts_diff_render_csv(const struct diff_doc *d, FILE *f)
                                        "symbol_a", "symbol_b", "conformance_a", "conformance_b"};
     int many = d->nm > 2;
     if (many)
-        csv_field(f, "matrix", 0);
+        cts_diff_csv_field(f, "matrix", 0);
     for (int i = 0; i < 8; i++)
-        csv_field(f, head[i], i == 7);
+        cts_diff_csv_field(f, head[i], i == 7);
     for (size_t k = 0; k + 1 < d->nm; k++) {
         const struct comparison *cmp = &d->cmp[k];
         for (size_t i = 0; i < cmp->n; i++) {
             const struct change *ch = &cmp->v[i];
             if (many)
-                csv_field(f, d->paths[cmp->later], 0);
-            csv_field(f, group_names[ch->group], 0); /* "only in B": B is the later matrix */
-            csv_field(f, ch->id, 0);
-            csv_field(f, cts_diff_status_of(ch->a), 0);
-            csv_field(f, cts_diff_status_of(ch->b), 0);
-            csv_field(f, ch->a ? ch->a->symbol : NULL, 0);
-            csv_field(f, ch->b ? ch->b->symbol : NULL, 0);
-            csv_field(f, cts_diff_conformance(ch->a), 0);
-            csv_field(f, cts_diff_conformance(ch->b), 1);
+                cts_diff_csv_field(f, d->paths[cmp->later], 0);
+            cts_diff_csv_field(f, group_names[ch->group], 0); /* "only in B": B is the later matrix */
+            cts_diff_csv_field(f, ch->id, 0);
+            cts_diff_csv_field(f, cts_diff_status_of(ch->a), 0);
+            cts_diff_csv_field(f, cts_diff_status_of(ch->b), 0);
+            cts_diff_csv_field(f, ch->a ? ch->a->symbol : NULL, 0);
+            cts_diff_csv_field(f, ch->b ? ch->b->symbol : NULL, 0);
+            cts_diff_csv_field(f, cts_diff_conformance(ch->a), 0);
+            cts_diff_csv_field(f, cts_diff_conformance(ch->b), 1);
         }
     }
 }

@@ -38,12 +38,15 @@ static const char usage_text[] =
     "       sync-cts judge MATRIX.json[.gz] [--out FILE|-]   (default: the matrix, rewritten in place)\n"
     "       sync-cts cite CASE-ID [MATRIX.json[.gz]]   (default matrix.json)\n"
     "       sync-cts check MATRIX.json[.gz] [--waivers FILE] [--baseline MATRIX]\n"
-    "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--format text|md|csv] [--out FILE|-]\n"
+    "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--series] [--format text|md|csv]\n"
+    "                    [--out FILE|-]\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "--out - is standard output; an --out that is an input matrix is refused.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
     "per-case log FILE.log.  --group selects one CTest group exactly (list --groups).\n"
+    "diff compares B, C, ... each with A; diff --series takes them as a series, in order, and\n"
+    "lists the cases whose outcome changes along it, one column a matrix, and where it changed.\n"
     "Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
 
 /* ---- render ---------------------------------------------------------------------- */

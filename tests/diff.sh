@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sync-cts diff: which cases changed between matrices, in which group, in each
-# format; exit 0 / 1 / 2; one-line errors and no half-written output.  Builds
+# format; --series; exit 0 / 1 / 2; one-line errors and no half-written output.  Builds
 # small matrices with python3 (json, gzip; skipped, 77, without it), alters
 # a small matrix cut from a committed one, and reproduces a committed
 # comparison end to end.
@@ -91,6 +91,17 @@ rb["c.timing"]["verdict"]["rejected"] = "cudaErrorNotSupported"
 rb["c.notsupp"]["verdict"]["rejected"] = "cudaErrorInvalidValue"
 json.dump(matrix(ra), open(f"{d}/ra.json", "w"))
 json.dump(matrix(rb), open(f"{d}/rb.json", "w"))
+# A series (runtimes 12.0, 12.2, 12.4): c.pass_fail fails from the second, c.notsupp is
+# NOTSUPP (not in the runtime) until the third.
+def runtime(m, text, number):
+    m["environment"]["versions"]["runtime"] = {"number": number, "text": text}
+    m["environment"]["versions"]["toolkit"] = {"number": number, "text": text}
+    return m
+s1 = copy.deepcopy(a); s1["c.notsupp"] = case("NOTSUPP"); s1["c.notsupp"]["reason"] = "not in runtime 12.0"
+s2 = copy.deepcopy(s1); s2["c.pass_fail"] = case("FAIL"); s2["c.notsupp"]["reason"] = "not in runtime 12.2"
+s3 = copy.deepcopy(s2); s3["c.notsupp"] = case("PASS", "A", **A)
+for name, m, text, number in (("s1", s1, "12.0", 12000), ("s2", s2, "12.2", 12020), ("s3", s3, "12.4", 12040)):
+    json.dump(runtime(matrix(m, date=f"2026-01-0{name[1]}T00:00:00Z"), text, number), open(f"{d}/{name}.json", "w"))
 # Bad input.
 v2 = matrix(a); v2["schema_version"] = 2
 json.dump(v2, open(f"{d}/v2.json", "w"))
@@ -179,6 +190,39 @@ printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conf
 cmp -s "$tmp/out" "$tmp/want.csv" || fail "conformance csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
 run 1 diff "$tmp/sa.json" "$tmp/sb.json"
 has "$tmp/out" "  c.notsupp  A [CONFORMS] -> A [DEVIATES]  (call 10.0 us -> 10.0 us)"
+
+# --series: one table of the cases whose outcome changes along the series, each
+# matrix named by the one setting that differs (the runtime), "changed at" where.
+run 1 diff --series "$tmp/s1.json" "$tmp/s2.json" "$tmp/s3.json"
+has "$tmp/out" "series runtime 12.0 -> runtime 12.2 -> runtime 12.4: 2 cases change"
+has "$tmp/out" "  case         runtime 12.0  runtime 12.2  runtime 12.4  changed at"
+has "$tmp/out" "  c.notsupp    NOTSUPP       NOTSUPP       A             runtime 12.4"
+has "$tmp/out" "  c.pass_fail  W             FAIL          FAIL          runtime 12.2"
+[ "$(grep -c '^  c\.' "$tmp/out")" -eq 2 ] || fail "series: $(grep -c '^  c\.' "$tmp/out") rows, expected 2"
+grep -q "^\* runtime  *12.0  *12.2  *12.4$" "$tmp/out" || fail "series: no environment table with the runtimes"
+lacks "$tmp/out" "baseline"
+run 1 diff "$tmp/s1.json" "$tmp/s2.json" "$tmp/s3.json" --series --format md
+has "$tmp/out" "## Series runtime 12.0 → runtime 12.2 → runtime 12.4: 2 cases change"
+has "$tmp/out" "| case | runtime 12.0 | runtime 12.2 | runtime 12.4 | changed at |"
+has "$tmp/out" "| \`c.pass_fail\` | W | FAIL | FAIL | runtime 12.2 |"
+has "$tmp/out" "| \`c.notsupp\` | NOTSUPP | NOTSUPP | A | runtime 12.4 |"
+run 1 diff --series "$tmp/s1.json" "$tmp/s2.json" "$tmp/s3.json" --format csv
+printf '%s\r\n' "id,runtime 12.0,runtime 12.2,runtime 12.4,changed_at" \
+    "c.notsupp,NOTSUPP,NOTSUPP,A,runtime 12.4" "c.pass_fail,W,FAIL,FAIL,runtime 12.2" >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "series csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
+# A change and its reversal, and a case absent from one: each step named; no one setting differs: letters.
+run 1 diff --series "$tmp/a.json" "$tmp/b.json.gz" "$tmp/a2.json" --format csv
+has "$tmp/out" "id,A,B,C,changed_at"
+has "$tmp/out" "c.pass_fail,W,FAIL,W,\"B, C\""
+has "$tmp/out" "c.only_b,absent,A,absent,\"B, C\""
+# No change along the series: exit 0, no rows.
+run 0 diff --series "$tmp/a.json" "$tmp/a2.json" "$tmp/a.json"
+has "$tmp/out" "series A -> B -> C: 0 cases change"
+lacks "$tmp/out" "changed at"
+run 0 diff --series "$tmp/a.json" "$tmp/a2.json" --format csv
+printf '%s\r\n' "id,A,B,changed_at" >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "series csv without change: $(cat -A "$tmp/out")"
+error "diff --series wants at least two matrix files" diff --series "$tmp/a.json"
 
 # --out: the same bytes in the file, nothing on stdout.
 run 1 diff "$tmp/a.json" "$tmp/b.json.gz" --format md --out "$tmp/report.md"
