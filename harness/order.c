@@ -70,7 +70,7 @@ struct cts_case_rank cts_case_rank(const struct cts_case_view *v)
                                   .busy = cts_busy_column(v->busy)};
 }
 
-/* The order of cts_case_order, on views. */
+/* Declaration order (0 on a tie: callers break it by id). */
 static int view_order(const struct cts_case_view *a, const struct cts_case_view *b)
 {
     int d = a->rank.api - b->rank.api;
@@ -97,14 +97,6 @@ int cts_same_call_variant(const struct cts_case_view *a, const struct cts_case_v
 {
     return !strcmp(a->memory, b->memory) && a->size == b->size && !strcmp(a->kind, b->kind) &&
            !strcmp(a->op_stream, b->op_stream);
-}
-
-int cts_case_order(const json_t *a, const json_t *b)
-{
-    struct cts_case_view va, vb;
-    cts_case_view(&va, "", a);
-    cts_case_view(&vb, "", b);
-    return view_order(&va, &vb);
 }
 
 const char *cts_dir_words(const char *d)

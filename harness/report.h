@@ -59,12 +59,10 @@ int cts_render_html(const json_t *m, FILE *f);
 void cts_html_escape(FILE *f, const char *s, int in_md_table);
 
 /* order.c: the busy-placement columns of a report (NULL-terminated) and a
- * column's index (CTS_BUSY_COLUMNS if none); cases of a matrix in
- * declaration order (0 on a tie: callers break it by id); "host to device". */
+ * column's index (CTS_BUSY_COLUMNS if none); "host to device". */
 #define CTS_BUSY_COLUMNS 8
 extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
 int cts_busy_column(const char *busy);
-int cts_case_order(const json_t *a, const json_t *b);
 /* view.c: one case of a validated matrix as every report reads it (cite,
  * Markdown, CSV, HTML, diff, check), filled once from the case's JSON.
  * cts_matrix_load has checked every member read here, so each is present
@@ -93,7 +91,7 @@ struct cts_case_view {
     struct cts_case_rank rank;
 };
 void cts_case_view(struct cts_case_view *v, const char *id, const json_t *c);
-/* order.c: the ranks cts_case_order sorts by. */
+/* order.c: the ranks declaration order sorts by. */
 struct cts_case_rank cts_case_rank(const struct cts_case_view *v);
 /* Two cases of one group on one row of its table: the same memory, size, copy kind and op stream. */
 int cts_same_call_variant(const struct cts_case_view *a, const struct cts_case_view *b);
@@ -114,7 +112,7 @@ struct cts_env_view {
     const json_t *variables; /* settings.environment_variables: a string, or null where unset */
 };
 void cts_env_view(struct cts_env_view *e, const json_t *m);
-/* A matrix's cases in cts_case_order (ties by id); malloc'ed, NULL if out of memory. */
+/* A matrix's cases in declaration order (ties by id); malloc'ed, NULL if out of memory. */
 struct cts_case_view *cts_sorted_cases(const json_t *m, size_t *n);
 /* A name from a table of { name, words } pairs ending in { NULL }; name itself if absent. */
 struct cts_words {
