@@ -31,17 +31,21 @@ static const struct {
 #undef E
 };
 
+cudaError_t cts_driver_entry_point(const char *name, void **fn, enum cudaDriverEntryPointQueryResult *q)
+{
+#if CUDART_VERSION >= 12050
+    return cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, q);
+#else /* no ByVersion before 12.5: the version of the runtime built against (12.x) */
+    return cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, q);
+#endif
+}
+
 int cts_driver_load(char *why, size_t len)
 {
     for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
         void *fn = NULL;
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-        cudaError_t err = cudaGetDriverEntryPointByVersion(entries[i].name, &fn, 12000,
-                                                           cudaEnableDefault, &q);
-#else /* no ByVersion before 12.5: the version of the runtime built against (12.x) */
-        cudaError_t err = cudaGetDriverEntryPoint(entries[i].name, &fn, cudaEnableDefault, &q);
-#endif
+        cudaError_t err = cts_driver_entry_point(entries[i].name, &fn, &q);
         if (err != cudaSuccess && err != cudaErrorSymbolNotFound) {
             snprintf(why, len, CTS_DRIVER_LOOKUP "(%s) returned %s", entries[i].name,
                      cudaGetErrorName(err));

@@ -16,6 +16,10 @@
 #define CTS_DRIVER_LOOKUP "cudaGetDriverEntryPoint"
 #endif
 
+/* A driver API function by name, at the ABI of 12.0 (from 12.5 on; before,
+ * the runtime's own 12.x): CTS_DRIVER_LOOKUP with its arguments. */
+cudaError_t cts_driver_entry_point(const char *name, void **fn, enum cudaDriverEntryPointQueryResult *q);
+
 struct cts_driver {
     CUresult (*cuGetErrorName)(CUresult, const char **);
     CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);

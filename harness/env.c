@@ -6,6 +6,7 @@
  * cudaGetDriverEntryPoint in CUDA 13; that one where built against a runtime
  * before 12.5), so the binary never links libcuda. */
 #define _GNU_SOURCE
+#include "driver.h"
 #include "report.h"
 
 #include <cuda.h>
@@ -196,11 +197,7 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
     {
         void *fn = NULL;
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-        ECHECK(cudaGetDriverEntryPointByVersion("cuCtxGetFlags", &fn, 12000, cudaEnableDefault, &q));
-#else /* built against 12.0-12.4 (harness/driver.c) */
-        ECHECK(cudaGetDriverEntryPoint("cuCtxGetFlags", &fn, cudaEnableDefault, &q));
-#endif
+        ECHECK(cts_driver_entry_point("cuCtxGetFlags", &fn, &q));
         context_schedule(set, fn, q);
     }
     if (nv && json_object_get(nv, "persistence_mode"))
