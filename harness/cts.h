@@ -341,7 +341,7 @@ void cts_classify(struct cts_result *res);
  * (2x its slowest idle time + 100 us).  NAN starved_us (no schedstat): 0.
  * A gate closed for less than prompt_us is no starvation (0): the timeout
  * was too short for any call, and tracking measures it again, longer (at
- * ed5b4f45e65c such attempts, about 570 a run with no load and a run delay
+ * ed5b4f45e65c such attempts, 565-673 a run with no load and a run delay
  * of 0, were measured again as starved). */
 int cts_starved(double closed_us, double starved_us, double prompt_us);
 /* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for

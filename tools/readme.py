@@ -280,6 +280,33 @@ bench_h100 = lru_cache(maxsize=None)(lambda: Bench(f"{H100}/default/stability.tx
 load_h100 = lru_cache(maxsize=None)(lambda: Bench(f"{H100}/default/load.txt"))
 ctest = lru_cache(maxsize=None)(lambda: CTest(f"{H100}/default/ctest.txt"))
 ctest_h200 = lru_cache(maxsize=None)(lambda: CTest(f"{H200}/default/ctest.txt"))
+# The H100 at f2f707c30a64 (the starvation check narrowed): its workflow, runs,
+# load run and the starved attempts of both revisions, counted from the traces.
+F2F = f"{CMP}/h100.harness-f2f707c"
+def f2f_workflow_s():
+    t = (ROOT / F2F / "ctest.txt").read_text()
+    return Decimal(grep(r"^workflow wall ([\d.]+) s$", t, f"{F2F}/ctest.txt").group(1))
+
+
+bench_f2f = lru_cache(maxsize=None)(lambda: Bench(f"{F2F}/stability.txt"))
+load_f2f = lru_cache(maxsize=None)(lambda: Bench(f"{F2F}/load.txt"))
+
+
+@lru_cache(maxsize=None)
+def starved():
+    """{(revision, loaded): [starved attempts of each run]} from starved.txt."""
+    runs = {}
+    for line in (ROOT / F2F / "starved.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            rev, _, load, n = line.split()
+            runs.setdefault((rev, load != "0"), []).append(int(n))
+    return runs
+
+
+def starved_span(rev, loaded):
+    xs = starved()[(rev, loaded)]
+    lo, hi = min(xs), max(xs)
+    return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
 
 
 # ---- how figures are written --------------------------------------------------------
@@ -506,6 +533,16 @@ FIGURES = {
     "bench_slow1_ms": lambda: fix(bench().slowest[0][2]),
     # Under CTest: the H100's ctest log.
     "ctest_s": lambda: fix(ctest().total_s, 0),
+    "f2f_workflow_s": lambda: fix(f2f_workflow_s()),
+    "f2f_bench_runs": lambda: word(len(bench_f2f().runs)),
+    "f2f_bench_wall_s": lambda: span((r["wall"] for r in bench_f2f().runs), 1),
+    "f2f_bench_differ": lambda: none(bench_f2f().differ),
+    "f2f_load_wall_s": lambda: span((r["wall"] for r in load_f2f().runs), 0),
+    "f2f_load_inconclusive": lambda: none(load_f2f().inconclusive_results),
+    "starved_ed5_idle": lambda: starved_span("ed5b4f45e65c", False),
+    "starved_ed5_load": lambda: starved_span("ed5b4f45e65c", True),
+    "starved_f2f_idle": lambda: starved_span("f2f707c30a64", False),
+    "starved_f2f_load": lambda: starved_span("f2f707c30a64", True),
     "ctest_workflow_s": lambda: fix(ctest().workflow_s, 0),
     "ctest_configure_s": lambda: fix(ctest().configure_s),
     "ctest_suite_s": lambda: fix(ctest().suite_s["gpu.suite"], 0),
