@@ -181,8 +181,10 @@ int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm)
                   {"driver", "environment.versions.driver"},
                   {"driver API", "environment.versions.driver_api"},
                   {"runtime", "environment.versions.runtime"},
+                  {"toolkit", "environment.versions.toolkit"},
                   {"default stream", "environment.settings.default_stream"},
-                  {"device schedule", "environment.settings.device_schedule"}},
+                  {"device schedule", "environment.settings.device_schedule"},
+                  {"module loading", "environment.settings.module_loading"}},
       after[] = {{"suite revision", "environment.suite_revision"}, {"date", "run.date"}, {"counts", "run.counts"}};
     const size_t nb = sizeof before / sizeof *before, na = sizeof after / sizeof *after;
 
@@ -214,8 +216,13 @@ int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm)
     json_object_foreach(vars, k, v)
         names[j++] = k;
     qsort(names, nv, sizeof *names, cmp_str);
-    for (size_t i = 0; i < nb; i++)
-        env_add_row(t, before[i].label, m, before[i].path, NULL);
+    for (size_t i = 0; i < nb; i++) {
+        size_t have = 0; /* a setting no matrix records (made before it was) is no row */
+        for (size_t c = 0; c < nm; c++)
+            have += lookup(m[c], before[i].path) != NULL;
+        if (have)
+            env_add_row(t, before[i].label, m, before[i].path, NULL);
+    }
     for (size_t i = 0; i < nv; i++)
         env_add_row(t, names[i], m, NULL, names[i]);
     for (size_t i = 0; i < na; i++)

@@ -32,7 +32,18 @@ static int row_changes(const struct dcase *const *cell, size_t nm)
     return 0;
 }
 
-/* The one environment row that tells the matrices apart, or -1. */
+/* Rows a and b hold the same text in every matrix (the runtime loaded and
+ * the toolkit built against, when each build uses its own runtime). */
+static int same_cells(const struct env_table *t, size_t a, size_t b)
+{
+    for (size_t c = 0; c < t->cols; c++)
+        if (strcmp(S(t->cell[a * t->cols + c]), S(t->cell[b * t->cols + c])))
+            return 0;
+    return 1;
+}
+
+/* The one environment row that tells the matrices apart, or -1 (a row that
+ * repeats an earlier one cell for cell adds nothing and is not counted). */
 static long label_row(const struct env_table *t)
 {
     static const char *const not_settings[] = {"suite revision", "date", "counts"};
@@ -41,6 +52,8 @@ static long label_row(const struct env_table *t)
         int skip = !t->differs[r];
         for (size_t i = 0; i < 3 && !skip; i++)
             skip = !strcmp(S(t->label[r]), not_settings[i]);
+        if (!skip && row >= 0 && same_cells(t, (size_t)row, r))
+            skip = 1;
         if (skip)
             continue;
         if (row >= 0)

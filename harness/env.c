@@ -144,6 +144,27 @@ static void context_schedule(json_t *set, void *fn, enum cudaDriverEntryPointQue
     }
 }
 
+/* The module-loading mode in force (CUDA_MODULE_LOADING, or the default of
+ * this runtime and driver), through cuModuleGetLoadingMode: "lazy", "eager",
+ * or null and why not. */
+static void module_loading(json_t *set, void *fn, enum cudaDriverEntryPointQueryResult q)
+{
+    typedef CUresult (*loading_t)(CUmoduleLoadingMode *);
+    CUmoduleLoadingMode mode = (CUmoduleLoadingMode)0;
+    CUresult cr = CUDA_ERROR_NOT_FOUND;
+    if (q == cudaDriverEntryPointSuccess && fn)
+        cr = ((loading_t)fn)(&mode);
+    if (cr == CUDA_SUCCESS && (mode == CU_MODULE_LAZY_LOADING || mode == CU_MODULE_EAGER_LOADING)) {
+        json_object_set_new(set, "module_loading", json_string(mode == CU_MODULE_LAZY_LOADING ? "lazy" : "eager"));
+    } else {
+        char why[112];
+        snprintf(why, sizeof why, "cuModuleGetLoadingMode: entry point query %d, CUresult %d, mode %d", (int)q,
+                 (int)cr, (int)mode);
+        json_object_set_new(set, "module_loading", json_null());
+        json_object_set_new(set, "module_loading_note", json_string(why));
+    }
+}
+
 json_t *cts_env_collect(int device, char *err, size_t errlen)
 {
     json_t *env = json_object();
@@ -199,6 +220,10 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
         enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
         ECHECK(cts_driver_entry_point("cuCtxGetFlags", &fn, &q));
         context_schedule(set, fn, q);
+        fn = NULL;
+        q = cudaDriverEntryPointSymbolNotFound;
+        ECHECK(cts_driver_entry_point("cuModuleGetLoadingMode", &fn, &q));
+        module_loading(set, fn, q);
     }
     if (nv && json_object_get(nv, "persistence_mode"))
         json_object_set(set, "persistence_mode", json_object_get(nv, "persistence_mode"));

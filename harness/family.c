@@ -3,6 +3,7 @@
 #include "driver.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int cts_result(cudaError_t err, const char **error)
 {
@@ -37,6 +38,19 @@ int cts_need_runtime(const struct cts_case *c, char *why, size_t len)
              CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, cts_api_function(c->api),
              since / 1000, since % 1000 / 10);
     return -1;
+}
+
+int cts_needs_newer_driver(const struct cts_case *c, const char *ename, char *why, size_t len)
+{
+    if (!ename || (strcmp(ename, "cudaErrorCallRequiresNewerDriver") &&
+                   strcmp(ename, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER")))
+        return 0;
+    int d = 0, r = 0;
+    if (cudaDriverGetVersion(&d) != cudaSuccess || cudaRuntimeGetVersion(&r) != cudaSuccess)
+        (void)cudaGetLastError();
+    snprintf(why, len, "needs a newer driver: %s returned %s (driver API %d.%d, runtime %d.%d)",
+             cts_api_function(c->api), ename, d / 1000, d % 1000 / 10, r / 1000, r % 1000 / 10);
+    return 1;
 }
 
 int cts_driver_result(CUresult r, const char **error)

@@ -27,5 +27,9 @@ int cts_need_driver_version(int version, const char *what, char *why, size_t len
  * `since`); else -1 with why ("not in runtime 12.0: cudaMemcpyBatchAsync
  * appeared in 12.8").  The case stays in the table, NOTSUPP. */
 int cts_need_runtime(const struct cts_case *c, char *why, size_t len);
+/* An error name (runtime or driver API) that says the call needs a newer
+ * driver than the one loaded (minor-version compatibility: a runtime newer
+ * than the driver): 1, with the NOTSUPP reason in why[]; else 0. */
+int cts_needs_newer_driver(const struct cts_case *c, const char *ename, char *why, size_t len);
 
 #endif

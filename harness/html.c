@@ -169,6 +169,10 @@ static void environment(FILE *f, const json_t *m)
         fputs(rows[i][0], f);
         esc(f, rows[i][1]);
     }
+    if (*e.module_loading) { /* recorded from 2026-11 on */
+        fputs("; module loading ", f);
+        esc(f, e.module_loading);
+    }
     fputs("; ", f);
     {
         const char *k;

@@ -98,7 +98,10 @@ static int idle_call(struct idle_state *st)
     if (cts_eng_hook(c->family->before, c, &st->scratch, s, &st->ename)) {
         (void)cudaGetLastError();
         idle->status = CTS_BROKEN;
-        cts_eng_setf(idle->reason, "harness: before %s: %s", cts_api_function(c->api), st->ename);
+        if (cts_needs_newer_driver(c, st->ename, idle->reason, sizeof idle->reason))
+            idle->status = CTS_NOTSUPP;
+        else
+            cts_eng_setf(idle->reason, "harness: before %s: %s", cts_api_function(c->api), st->ename);
         (void)cudaDeviceSynchronize();
         if (c->family->cleanup)
             (void)c->family->cleanup(c, &st->scratch, &st->ename); /* the failure is reported */
@@ -118,7 +121,9 @@ static int idle_call(struct idle_state *st)
     if (err) {
         (void)cudaGetLastError();
         idle->status = err > 0 ? CTS_FAIL : CTS_BROKEN;
-        if (err > 0)
+        if (err > 0 && cts_needs_newer_driver(c, st->ename, idle->reason, sizeof idle->reason))
+            idle->status = CTS_NOTSUPP;
+        else if (err > 0)
             cts_eng_setf(idle->reason, "%s returned %s on an idle GPU%s", cts_api_function(c->api),
                          st->ename, other);
         else

@@ -306,7 +306,10 @@ static void environment(FILE *f, const json_t *m)
     md(f, "| GPU | %t (compute capability %t), %t |\n", e.gpu, e.compute_capability, e.uuid);
     md(f, "| Driver | %t; driver API version %t |\n", e.driver, e.driver_api);
     md(f, "| Runtime | cudart %t, built with toolkit %t |\n", e.runtime, e.toolkit);
-    md(f, "| Settings | default stream %t; schedule %t |\n", e.default_stream, e.schedule);
+    md(f, "| Settings | default stream %t; schedule %t", e.default_stream, e.schedule);
+    if (*e.module_loading) /* recorded from 2026-11 on */
+        md(f, "; module loading %t", e.module_loading);
+    fprintf(f, " |\n");
     {
         const char *k;
         json_t *v;

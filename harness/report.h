@@ -108,7 +108,7 @@ int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b);
 struct cts_env_view {
     const char *gpu, *compute_capability, *uuid;
     const char *driver; /* versions.driver; "unknown" where null */
-    const char *driver_api, *runtime, *toolkit, *default_stream, *schedule, *suite_revision, *date;
+    const char *driver_api, *runtime, *toolkit, *default_stream, *schedule, *module_loading, *suite_revision, *date;
     const json_t *variables; /* settings.environment_variables: a string, or null where unset */
 };
 void cts_env_view(struct cts_env_view *e, const json_t *m);

@@ -175,6 +175,7 @@ void cts_env_view(struct cts_env_view *e, const json_t *m)
     e->toolkit = cts_json_path_str(ver, "toolkit", "text");
     e->default_stream = cts_json_str(set, "default_stream");
     e->schedule = cts_json_str(set, "device_schedule");
+    e->module_loading = cts_json_str(set, "module_loading"); /* "" in matrices before it was recorded */
     e->suite_revision = cts_json_str(env, "suite_revision");
     e->date = cts_json_path_str(m, "run", "date");
     e->variables = json_object_get(set, "environment_variables");

@@ -273,6 +273,26 @@ int main(void)
         }
     }
 
+    /* A call that answers that it needs a newer driver (a runtime newer than
+     * the driver) is NOTSUPP saying so, from either API's error name; any
+     * other error is not. */
+    {
+        char why[256] = "";
+        const struct cts_case *b = cts_case_find(
+            "memcpy_batch_async.stream.h2d.pageable.1MiB.op_null.busy_same");
+        CHECK(b != NULL);
+        if (b) {
+            CHECK_INT(cts_needs_newer_driver(b, "cudaErrorNotSupported", why, sizeof why), 0);
+            CHECK_INT(cts_needs_newer_driver(b, NULL, why, sizeof why), 0);
+            CHECK_STR(why, "");
+            CHECK_INT(cts_needs_newer_driver(b, "cudaErrorCallRequiresNewerDriver", why, sizeof why), 1);
+            CHECK(strncmp(why, "needs a newer driver: cudaMemcpyBatchAsync returned "
+                               "cudaErrorCallRequiresNewerDriver (driver API ", 97) == 0);
+            CHECK_INT(cts_needs_newer_driver(b, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", why, sizeof why), 1);
+            CHECK(strstr(why, "returned CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER (driver API ") != NULL);
+        }
+    }
+
     CHECK_STR(cts_size_token(2), "64KiB-1");
     CHECK_INT(cts_size_bytes(4), 65537);
     CHECK_INT(cts_status_parse("INCONCLUSIVE"), CTS_INCONCLUSIVE);
