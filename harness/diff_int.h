@@ -41,6 +41,9 @@ struct comparison {
     size_t count[G_COUNT];
 };
 
+/* An environment cell for a setting the matrix does not hold (made before it was recorded). */
+#define CTS_DIFF_NOT_RECORDED "(not recorded)"
+
 struct env_table {
     size_t rows, cols;
     char **label;  /* [rows] */

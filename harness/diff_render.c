@@ -163,6 +163,8 @@ static void env_add_row(struct env_table *t, const char *label, json_t **m, cons
             v = value_text(json_object_get(lookup(m[c], "environment.settings.environment_variables"), var));
         else if (!strcmp(path, "run.counts"))
             v = counts_text(lookup(m[c], path));
+        else if (!lookup(m[c], path))
+            v = dupf("%s", CTS_DIFF_NOT_RECORDED);
         else
             v = value_text(lookup(m[c], path));
         t->cell[r * t->cols + c] = v;

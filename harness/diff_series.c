@@ -43,7 +43,8 @@ static int same_cells(const struct env_table *t, size_t a, size_t b)
 }
 
 /* The one environment row that tells the matrices apart, or -1 (a row that
- * repeats an earlier one cell for cell adds nothing and is not counted). */
+ * repeats an earlier one cell for cell adds nothing and is not counted, nor
+ * one that some matrix, made before it was recorded, lacks). */
 static long label_row(const struct env_table *t)
 {
     static const char *const not_settings[] = {"suite revision", "date", "counts"};
@@ -54,6 +55,8 @@ static long label_row(const struct env_table *t)
             skip = !strcmp(S(t->label[r]), not_settings[i]);
         if (!skip && row >= 0 && same_cells(t, (size_t)row, r))
             skip = 1;
+        for (size_t c = 0; c < t->cols && !skip; c++) /* a setting older matrices lack tells nothing */
+            skip = !strcmp(S(t->cell[r * t->cols + c]), CTS_DIFF_NOT_RECORDED);
         if (skip)
             continue;
         if (row >= 0)

@@ -102,6 +102,10 @@ s2 = copy.deepcopy(s1); s2["c.pass_fail"] = case("FAIL"); s2["c.notsupp"]["reaso
 s3 = copy.deepcopy(s2); s3["c.notsupp"] = case("PASS", "A", **A)
 for name, m, text, number in (("s1", s1, "12.0", 12000), ("s2", s2, "12.2", 12020), ("s3", s3, "12.4", 12040)):
     json.dump(runtime(matrix(m, date=f"2026-01-0{name[1]}T00:00:00Z"), text, number), open(f"{d}/{name}.json", "w"))
+# A fourth, made after the module-loading mode was recorded (s1-s3 lack it).
+s4 = runtime(matrix(s3, date="2026-01-04T00:00:00Z"), "12.6", 12060)
+s4["environment"]["settings"]["module_loading"] = "lazy"
+json.dump(s4, open(f"{d}/s4.json", "w"))
 # Bad input.
 v2 = matrix(a); v2["schema_version"] = 2
 json.dump(v2, open(f"{d}/v2.json", "w"))
@@ -210,6 +214,13 @@ run 1 diff --series "$tmp/s1.json" "$tmp/s2.json" "$tmp/s3.json" --format csv
 printf '%s\r\n' "id,runtime 12.0,runtime 12.2,runtime 12.4,changed_at" \
     "c.notsupp,NOTSUPP,NOTSUPP,A,runtime 12.4" "c.pass_fail,W,FAIL,FAIL,runtime 12.2" >"$tmp/want.csv"
 cmp -s "$tmp/out" "$tmp/want.csv" || fail "series csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
+# A setting that older matrices did not record is shown so, and names nothing.
+run 1 diff --series "$tmp/s1.json" "$tmp/s2.json" "$tmp/s3.json" "$tmp/s4.json"
+has "$tmp/out" "series runtime 12.0 -> runtime 12.2 -> runtime 12.4 -> runtime 12.6: 2 cases change"
+grep -q "^\* module loading  *(not recorded)  *(not recorded)  *(not recorded)  *lazy$" "$tmp/out" ||
+    fail "series: no module-loading row marking the matrices that lack it: $(grep 'module' "$tmp/out")"
+run 1 diff --series "$tmp/s1.json" "$tmp/s2.json" "$tmp/s3.json"
+lacks "$tmp/out" "module loading"
 # A change and its reversal, and a case absent from one: each step named; no one setting differs: letters.
 run 1 diff --series "$tmp/a.json" "$tmp/b.json.gz" "$tmp/a2.json" --format csv
 has "$tmp/out" "id,A,B,C,changed_at"
