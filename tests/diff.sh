@@ -306,4 +306,16 @@ EOF
 cmp -s "$tmp/lazy-vs-eager.md" "$want" || fail "diff of the committed matrices is not $(basename "$want"): $(diff "$want" "$tmp/lazy-vs-eager.md" | head -n 5)"
 [ "${rss#* }" -lt 102400 ] || fail "diff of two committed matrices peaked at ${rss#* } KiB (more than 100 MB)"
 
+# The committed runtime series: the H100's matrices under every runtime give it, byte for byte.
+rel=reports/nvidia-h100-80gb-hbm3/driver-580.159.04
+want="$root/reports/comparisons/driver-580.159.04-runtimes/h100.default.md"
+series=()
+for d in "$root/$rel"/cuda-*/default; do series+=("$rel/${d#"$root/$rel/"}/matrix.json.gz"); done
+mapfile -t series < <(printf '%s\n' "${series[@]}" | sort -V)
+[ "${#series[@]}" -ge 6 ] || fail "the runtime series: ${#series[@]} committed runtimes, expected at least 6"
+rc=0
+(cd "$root" && "$cts" diff --series "${series[@]}" --format md) >"$tmp/series.md" || rc=$?
+[ "$rc" = 1 ] || fail "the committed runtime series: diff exited $rc, expected 1"
+cmp -s "$tmp/series.md" "$want" || fail "diff --series of the committed runtimes is not $(basename "$want"): $(diff "$want" "$tmp/series.md" | head -n 5)"
+
 finish "diff checks"

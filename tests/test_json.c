@@ -191,7 +191,7 @@ int main(void)
     CHECK_INT(cts_render_markdown(back, f), 0);
     fclose(f);
     text = slurp(md);
-    CHECK_CONTAINS(text, "# cuda-sync-cts matrix: Test GPU, driver 580.159.04, CUDA 13.0");
+    CHECK_CONTAINS(text, "# cuda-sync-cts matrix: Test GPU, driver 580.159.04 (CUDA 13.0), runtime 13.0");
     CHECK_CONTAINS(text, "3 cases: 1 PASS, 1 VARIES, 0 FAIL, 0 NOTSUPP, 0 BROKEN, 1 INCONCLUSIVE");
     CHECK_CONTAINS(text, "| `memcpy.d2h.pinned.1B.default.op_implied.busy_nonblocking` | INCONCLUSIVE |");
     CHECK_CONTAINS(text, "## Cases whose repetitions differed (VARIES)");

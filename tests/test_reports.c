@@ -395,7 +395,7 @@ static void hostile(void)
     CHECK(md && !strstr(md, "](javascript:"));
     CHECK(md && !strstr(md, "\n| forged"));
     CHECK_CONTAINS(md, "# cuda-sync-cts matrix: &lt;script&gt;alert(1)&lt;/script&gt;, driver 580 &lt;img src=x "
-                       "onerror=alert(1)&gt;, CUDA 13.0\n");
+                       "onerror=alert(1)&gt; (CUDA 13.0), runtime 13.0\n");
     CHECK_CONTAINS(md, "| Environment | CUDA_X=a\\|b c&amp;d |\n");
     CHECK_CONTAINS(md, "| x\\`y\\|z&lt;b&gt;bold&lt;/b&gt; \\| forged \\| row \\| |\n");
     CHECK_CONTAINS(md, "| <a id=\"evil`id&#124;x&quot;y\"></a>``evil`id\\|x\"y`` | W\\|&lt;i&gt; | RT-SYNC-A");

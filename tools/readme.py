@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cached_property, lru_cache
 from pathlib import Path
+from statistics import median
 
 ROOT = Path(__file__).resolve().parent.parent
 # The pages whose figures come from the committed files (the findings block is in one of them).
@@ -494,8 +495,108 @@ def lazy_eager(getfn):
     return sum(r[1].startswith("cu_module_get_function.") == getfn for r in rows if not one_side_only(r))
 
 
-def configs(gpu):
-    return [c for g, c, _ in committed() if g == gpu]
+def configs(gpu, cuda="cuda-13.0"):
+    """The configurations committed for a GPU under one runtime (the installed toolkit's, by default)."""
+    return [c for g, c, parent in committed() if g == gpu and parent.endswith("/" + cuda)]
+
+
+def runtimes(gpu, config="default"):
+    """The runtimes a GPU has a matrix of in a configuration, oldest first: ["12.0", ..., "13.5"]."""
+    found = {parent.rsplit("/cuda-", 1)[1] for g, c, parent in committed() if g == gpu and c == config}
+    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+# ---- the runtime series (issue 12): the H100 under every committed runtime ----------
+
+H100_GPU = "nvidia-h100-80gb-hbm3"
+RT_CMP = "reports/comparisons/driver-580.159.04-runtimes"
+RT_TWICE = f"{CMP}/h100.harness-06f2bf5/default.json.gz"  # a second 13.0 run, for the spread
+IDLE = re.compile(rb'\n"([a-z0-9_]+)\.[^\n]*?"idle_call_us":([0-9.]+)')
+
+
+def rt_matrices(config="default"):
+    """(runtime, Matrix) for each committed runtime of the H100, oldest first."""
+    return [(v, _matrix(f"reports/{H100_GPU}/driver-580.159.04/cuda-{v}/{config}/matrix.json.gz"))
+            for v in runtimes(H100_GPU, config)]
+
+
+@lru_cache(maxsize=None)
+def rt_rows():
+    """Per case (id order; every runtime has every case): its outcome under each runtime, oldest first."""
+    cols = [m.outcomes for _, m in rt_matrices()]
+    if len({len(c) for c in cols}) != 1:
+        die("the runtime matrices do not hold the same cases")
+    return list(zip(*cols))
+
+
+def rt_changing():
+    """(cases whose outcome changes along the runtimes, those of them that are NOTSUPP up to some
+    runtime and from it on one same outcome: a call the older runtimes lack)."""
+    changing = [r for r in rt_rows() if len(set(r)) > 1]
+    def newly(r):
+        k = next(i for i, o in enumerate(r) if o[0] != b"NOTSUPP")
+        return all(o[0] == b"NOTSUPP" for o in r[:k]) and len(set(r[k:])) == 1
+    return len(changing), sum(map(newly, changing))
+
+
+def rt_series_changes():
+    return int(grep(r"^## Series .*: (\d+) cases? changes?$", read(f"{RT_CMP}/h100.default.md"),
+                    f"{RT_CMP}/h100.default.md").group(1))
+
+
+def rt_notsupp():
+    """'744 (12.0), 606 (12.2-12.6) and 12 (12.8-13.5)': each run of equal NOTSUPP counts."""
+    runs = []
+    for v, m in rt_matrices():
+        n = m.run["counts"]["NOTSUPP"]
+        if runs and runs[-1][0] == n:
+            runs[-1][2] = v
+        else:
+            runs.append([n, v, v])
+    return series(f"{num(n)} ({a}{'' if a == b else '–' + b})" for n, a, b in runs)
+
+
+def idle_by_family(m):
+    """Family -> the median idle call time of its cases (µs)."""
+    found = {}
+    for fam, us in IDLE.findall(m._text, m._begin, m._end):
+        found.setdefault(fam.decode(), []).append(Decimal(us.decode()))
+    return {f: median(v) for f, v in found.items()}
+
+
+def ratio(a, b):
+    return max(a, b) / min(a, b)
+
+
+@lru_cache(maxsize=None)
+def rt_idle_spread():
+    """(across runtimes, between two runs of 13.0): the median over families of the ratio of
+    two runs' median idle call times; across runtimes, each family's median over all pairs."""
+    per = [idle_by_family(m) for _, m in rt_matrices()]
+    pairs = []
+    for f in per[0]:
+        vals = [p[f] for p in per if p.get(f, 0) > 0]
+        pairs.append(median(ratio(a, b) for i, a in enumerate(vals) for b in vals[i + 1:]))
+    one, two = idle_by_family(_matrix(f"{H100}/default/matrix.json.gz")), idle_by_family(_matrix(RT_TWICE))
+    twice = [ratio(one[f], two[f]) for f in one if one[f] > 0 and two.get(f, 0) > 0]
+    return median(pairs), median(twice)
+
+
+def rt_bench():
+    """The totals of tools/bench-runtime.sh where its build was cold, as 'a–b'."""
+    totals = []
+    for v in runtimes(H100_GPU):
+        path = f"reports/{H100_GPU}/driver-580.159.04/cuda-{v}/default/runtime.txt"
+        if not (ROOT / path).exists():
+            continue
+        text = read(path)
+        cold = re.search(r"cold build and runs: .*total ([0-9.]+) s", text)
+        per_thread = "--per-thread" in text
+        if cold and not per_thread:
+            totals.append(Decimal(cold.group(1)))
+        elif not cold and not per_thread:
+            totals.append(Decimal(grep(r"^  total +([0-9.]+) s", text, path).group(1)))
+    return f"{fix(min(totals), 0)}–{fix(max(totals), 0)}"
 
 
 def harness(key):
@@ -599,6 +700,21 @@ FIGURES = {
     "h200_config_list": lambda: series(f"`{c}`" for c in configs("nvidia-h200")),
     "h100_configs": lambda: num(len(configs("nvidia-h100-80gb-hbm3"))),
     "h100_config_list": lambda: series(f"`{c}`" for c in configs("nvidia-h100-80gb-hbm3")),
+    "h100_runtimes": lambda: num(len(runtimes("nvidia-h100-80gb-hbm3"))),
+    "rt_count": lambda: word(len(rt_matrices())),
+    "rt_changes": lambda: num(rt_series_changes()),
+    "rt_changes_all_new": lambda: ("all" if rt_changing() == (rt_series_changes(),) * 2
+                                   else f"{rt_changing()[1]} of {rt_changing()[0]}"),
+    "rt_verdict_changes": lambda: none(rt_changing()[0] - rt_changing()[1]),
+    "rt_notsupp": rt_notsupp,
+    "rt_loading": lambda: series(sorted({m.env["settings"].get("module_loading", "not recorded")
+                                         for _, m in rt_matrices() if "module_loading" in m.env["settings"]})),
+    "rt_loading_recorded": lambda: word(sum("module_loading" in m.env["settings"] for _, m in rt_matrices())),
+    "rt_idle_across": lambda: fix(rt_idle_spread()[0], 2),
+    "rt_idle_twice": lambda: fix(rt_idle_spread()[1], 2),
+    "rt_bench_s": rt_bench,
+    "h100_runtime_list": lambda: series(runtimes("nvidia-h100-80gb-hbm3")),
+    "h100_runtime_ptds_list": lambda: series(runtimes("nvidia-h100-80gb-hbm3", "per-thread-default-stream")),
     # Conformance: the H200 default matrix's judgement.
     "spec_clauses": lambda: num(len(matrix("default").spec["clauses"])),
     "conforms": lambda: num(matrix("default").tally("conformance")["CONFORMS"]),
