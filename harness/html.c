@@ -283,12 +283,14 @@ static void page_title(FILE *f, const struct cts_env_view *e)
     esc(f, e->gpu);
     fputs(", driver ", f);
     esc(f, e->driver);
-    fputs(", CUDA ", f);
+    fputs(" (CUDA ", f);
     esc(f, e->driver_api);
+    fputs("), runtime ", f);
+    esc(f, e->runtime);
 }
 
 /* From the doctype to the page's heading: the title and the heading name
- * the GPU, the driver and the CUDA version. */
+ * the GPU, the driver (and the CUDA version it supports) and the runtime. */
 static void page_head(FILE *f, const json_t *m)
 {
     struct cts_env_view e;

@@ -300,7 +300,8 @@ static void environment(FILE *f, const json_t *m)
     struct cts_env_view e;
     cts_env_view(&e, m);
 
-    md(f, "# cuda-sync-cts matrix: %t, driver %t, CUDA %t\n\n", e.gpu, e.driver, e.driver_api);
+    md(f, "# cuda-sync-cts matrix: %t, driver %t (CUDA %t), runtime %t\n\n", e.gpu, e.driver, e.driver_api,
+       e.runtime);
     fprintf(f, "Generated from the JSON matrix beside this file; the JSON is the record.\n\n");
     fprintf(f, "| | |\n|---|---|\n");
     md(f, "| GPU | %t (compute capability %t), %t |\n", e.gpu, e.compute_capability, e.uuid);
