@@ -490,7 +490,22 @@ static const char *rejects(const struct cts_case *c, const char **clause)
     return "cudaErrorInvalidValue";
 }
 
+/* The shape for any size, as generate() gives it; an array copy only in
+ * whole rows of ARRAY_WIDTH, a symbol copy up to 1 MiB. */
+static int resize(struct cts_case *c)
+{
+    int dims = apis[spec_of(c->api)].dims;
+    enum own own = apis[spec_of(c->api)].own;
+    if (dims == 0 && (c->size % ARRAY_WIDTH || c->size == 0))
+        return -1;
+    if ((own == OWN_SYMBOL_DST || own == OWN_SYMBOL_SRC) && c->size > CTS_SYMBOL_BYTES - 4096u)
+        return -1; /* the symbol's size */
+    c->width = c->height = c->depth = 0;
+    shape(c, dims);
+    return 0;
+}
+
 const struct cts_family cts_family_copy = {
     .name = "copy", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
-    .prepare = prepare, .poke = poke, .peek = peek, .rejects = rejects,
+    .prepare = prepare, .poke = poke, .peek = peek, .rejects = rejects, .resize = resize,
 };

@@ -148,4 +148,16 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     }
 }
 
-const struct cts_family cts_family_memset = {"memset", generate, buffers, needs, issue};
+/* The shape for any size the call can set whole elements of. */
+static int resize(struct cts_case *c)
+{
+    if (c->size == 0 || c->size % element(c->api))
+        return -1;
+    c->width = c->height = c->depth = 0;
+    shape(c);
+    return 0;
+}
+
+const struct cts_family cts_family_memset = {
+    .name = "memset", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue, .resize = resize,
+};

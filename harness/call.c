@@ -111,15 +111,15 @@ cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case 
         struct cudaMemLocation loc = {.type = cudaMemLocationTypeDevice, .id = e->device};
         for (int i = 0; i < 2 && err == cudaSuccess; i++)
 #if CUDART_VERSION >= 13000
-            err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], CTS_BUF_BYTES, loc, 0,
+            err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], e->buf_bytes, loc, 0,
                                        e->nonblocking[0]);
 #else
-            err = cudaMemPrefetchAsync_v2(e->buf[CTS_MEM_MANAGED][i], CTS_BUF_BYTES, loc, 0,
+            err = cudaMemPrefetchAsync_v2(e->buf[CTS_MEM_MANAGED][i], e->buf_bytes, loc, 0,
                                           e->nonblocking[0]);
 #endif
 #else /* 12.0-12.1: the older form, a device ordinal */
         for (int i = 0; i < 2 && err == cudaSuccess; i++)
-            err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], CTS_BUF_BYTES, e->device,
+            err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], e->buf_bytes, e->device,
                                        e->nonblocking[0]);
 #endif
     }

@@ -31,5 +31,6 @@ int cts_cmd_list(int argc, char **argv);
 int cts_cmd_env(int argc, char **argv);
 int cts_cmd_run(int argc, char **argv);
 int cts_cmd_log(int argc, char **argv);
+int cts_cmd_thresholds(int argc, char **argv);
 
 #endif

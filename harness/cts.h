@@ -175,6 +175,11 @@ struct cts_family {
      * spec.c (docs/adding-a-family.md). */
     const struct cts_clause *clauses;
     void (*judge)(struct cts_judge *j);
+    /* Optional: for the threshold search (sync-cts thresholds), the shape of
+     * the call for c->size, as the generator gives it (width, height,
+     * depth); 0, or -1 where no call of that size can be made.  A family
+     * whose calls have no shape needs none. */
+    int (*resize)(struct cts_case *c);
 };
 
 #define FAMILY(name) extern const struct cts_family cts_family_##name;

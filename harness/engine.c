@@ -50,34 +50,34 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
         case CTS_MEM_REGISTERED:
             if (m == CTS_MEM_REGISTERED)
                 REQUIRE_ATTR(cudaDevAttrHostRegisterSupported);
-            p = aligned_alloc(4096, CTS_BUF_BYTES);
+            p = aligned_alloc(4096, e->buf_bytes);
             if (!p) {
                 cts_eng_setf(why, "harness: out of host memory");
                 return -1;
             }
-            memset(p, 0, CTS_BUF_BYTES); /* fault every page in before measuring */
+            memset(p, 0, e->buf_bytes); /* fault every page in before measuring */
             if (m == CTS_MEM_REGISTERED)
-                HCHECK(why, cudaHostRegister(p, CTS_BUF_BYTES, cudaHostRegisterDefault));
+                HCHECK(why, cudaHostRegister(p, e->buf_bytes, cudaHostRegisterDefault));
             break;
         case CTS_MEM_MAPPED:
             REQUIRE_ATTR(cudaDevAttrCanMapHostMemory);
-            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocMapped));
+            HCHECK(why, cudaHostAlloc(&p, e->buf_bytes, cudaHostAllocMapped));
             break;
         case CTS_MEM_MANAGED:
             REQUIRE_ATTR(cudaDevAttrManagedMemory);
-            HCHECK(why, cudaMallocManaged(&p, CTS_BUF_BYTES, cudaMemAttachGlobal));
+            HCHECK(why, cudaMallocManaged(&p, e->buf_bytes, cudaMemAttachGlobal));
             break;
         case CTS_MEM_PINNED:
-            HCHECK(why, cudaMallocHost(&p, CTS_BUF_BYTES));
+            HCHECK(why, cudaMallocHost(&p, e->buf_bytes));
             break;
         case CTS_MEM_PORTABLE:
-            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocPortable));
+            HCHECK(why, cudaHostAlloc(&p, e->buf_bytes, cudaHostAllocPortable));
             break;
         case CTS_MEM_WC:
-            HCHECK(why, cudaHostAlloc(&p, CTS_BUF_BYTES, cudaHostAllocWriteCombined));
+            HCHECK(why, cudaHostAlloc(&p, e->buf_bytes, cudaHostAllocWriteCombined));
             break;
         case CTS_MEM_DEVICE:
-            HCHECK(why, cudaMalloc(&p, CTS_BUF_BYTES));
+            HCHECK(why, cudaMalloc(&p, e->buf_bytes));
             break;
         default:
             cts_eng_setf(why, "harness: unknown memory kind %d", (int)m);
@@ -85,9 +85,9 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
         }
         e->buf[m][i] = p;
         if (m == CTS_MEM_DEVICE)
-            HCHECK(why, cudaMemset(p, 0, CTS_BUF_BYTES));
+            HCHECK(why, cudaMemset(p, 0, e->buf_bytes));
         else if (m != CTS_MEM_PAGEABLE && m != CTS_MEM_REGISTERED)
-            memset(p, 0, CTS_BUF_BYTES);
+            memset(p, 0, e->buf_bytes);
     }
     return 0;
 fail:
@@ -287,8 +287,14 @@ fail:
 
 int cts_engine_init(struct cts_engine *e, int device)
 {
+    return cts_engine_init_sized(e, device, CTS_BUF_BYTES);
+}
+
+int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
+{
     memset(e, 0, sizeof *e);
     e->device = device;
+    e->buf_bytes = buf_bytes;
     void *mapped = NULL;
 
     HCHECK(e->broken, cudaSetDevice(device));

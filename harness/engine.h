@@ -86,6 +86,7 @@ struct cts_engine {
     struct cts_marker_record *mk_host, *mk_dev;
     unsigned char *poke_host, *poke_dev; /* mapped bytes the peek kernel reads samples into */
     void *buf[CTS_MEM_COUNT][2];
+    size_t buf_bytes; /* each buffer's size */
     char notsupp[CTS_MEM_COUNT][CTS_REASON_MAX]; /* why a memory kind is missing */
     struct cts_latch latch;
     struct cts_worker worker;
@@ -102,8 +103,11 @@ struct cts_engine {
     char need_why[CTS_REASON_MAX];
 };
 
-/* 0 on success; otherwise engine->broken says why. */
+/* 0 on success; otherwise engine->broken says why.  Each memory kind gets
+ * two buffers of CTS_BUF_BYTES (the case table's largest size and a page),
+ * or of buf_bytes (the threshold search's largest probe and a page). */
 int cts_engine_init(struct cts_engine *e, int device);
+int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes);
 void cts_engine_fini(struct cts_engine *e);
 
 /* Idle latency of the call of c (every busy placement of one call shares it). */

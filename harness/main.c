@@ -300,7 +300,8 @@ int main(int argc, char **argv)
         int (*run)(int argc, char **argv); /* argv[0] is the command word */
     } commands[] = {{"list", cts_cmd_list},     {"run", cts_cmd_run},   {"env", cts_cmd_env},
                     {"log", cts_cmd_log},       {"render", cmd_render}, {"judge", cmd_judge},
-                    {"cite", cmd_cite},         {"check", cmd_check},   {"diff", cts_diff_main}};
+                    {"cite", cmd_cite},         {"check", cmd_check},   {"diff", cts_diff_main},
+                    {"thresholds", cts_cmd_thresholds}};
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(cmd, commands[i].name)) {
             optind = 1; /* the command's options start after its word */

@@ -1,0 +1,342 @@
+/* sync-cts thresholds: the exact size where a case row's outcome changes.
+ *
+ * A row is a case without its size (memcpy_async.h2d.pageable.explicit.
+ * op_perthread.busy_same).  The rows searched are those whose outcome
+ * differs between two sample sizes in a matrix of this build (--matrix),
+ * and, with --catalogue, the rows declared below whatever the matrix says.
+ * Each probe is the row's case at one size, run by the engine as any case
+ * (idle measurement, the gate and its proofs, --repeat repetitions);
+ * threshold.c chooses the sizes.  One process: a probe that loses the CUDA
+ * context ends the command (exit 3), nothing written. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "engine.h"
+#include "report.h"
+#include "threshold.h"
+
+#include <fnmatch.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_int.h"
+
+/* Rows searched whatever the matrix shows (issue 13's list): the pageable
+ * host-to-device copies, the pageable device-to-host ones, a 2D copy, the
+ * managed copies, the driver API's copies and every memset, each with the
+ * held work in its own stream (op_blocking) or the implied one. */
+static const char *const catalogue[] = {
+    "memcpy_async.h2d.pageable.explicit.op_blocking.busy_same",
+    "memcpy.h2d.pageable.explicit.op_implied.busy_same",
+    "memcpy_async.d2h.pageable.explicit.op_blocking.busy_same",
+    "memcpy.d2h.pageable.explicit.op_implied.busy_same",
+    "memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same",
+    "memcpy_async.h2d.managed.explicit.op_blocking.busy_same",
+    "memcpy.h2d.managed.explicit.op_implied.busy_same",
+    "cu_memcpy_htod_async.h2d.pageable.op_blocking.busy_same",
+    "cu_memcpy_htod.h2d.pageable.op_implied.busy_same",
+    "memset.*.op_implied.busy_same",
+    "memset_async.*.op_blocking.busy_same",
+};
+
+struct row {
+    char id[CTS_ID_MAX];
+    const struct cts_case *base; /* a case of the row (its smallest sample size) */
+    json_t *samples;             /* sample size label -> "STATUS:symbol" in the matrix */
+    int from_matrix, from_catalogue;
+};
+
+/* The row id of a sized case: its id without the size segment. */
+static void row_id(const struct cts_case *c, char *buf, size_t len)
+{
+    struct cts_case r = *c;
+    r.size_idx = -1;
+    if (cts_case_make_id(&r))
+        r.id[0] = '\0';
+    snprintf(buf, len, "%s", r.id);
+}
+
+static int keep_outcome(void *ctx, const char *id, const json_t *c)
+{
+    json_t *out = ctx, *sym = json_object_get(c, "symbol");
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s:%s", json_string_value(json_object_get(c, "status")),
+             json_is_string(sym) ? json_string_value(sym) : "");
+    return json_object_set_new(out, id, json_string(buf));
+}
+
+struct probe_ctx {
+    struct cts_engine *e;
+    const struct row *row;
+    int repeat;
+    struct cts_result *res;
+    char why[CTS_REASON_MAX];
+};
+
+/* One probe: the row's case at `bytes`, run as any case. */
+static int probe(void *ctx, size_t bytes, struct cts_th_probe *out)
+{
+    struct probe_ctx *p = ctx;
+    struct cts_case c = *p->row->base;
+    struct cts_idle idle;
+    c.size = bytes;
+    c.size_idx = -1;
+    out->bytes = bytes;
+    if (c.family->resize && c.family->resize(&c)) {
+        out->status = CTS_NOTSUPP;
+        return 0;
+    }
+    snprintf(c.id, sizeof c.id, "%s", p->row->id);
+    cts_engine_idle(p->e, &c, &idle);
+    cts_engine_run_case(p->e, &c, &idle, p->repeat, p->res);
+    if (p->e->broken[0]) {
+        snprintf(p->why, sizeof p->why, "%s", p->e->broken);
+        return -1;
+    }
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        snprintf(p->why, sizeof p->why, "after %s at %zu bytes: cudaDeviceSynchronize returned %s", p->row->id,
+                 bytes, cudaGetErrorName(err));
+        return -1;
+    }
+    out->status = p->res->status;
+    snprintf(out->symbol, sizeof out->symbol, "%s", p->res->symbol);
+    double call[CTS_MAX_REPEAT];
+    int n = 0;
+    for (int i = 0; i < p->res->nreps; i++)
+        if (p->res->reps[i].status == CTS_PASS)
+            call[n++] = p->res->reps[i].call_us;
+    for (int i = 1; i < n; i++) /* a few values: insertion sort */
+        for (int j = i; j > 0 && call[j - 1] > call[j]; j--) {
+            double t = call[j];
+            call[j] = call[j - 1];
+            call[j - 1] = t;
+        }
+    out->call_us = n ? call[n / 2] : NAN;
+    return 0;
+}
+
+static json_t *probe_json(const struct cts_th_probe *p)
+{
+    char key[40];
+    cts_th_key(p, key, sizeof key);
+    json_t *j = json_pack("{s:I,s:s,s:s}", "bytes", (json_int_t)p->bytes, "status", cts_status_name(p->status),
+                          "outcome", key);
+    json_object_set_new(j, "call_us", isfinite(p->call_us) ? json_real(round(p->call_us * 10) / 10) : json_null());
+    json_object_set_new(j, "asked", json_integer(p->asked));
+    return j;
+}
+
+static const struct cts_th_probe *find_probe(const struct cts_th_search *s, size_t bytes)
+{
+    for (size_t i = 0; i < s->nprobes; i++)
+        if (s->probes[i].bytes == bytes)
+            return &s->probes[i];
+    return NULL;
+}
+
+static json_t *search_json(const struct row *r, const struct cts_th_search *s, double wall_s)
+{
+    json_t *flips = json_array(), *probes = json_array();
+    for (size_t i = 0; i < s->nflips; i++) {
+        const struct cts_th_flip *f = &s->flips[i];
+        json_array_append_new(flips, json_pack("{s:o,s:o,s:b,s:b}", "below", probe_json(find_probe(s, f->below)),
+                                               "above", probe_json(find_probe(s, f->above)), "exact", f->exact,
+                                               "steady", f->steady));
+    }
+    for (size_t i = 0; i < s->nprobes; i++)
+        json_array_append_new(probes, probe_json(&s->probes[i]));
+    json_t *j = json_pack("{s:s,s:s,s:o,s:I,s:i,s:i,s:b,s:b,s:f}", "base_case", r->base->id, "family",
+                          r->base->family->name, "flips", flips, "max_bytes", (json_int_t)s->max_bytes,
+                          "probes", (int)s->nprobes, "undecided", s->undecided, "truncated", s->truncated,
+                          "from_matrix", r->from_matrix, "wall_s", round(wall_s * 100) / 100);
+    json_object_set_new(j, "samples", json_incref(r->samples));
+    json_object_set_new(j, "probed", probes);
+    return j;
+}
+
+/* The rows: from the matrix, those whose decided outcomes differ between
+ * sizes; with the catalogue, its rows too; all matching glob. */
+static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *glob, size_t *nrows)
+{
+    size_t n = 0, count;
+    const struct cts_case *all = cts_all_cases(&count);
+    struct row *rows = calloc(count, sizeof *rows);
+    json_t *index = json_object();
+    if (!rows || !index)
+        return NULL;
+    for (size_t i = 0; i < count; i++) {
+        const struct cts_case *c = &all[i];
+        if (c->size_idx < 0)
+            continue;
+        char id[CTS_ID_MAX];
+        row_id(c, id, sizeof id);
+        if (!id[0] || (glob && fnmatch(glob, id, 0)))
+            continue;
+        json_t *k = json_object_get(index, id);
+        struct row *r;
+        if (k) {
+            r = &rows[json_integer_value(k)];
+        } else {
+            r = &rows[n];
+            snprintf(r->id, sizeof r->id, "%s", id);
+            r->base = c;
+            r->samples = json_object();
+            json_object_set_new(index, id, json_integer((json_int_t)n++));
+        }
+        json_t *o = json_object_get(outcomes, c->id);
+        if (o)
+            json_object_set(r->samples, cts_size_token(c->size_idx), o);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct row *r = &rows[i];
+        const char *label, *first = NULL;
+        json_t *v;
+        json_object_foreach(r->samples, label, v) {
+            const char *s = json_string_value(v);
+            int decided = !strncmp(s, "PASS:", 5) || !strncmp(s, "VARIES:", 7);
+            if (!decided)
+                continue;
+            if (!first)
+                first = s;
+            else if (strcmp(first, s))
+                r->from_matrix = 1;
+        }
+        for (size_t k = 0; with_catalogue && k < sizeof catalogue / sizeof *catalogue; k++)
+            r->from_catalogue |= fnmatch(catalogue[k], r->id, 0) == 0;
+        if (r->from_matrix || r->from_catalogue)
+            rows[kept++] = *r;
+        else
+            json_decref(r->samples);
+    }
+    json_decref(index);
+    *nrows = kept;
+    return rows;
+}
+
+static void print_row(const char *id, const struct cts_th_search *s, double wall_s)
+{
+    printf("%s: %zu probes, %.1f s", id, s->nprobes, wall_s);
+    if (!s->nflips)
+        printf(", no flip up to %zu bytes", s->max_bytes);
+    for (size_t i = 0; i < s->nflips; i++)
+        printf("%s %s up to %zu, %s from %zu%s%s", i ? ";" : ":", s->flips[i].below_key, s->flips[i].below,
+               s->flips[i].above_key, s->flips[i].above, s->flips[i].exact ? "" : " (not exact)",
+               s->flips[i].exact && !s->flips[i].steady ? " (alternates)" : "");
+    if (s->undecided)
+        printf(" [%d undecided]", s->undecided);
+    putchar('\n');
+    fflush(stdout);
+}
+
+int cts_cmd_thresholds(int argc, char **argv)
+{
+    static const struct option opts[] = {{"matrix", required_argument, NULL, 'm'}, {"out", required_argument, NULL, 'o'},
+                                         {"max", required_argument, NULL, 'x'},   {"repeat", required_argument, NULL, 'r'},
+                                         {"device", required_argument, NULL, 'd'}, {"catalogue", no_argument, NULL, 'c'},
+                                         {"list", no_argument, NULL, 'l'},        {0}};
+    const char *mpath = NULL, *out = NULL, *glob = NULL;
+    int repeat = 2, dev = 0, with_catalogue = 0, list = 0, c, mib = 256;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm': mpath = optarg; break;
+        case 'o': out = optarg; break;
+        case 'c': with_catalogue = 1; break;
+        case 'l': list = 1; break;
+        case 'x':
+            if (cts_parse_int(optarg, 1, 4096, &mib))
+                return cts_die(EXIT_USAGE, "--max wants MiB from 1 to 4096, not '%s'", optarg);
+            break;
+        case 'r':
+            if (cts_parse_int(optarg, 1, CTS_MAX_REPEAT, &repeat))
+                return cts_die(EXIT_USAGE, "--repeat wants 1 to %d, not '%s'", CTS_MAX_REPEAT, optarg);
+            break;
+        case 'd':
+            if (cts_parse_int(optarg, 0, 1023, &dev))
+                return cts_die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
+            break;
+        default: return cts_bad_option(c, argv);
+        }
+    }
+    if (optind < argc)
+        glob = argv[optind++];
+    if (optind < argc)
+        return cts_die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (!mpath)
+        return cts_die(EXIT_USAGE, "thresholds wants --matrix FILE (a matrix of this build: the rows whose outcome "
+                                   "differs between sizes)");
+    if (!list && !out)
+        return cts_die(EXIT_USAGE, "thresholds wants --out FILE.json (or --list)");
+    char err[512];
+    json_t *outcomes = json_object();
+    json_t *m = cts_matrix_load_each(mpath, keep_outcome, outcomes, err, sizeof err);
+    if (!m)
+        return cts_die(EXIT_USAGE, "%s", err);
+    size_t nrows = 0;
+    struct row *rows = find_rows(outcomes, with_catalogue, glob, &nrows);
+    if (!rows)
+        return cts_die(EXIT_NO_VERDICT, "out of memory");
+    if (!nrows)
+        return cts_die(EXIT_USAGE, "no row to search%s%s", glob ? " matches " : "", glob ? glob : "");
+    if (list) {
+        for (size_t i = 0; i < nrows; i++)
+            printf("%s%s%s\n", rows[i].id, rows[i].from_matrix ? "  [differs in the matrix]" : "",
+                   rows[i].from_catalogue ? "  [catalogue]" : "");
+        return 0;
+    }
+    struct cts_outfile of;
+    if (cts_outfile_open(&of, out, err, sizeof err))
+        return cts_die(EXIT_USAGE, "%s", err);
+    int rc = cts_run_find_device(dev);
+    if (rc) {
+        cts_outfile_abort(&of);
+        return rc;
+    }
+    size_t max = (size_t)mib << 20;
+    struct cts_engine *e = calloc(1, sizeof *e);
+    struct cts_result *res = calloc(1, sizeof *res);
+    json_t *env = cts_env_collect(dev, err, sizeof err);
+    if (!e || !res || !env) {
+        cts_outfile_abort(&of);
+        return cts_die(EXIT_NO_VERDICT, "cannot start: %s", env ? "out of memory" : err);
+    }
+    double t0 = cts_now_us();
+    if (cts_engine_init_sized(e, dev, max + 4096u) || e->unmeasurable[0]) {
+        cts_outfile_abort(&of);
+        return cts_die(EXIT_NO_VERDICT, "harness set-up failed: %s", e->broken[0] ? e->broken : e->unmeasurable);
+    }
+    printf("engine with %zu MiB buffers set up in %.1f s\n", max >> 20, (cts_now_us() - t0) / 1e6);
+    json_t *found = json_object();
+    struct probe_ctx pc = {.e = e, .repeat = repeat, .res = res};
+    size_t probes = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        struct cts_th_search s;
+        double r0 = cts_now_us();
+        pc.row = &rows[i];
+        if (cts_th_search(&s, max, probe, &pc)) {
+            cts_outfile_abort(&of);
+            return cts_die(EXIT_NO_VERDICT, "the search of %s stopped: %s", rows[i].id,
+                           s.stopped ? pc.why : "out of memory");
+        }
+        double wall = (cts_now_us() - r0) / 1e6;
+        print_row(rows[i].id, &s, wall);
+        json_object_set_new(found, rows[i].id, search_json(&rows[i], &s, wall));
+        probes += s.nprobes;
+        cts_th_free(&s);
+    }
+    double total = (cts_now_us() - t0) / 1e6;
+    cts_engine_fini(e);
+    json_t *doc = json_pack("{s:i,s:s,s:o,s:{s:I,s:i,s:i,s:I,s:f,s:b},s:o}", "thresholds_schema", 1, "matrix",
+                            mpath, "environment", env, "run", "max_bytes", (json_int_t)max, "repetitions", repeat,
+                            "rows", (int)nrows, "probes", (json_int_t)probes, "wall_s", round(total * 10) / 10,
+                            "catalogue", with_catalogue, "thresholds", found);
+    if (json_dumpf(doc, of.f, JSON_INDENT(1) | JSON_SORT_KEYS) || cts_outfile_commit(&of, err, sizeof err))
+        return cts_die(EXIT_NO_VERDICT, "cannot write %s: %s", out, err[0] ? err : "write failed");
+    printf("%zu rows, %zu probes in %.1f s: %s\n", nrows, probes, total, out);
+    return 0;
+}
