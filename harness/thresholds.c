@@ -119,6 +119,29 @@ static int probe(void *ctx, size_t bytes, struct cts_th_probe *out)
     return 0;
 }
 
+/* The largest size up to max the row's family can make a call of (its
+ * resize hook: a symbol copy ends at the symbol's size), found by bisection
+ * (the hooks' limits are upper bounds).  Sizes the hook refuses below it
+ * (an odd size for a 16-bit memset) are probed and come back NOTSUPP. */
+static size_t row_limit(const struct cts_case *base, size_t max)
+{
+    struct cts_case c = *base;
+    if (!c.family->resize)
+        return max;
+    c.size = max;
+    if (!c.family->resize(&c))
+        return max;
+    size_t ok = 1, bad = max; /* the generator made one of its sample sizes: 1 or more work */
+    while (bad - ok > 1) {
+        c.size = ok + (bad - ok) / 2;
+        if (c.family->resize(&c))
+            bad = c.size;
+        else
+            ok = c.size;
+    }
+    return ok;
+}
+
 static json_t *probe_json(const struct cts_th_probe *p)
 {
     char key[40];
@@ -318,7 +341,7 @@ int cts_cmd_thresholds(int argc, char **argv)
         struct cts_th_search s;
         double r0 = cts_now_us();
         pc.row = &rows[i];
-        if (cts_th_search(&s, max, probe, &pc)) {
+        if (cts_th_search(&s, row_limit(rows[i].base, max), probe, &pc)) {
             cts_outfile_abort(&of);
             return cts_die(EXIT_NO_VERDICT, "the search of %s stopped: %s", rows[i].id,
                            s.stopped ? pc.why : "out of memory");

@@ -599,6 +599,42 @@ def rt_bench():
     return f"{fix(min(totals), 0)}–{fix(max(totals), 0)}"
 
 
+# ---- thresholds (issue 13): sync-cts thresholds beside the default matrices ----------
+
+@lru_cache(maxsize=None)
+def thresholds(gpu=H100):
+    path = f"{gpu}/default/thresholds.json.gz"
+    try:
+        return json.loads(zlib.decompress((ROOT / path).read_bytes(), 31))
+    except (OSError, zlib.error, ValueError) as e:
+        die(f"cannot read '{path}': {e}")
+
+
+def th_flip(row, n=0, gpu=H100):
+    """The n-th flip of a row: (size below, outcome below, size above, outcome above)."""
+    f = thresholds(gpu)["thresholds"][row]["flips"][n]
+    return f["below"]["bytes"], f["below"]["outcome"], f["above"]["bytes"], f["above"]["outcome"]
+
+
+def th_rows_with(above_outcome_prefix, below_bytes, gpu=H100):
+    """How many rows flip from below_bytes to the next byte, into an outcome starting so."""
+    return sum(any(f["below"]["bytes"] == below_bytes and f["exact"] and
+                   f["above"]["outcome"].startswith(above_outcome_prefix) for f in r["flips"])
+               for r in thresholds(gpu)["thresholds"].values())
+
+
+def th_same_gpus():
+    """Whether the H100 and the H200 found the same flips in every row."""
+    def flips(gpu):
+        return {k: [(f["below"]["bytes"], f["below"]["outcome"], f["above"]["bytes"], f["above"]["outcome"])
+                    for f in r["flips"]] for k, r in thresholds(gpu)["thresholds"].items()}
+    return flips(H100) == flips(H200)
+
+
+TH_PAGEABLE = "memcpy_async.h2d.pageable.explicit.op_blocking.busy_same"
+TH_PINNED = "memcpy_async.h2d.pinned.explicit.op_blocking.busy_legacy"
+
+
 def harness(key):
     return matrix("default").run["harness"][key]
 
@@ -713,6 +749,20 @@ FIGURES = {
     "rt_idle_across": lambda: fix(rt_idle_spread()[0], 2),
     "rt_idle_twice": lambda: fix(rt_idle_spread()[1], 2),
     "rt_bench_s": rt_bench,
+    "th_rows": lambda: num(thresholds()["run"]["rows"]),
+    "th_probes": lambda: num(thresholds()["run"]["probes"]),
+    "th_wall_h100": lambda: fix(Decimal(str(thresholds()["run"]["wall_s"])), 0),
+    "th_wall_h200": lambda: fix(Decimal(str(thresholds(H200)["run"]["wall_s"])), 0),
+    "th_pageable_below": lambda: num(th_flip(TH_PAGEABLE)[0]),
+    "th_pageable_above": lambda: num(th_flip(TH_PAGEABLE)[2]),
+    "th_pageable_rows": lambda: num(th_rows_with("PASS:W", th_flip(TH_PAGEABLE)[0])),
+    "th_pageable_call_us": lambda: "{}–{}".format(
+        *(fix(Decimal(str(thresholds()["thresholds"][TH_PAGEABLE]["flips"][0][side]["call_us"])), 0)
+          for side in ("below", "above"))),
+    "th_pinned_below": lambda: num(th_flip(TH_PINNED)[0]),
+    "th_pinned_rows": lambda: num(th_rows_with("PASS:Qr", th_flip(TH_PINNED)[0])),
+    "th_no_flip": lambda: num(sum(not r["flips"] for r in thresholds()["thresholds"].values())),
+    "th_same_gpus": lambda: "the same" if th_same_gpus() else "not the same",
     "h100_runtime_list": lambda: series(runtimes("nvidia-h100-80gb-hbm3")),
     "h100_runtime_ptds_list": lambda: series(runtimes("nvidia-h100-80gb-hbm3", "per-thread-default-stream")),
     # Conformance: the H200 default matrix's judgement.
