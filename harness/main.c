@@ -40,6 +40,8 @@ static const char usage_text[] =
     "       sync-cts check MATRIX.json[.gz] [--waivers FILE] [--baseline MATRIX]\n"
     "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--series] [--format text|md|csv]\n"
     "                    [--out FILE|-]\n"
+    "       sync-cts thresholds --matrix MATRIX [GLOB] [--catalogue] [--max MiB] [--repeat N]\n"
+    "                    [--device N] (--out FILE.json | --list)\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "--out - is standard output; an --out that is an input matrix is refused.\n"
@@ -47,6 +49,7 @@ static const char usage_text[] =
     "per-case log FILE.log.  --group selects one CTest group exactly (list --groups).\n"
     "diff compares B, C, ... each with A; diff --series takes them as a series, in order, and\n"
     "lists the cases whose outcome changes along it, one column a matrix, and where it changed.\n"
+    "thresholds finds the size where a row's outcome changes (docs/running.md \"Thresholds\").\n"
     "Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
 
 /* ---- render ---------------------------------------------------------------------- */

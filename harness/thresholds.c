@@ -305,7 +305,8 @@ int cts_cmd_thresholds(int argc, char **argv)
     if (!rows)
         return cts_die(EXIT_NO_VERDICT, "out of memory");
     if (!nrows)
-        return cts_die(EXIT_USAGE, "no row to search%s%s", glob ? " matches " : "", glob ? glob : "");
+        return glob ? cts_die(EXIT_USAGE, "no row to search matches '%s'", glob)
+                    : cts_die(EXIT_USAGE, "no row to search: no outcome differs between sizes in %s", mpath);
     if (list) {
         for (size_t i = 0; i < nrows; i++)
             printf("%s%s%s\n", rows[i].id, rows[i].from_matrix ? "  [differs in the matrix]" : "",

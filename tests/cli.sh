@@ -153,4 +153,20 @@ error "--out - : run writes a matrix, its Markdown and a log beside it" run 'mem
 error "--split-groups: '$tmp/nodir' is not a directory" run 'memcpy.d2d.*' --out "$tmp/m.json" --split-groups "$tmp/nodir"
 rm -f "$tmp/base.json.gz"
 
+# thresholds: its bad input, and its rows (--list runs nothing: no GPU needed).
+M="$root/reports/nvidia-h100-80gb-hbm3/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
+error "thresholds wants --matrix FILE" thresholds --list
+error "thresholds wants --out FILE.json (or --list)" thresholds --matrix "$M"
+error "--max wants MiB from 1 to 4096, not '0'" thresholds --matrix "$M" --max 0 --list
+error "--repeat wants 1 to 16, not 'x'" thresholds --matrix "$M" --repeat x --list
+error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
+error "no row to search matches 'nothing.*'" thresholds --matrix "$M" 'nothing.*' --list
+error "unexpected argument 'b'" thresholds --matrix "$M" a b --list
+run 0 thresholds --matrix "$M" --list
+[ "$(wc -l <"$tmp/out")" -eq 108 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 108"
+grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in the matrix\]$' "$tmp/out" ||
+    fail "thresholds --list lacks the pageable row"
+run 0 thresholds --matrix "$M" --catalogue --list 'memset*'
+[ "$(wc -l <"$tmp/out")" -eq 8 ] || fail "thresholds --catalogue --list 'memset*': $(wc -l <"$tmp/out") rows, expected 8"
+
 finish "CLI checks"
