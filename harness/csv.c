@@ -1,5 +1,6 @@
 /* CSV rendering of a matrix: one row per case, sorted by case id, a header
- * row first.  RFC 4180: CRLF line ends; a field holding a comma, a double
+ * row first; or (--section thresholds) one row per flip of the matrix's
+ * `thresholds` member, one per row that has none.  RFC 4180: CRLF line ends; a field holding a comma, a double
  * quote, CR or LF is enclosed in double quotes with its quotes doubled; an
  * absent or null value is an empty field. */
 #define _GNU_SOURCE
@@ -137,4 +138,67 @@ int cts_render_csv(const json_t *m, FILE *f)
         rc = put_case(f, ids[i], json_object_get(cases, ids[i]));
     free(ids);
     return rc || ferror(f) ? -1 : 0;
+}
+
+/* ---- thresholds (docs/matrix.md, `thresholds`) ---------------------------------- */
+
+static const char th_header[] =
+    "row,max_bytes,below_bytes,below_outcome,above_bytes,above_outcome,exact,steady,probes,undecided\r\n";
+
+/* ",N" for an integer; "," alone otherwise. */
+static void put_int(FILE *f, const json_t *v)
+{
+    fputc(',', f);
+    if (json_is_integer(v))
+        fprintf(f, "%lld", (long long)json_integer_value(v));
+}
+
+/* ",true" / ",false" for a boolean; "," alone otherwise. */
+static void put_bool(FILE *f, const json_t *v)
+{
+    fputc(',', f);
+    if (json_is_boolean(v))
+        fputs(json_is_true(v) ? "true" : "false", f);
+}
+
+/* One line: the row and a flip of it (fl NULL: the row has none, its flip's fields empty). */
+static void put_flip(FILE *f, const char *id, const json_t *r, const json_t *fl)
+{
+    const json_t *side[2] = {json_object_get(fl, "below"), json_object_get(fl, "above")};
+    cts_csv_text(f, id);
+    put_int(f, json_object_get(r, "max_bytes"));
+    for (int i = 0; i < 2; i++) {
+        put_int(f, json_object_get(side[i], "bytes"));
+        fputc(',', f);
+        cts_csv_text(f, name(json_string_value(json_object_get(side[i], "outcome"))));
+    }
+    put_bool(f, json_object_get(fl, "exact"));
+    put_bool(f, json_object_get(fl, "steady"));
+    put_int(f, json_object_get(r, "probes"));
+    put_int(f, json_object_get(r, "undecided"));
+    fputs("\r\n", f);
+}
+
+int cts_render_csv_thresholds(const json_t *m, FILE *f)
+{
+    const json_t *rows = json_object_get(json_object_get(m, "thresholds"), "rows");
+    size_t n = json_object_size(rows), k = 0;
+    const char **ids = calloc(n ? n : 1, sizeof *ids);
+    if (!ids)
+        return -1;
+    const char *id;
+    json_t *r;
+    json_object_foreach((json_t *)rows, id, r) ids[k++] = id;
+    qsort(ids, n, sizeof *ids, cmp_str);
+
+    fputs(th_header, f);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *row = json_object_get(rows, ids[i]), *flips = json_object_get(row, "flips");
+        for (size_t j = 0; j < json_array_size(flips); j++)
+            put_flip(f, ids[i], row, json_array_get(flips, j));
+        if (!json_array_size(flips))
+            put_flip(f, ids[i], row, NULL);
+    }
+    free(ids);
+    return ferror(f) ? -1 : 0;
 }

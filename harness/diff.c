@@ -23,6 +23,12 @@
  * written only once it is complete.  Exit 0 when no case changed, 1 when
  * some did, 2 on error.
  *
+ * Where A and a later matrix both have a `thresholds` section (docs/matrix.md)
+ * their rows' flips are compared too, after the cases: a flip that moved (the
+ * same flips and outcomes, another size), flips otherwise changed, a row in one
+ * only.  A threshold change is a change (exit 1); a section in one matrix only
+ * is said, and is none.  CSV keeps the cases; --section thresholds gives these.
+ *
  * With --series the matrices are a series instead, and diff_series.c makes
  * and renders one table of the cases that change along it (no pairwise
  * comparison is made).
@@ -161,9 +167,8 @@ static int same_verdict(const struct dcase *a, const struct dcase *b)
 
 /* A VARIES symbol lists each symbol seen in the order the repetitions saw
  * them, so "A/W" and "W/A" are the same outcome: compared as sets. */
-static int same_symbol(const struct dcase *a, const struct dcase *b)
+static int same_symbols(const char *x, const char *y)
 {
-    const char *x = a->symbol, *y = b->symbol;
     if (!x || !y || !strcmp(x, y))
         return !x == !y;
     char xs[64], ys[64];
@@ -179,6 +184,8 @@ static int same_symbol(const struct dcase *a, const struct dcase *b)
     }
     return 1; /* same length, every part of x in y, and parts never repeat */
 }
+
+static int same_symbol(const struct dcase *a, const struct dcase *b) { return same_symbols(a->symbol, b->symbol); }
 
 /* Whether two cases' outcomes differ (status, symbol, verdict, or conformance where both have a spec). */
 int cts_diff_outcome_differs(const struct dcase *a, const struct dcase *b)
@@ -256,39 +263,196 @@ const struct dcase *cts_diff_cases(const struct diff_doc *d, size_t i, size_t *n
     return d->dm[i].v;
 }
 
+/* ---- thresholds (docs/matrix.md, `thresholds`) ------------------------------ */
+
+/* A flip's `below` or `above` probe: its size, and its outcome ("" where absent). */
+long long cts_diff_flip_bytes(const json_t *flip, const char *side)
+{
+    return (long long)json_integer_value(json_object_get(json_object_get(flip, side), "bytes"));
+}
+
+const char *cts_diff_flip_outcome(const json_t *flip, const char *side)
+{
+    const char *o = json_string_value(json_object_get(json_object_get(flip, side), "outcome"));
+    return o ? o : "";
+}
+
+/* Two outcomes of the search ("PASS:Qc", "VARIES:A/W", "NOTSUPP", "" undecided)
+ * alike: the same status, and the same symbols as sets (as a case's are). */
+static int same_th_outcome(const char *x, const char *y)
+{
+    const char *cx = strchr(x, ':'), *cy = strchr(y, ':');
+    if (!cx || !cy)
+        return !cx && !cy && !strcmp(x, y);
+    if (cx - x != cy - y || strncmp(x, y, (size_t)(cx - x)))
+        return 0;
+    return same_symbols(cx + 1, cy + 1);
+}
+
+/* Whether flip side `side` of x and y has the same outcome. */
+static int same_side(const json_t *x, const json_t *y, const char *side)
+{
+    return same_th_outcome(cts_diff_flip_outcome(x, side), cts_diff_flip_outcome(y, side));
+}
+
+/* How a row's flips in A (fa) and in the later matrix (fb), compared as lists
+ * of (below size, below outcome, above size, above outcome), differ: -1 not
+ * at all; TH_MOVED where they are as many with the same outcomes and each
+ * flip that differs differs in its `above` size (the first size with the new
+ * outcome, the size a move is told by); else TH_FLIPS. */
+static int th_row_kind(const json_t *fa, const json_t *fb)
+{
+    size_t n = json_array_size(fa), moved = 0;
+    if (n != json_array_size(fb))
+        return TH_FLIPS;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *x = json_array_get(fa, i), *y = json_array_get(fb, i);
+        if (!same_side(x, y, "below") || !same_side(x, y, "above"))
+            return TH_FLIPS;
+        int below = cts_diff_flip_bytes(x, "below") != cts_diff_flip_bytes(y, "below");
+        int above = cts_diff_flip_bytes(x, "above") != cts_diff_flip_bytes(y, "above");
+        if (below && !above)
+            return TH_FLIPS;
+        moved += (size_t)above;
+    }
+    return moved ? TH_MOVED : -1;
+}
+
+static int th_add(struct th_comparison *t, const char *row, const json_t *a, const json_t *b, size_t flip,
+                  enum th_kind kind)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        struct th_change *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = (struct th_change){row, a, b, flip, kind};
+    return 0;
+}
+
+/* A row in both: a change per moved flip, one for flips otherwise changed, or none. */
+static int th_row(struct th_comparison *t, const char *row, const json_t *ra, const json_t *rb)
+{
+    const json_t *fa = json_object_get(ra, "flips"), *fb = json_object_get(rb, "flips");
+    int kind = th_row_kind(fa, fb);
+    if (kind != TH_MOVED)
+        return kind < 0 ? 0 : th_add(t, row, ra, rb, 0, TH_FLIPS);
+    for (size_t i = 0; i < json_array_size(fa); i++) {
+        const json_t *x = json_array_get(fa, i), *y = json_array_get(fb, i);
+        if (cts_diff_flip_bytes(x, "above") != cts_diff_flip_bytes(y, "above") &&
+            th_add(t, row, ra, rb, i, TH_MOVED))
+            return -1;
+    }
+    return 0;
+}
+
+static int cmp_key(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The keys of an object (none where it is absent), sorted; NULL if out of memory. */
+static const char **sorted_keys(const json_t *o, size_t *n)
+{
+    *n = json_object_size(o);
+    const char **keys = calloc(*n ? *n : 1, sizeof *keys), *k;
+    size_t i = 0;
+    json_t *x;
+    if (!keys)
+        return NULL;
+    json_object_foreach((json_t *)o, k, x)
+        keys[i++] = k;
+    qsort(keys, *n, sizeof *keys, cmp_key);
+    return keys;
+}
+
+/* Both rows objects: one merge of their sorted ids. */
+static int th_merge(struct th_comparison *t, const json_t *ra, const json_t *rb)
+{
+    size_t na, nb, i = 0, j = 0;
+    const char **ka = sorted_keys(ra, &na), **kb = sorted_keys(rb, &nb);
+    int rc = ka && kb ? 0 : -1;
+    while (!rc && (i < na || j < nb)) {
+        int c = i == na ? 1 : j == nb ? -1 : strcmp(ka[i], kb[j]);
+        if (c < 0)
+            rc = th_add(t, ka[i], json_object_get(ra, ka[i]), NULL, 0, TH_ROW_ONLY_A);
+        else if (c > 0)
+            rc = th_add(t, kb[j], NULL, json_object_get(rb, kb[j]), 0, TH_ROW_ONLY_B);
+        else
+            rc = th_row(t, ka[i], json_object_get(ra, ka[i]), json_object_get(rb, kb[j]));
+        i += c <= 0;
+        j += c >= 0;
+    }
+    free(ka);
+    free(kb);
+    return rc;
+}
+
+/* The thresholds sections of matrices ma (A) and mb compared, where both
+ * have one: each row's changes, rows by id.  0, or -1 if out of memory. */
+int cts_diff_th_compare(const json_t *ma, const json_t *mb, struct th_comparison *t)
+{
+    const json_t *ta = json_object_get(ma, "thresholds"), *tb = json_object_get(mb, "thresholds");
+    int a = json_is_object(ta), b = json_is_object(tb);
+    memset(t, 0, sizeof *t);
+    t->have = a && b ? TH_BOTH : a ? TH_ONLY_A : b ? TH_ONLY_B : TH_NEITHER;
+    if (t->have != TH_BOTH)
+        return 0;
+    return th_merge(t, json_object_get(ta, "rows"), json_object_get(tb, "rows"));
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 static const char *const formats[] = {"text", "md", "csv"};
 
-/* The options: --format (fmt), --out (out) and --series (series).  0, or
- * diff_error's exit status. */
-static int diff_options(int argc, char **argv, int *fmtp, const char **outp, int *series)
+/* The options: --format, --out, --series and --section (csv only; -1 not given). */
+struct diff_opts {
+    int fmt, series, section;
+    const char *out;
+};
+
+/* --section's value: 0 cases, 1 thresholds; or diff_error's exit status. */
+static int diff_section(const char *v, int *section)
+{
+    static const char *const sections[] = {"cases", "thresholds"};
+    for (*section = 0; *section < 2 && strcmp(v, sections[*section]); ++*section)
+        ;
+    return *section == 2 ? diff_error("--section wants cases or thresholds, not '%s'", v) : 0;
+}
+
+/* 0, or diff_error's exit status. */
+static int diff_options(int argc, char **argv, struct diff_opts *o)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                          {"out", required_argument, NULL, 'o'},
                                          {"series", no_argument, NULL, 's'},
+                                         {"section", required_argument, NULL, 'S'},
                                          {0}};
-    int fmt = FMT_TEXT, c;
-    const char *out = NULL;
+    int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'f') {
-            for (fmt = 0; fmt < 3 && strcmp(optarg, formats[fmt]); fmt++)
+            for (o->fmt = 0; o->fmt < 3 && strcmp(optarg, formats[o->fmt]); o->fmt++)
                 ;
-            if (fmt == 3)
+            if (o->fmt == 3)
                 return diff_error("--format wants text, md or csv, not '%s'", optarg);
         } else if (c == 'o') {
-            out = optarg;
+            o->out = optarg;
         } else if (c == 's') {
-            *series = 1;
+            o->series = 1;
+        } else if (c == 'S') {
+            if (diff_section(optarg, &o->section))
+                return DIFF_ERROR;
         } else if (c == ':') {
             return diff_error("option '%s' needs a value", argv[optind - 1]);
         } else {
             return diff_error("unknown option '%s' (see sync-cts --help)", argv[optind - 1]);
         }
     }
-    *fmtp = fmt;
-    *outp = out;
+    if (o->section >= 0 && o->series)
+        return diff_error("--section does not apply to --series");
+    if (o->section >= 0 && o->fmt != FMT_CSV)
+        return diff_error("--section applies to --format csv");
     return 0;
 }
 
@@ -314,7 +478,7 @@ static int diff_load(struct diff_doc *d)
     }
     for (size_t k = 0; !d->series && k + 1 < d->nm; k++) {
         d->cmp[k].later = (int)k + 1;
-        if (compare(&d->dm[0], &d->dm[k + 1], &d->cmp[k])) {
+        if (compare(&d->dm[0], &d->dm[k + 1], &d->cmp[k]) || cts_diff_th_compare(d->m[0], d->m[k + 1], &d->cmp[k].th)) {
             diff_error("out of memory");
             return -1;
         }
@@ -339,7 +503,7 @@ static int diff_write(const struct diff_doc *d, int fmt, const char *out)
     static void (*const render[2][3])(const struct diff_doc *, FILE *) = {
         {cts_diff_render_text, cts_diff_render_md, cts_diff_render_csv},
         {cts_diff_series_text, cts_diff_series_md, cts_diff_series_csv}};
-    render[d->series][fmt](d, mem);
+    (d->th_csv ? cts_diff_th_csv : render[d->series][fmt])(d, mem);
     if (fclose(mem) != 0 || cts_diff_oom) {
         diff_error("out of memory");
         goto done;
@@ -364,64 +528,73 @@ done:
     return rc;
 }
 
+/* Whether anything changed: DIFF_CHANGED or DIFF_SAME. */
+static int diff_status(const struct diff_doc *d)
+{
+    if (d->series)
+        return d->ser.n ? DIFF_CHANGED : DIFF_SAME;
+    for (size_t k = 0; k + 1 < d->nm; k++)
+        if (d->cmp[k].n || d->cmp[k].th.n)
+            return DIFF_CHANGED;
+    return DIFF_SAME;
+}
+
+/* Loads, compares and writes (to out, in format fmt).  0, or -1 once diff_error has said why not. */
+static int diff_run(struct diff_doc *d, int fmt, const char *out)
+{
+    char err[1024];
+    d->dm = calloc(d->nm, sizeof *d->dm);
+    d->m = calloc(d->nm, sizeof *d->m);
+    d->cmp = calloc(d->nm - 1, sizeof *d->cmp);
+    if (!d->dm || !d->m || !d->cmp) {
+        diff_error("out of memory");
+        return -1;
+    }
+    if (cts_output_check(out, d->paths, d->nm, err, sizeof err)) {
+        diff_error("%s", err);
+        return -1;
+    }
+    if (diff_load(d))
+        return -1;
+    if (cts_diff_env_table_build(&d->env, d->m, d->nm) || (d->series && cts_diff_series_build(d))) {
+        diff_error("out of memory");
+        return -1;
+    }
+    return diff_write(d, fmt, out);
+}
+
+static void diff_doc_free(struct diff_doc *d)
+{
+    cts_diff_series_free(d);
+    cts_diff_env_table_free(&d->env); /* all zero where it was never built */
+    for (size_t i = 0; d->cmp && i + 1 < d->nm; i++) {
+        free(d->cmp[i].v);
+        free(d->cmp[i].th.v);
+    }
+    for (size_t i = 0; d->dm && i < d->nm; i++)
+        dmatrix_free(&d->dm[i]);
+    free(d->dm);
+    free(d->m);
+    free(d->cmp);
+}
+
 int cts_diff_main(int argc, char **argv)
 {
-    int fmt = FMT_TEXT;
-    const char *out = NULL;
-    int series = 0;
-    int orc = diff_options(argc, argv, &fmt, &out, &series);
+    struct diff_opts o = {.fmt = FMT_TEXT, .section = -1};
+    int orc = diff_options(argc, argv, &o);
     if (orc)
         return orc;
     size_t nm = (size_t)(argc - optind);
-    if (nm < 2 && series)
+    if (nm < 2 && o.series)
         return diff_error("diff --series wants at least two matrix files (the series, in order), got %zu", nm);
     if (nm < 2)
         return diff_error("diff wants at least two matrix files (the first is the baseline), got %zu", nm);
     if (nm > MAX_MATRICES)
         return diff_error("diff compares at most %d matrices, got %zu", MAX_MATRICES, nm);
 
-    struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind, .series = series};
-    d.dm = calloc(nm, sizeof *d.dm);
-    d.m = calloc(nm, sizeof *d.m);
-    d.cmp = calloc(nm - 1, sizeof *d.cmp);
-    char err[1024];
-    int rc = DIFF_ERROR, have_env = 0;
-    if (!d.dm || !d.m || !d.cmp) {
-        diff_error("out of memory");
-        goto done;
-    }
-    if (cts_output_check(out, d.paths, nm, err, sizeof err)) {
-        diff_error("%s", err);
-        goto done;
-    }
-    if (diff_load(&d))
-        goto done;
-    if (cts_diff_env_table_build(&d.env, d.m, nm)) {
-        diff_error("out of memory");
-        goto done;
-    }
-    have_env = 1;
-    if (series && cts_diff_series_build(&d)) {
-        diff_error("out of memory");
-        goto done;
-    }
-
-    if (diff_write(&d, fmt, out))
-        goto done;
-    rc = series && d.ser.n ? DIFF_CHANGED : DIFF_SAME;
-    for (size_t k = 0; !series && k + 1 < nm; k++)
-        if (d.cmp[k].n)
-            rc = DIFF_CHANGED;
-done:
-    cts_diff_series_free(&d);
-    if (have_env)
-        cts_diff_env_table_free(&d.env);
-    for (size_t i = 0; d.cmp && i + 1 < nm; i++)
-        free(d.cmp[i].v);
-    for (size_t i = 0; d.dm && i < nm; i++)
-        dmatrix_free(&d.dm[i]);
-    free(d.dm);
-    free(d.m);
-    free(d.cmp);
+    struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind, .series = o.series,
+                         .th_csv = o.section == 1};
+    int rc = diff_run(&d, o.fmt, o.out) ? DIFF_ERROR : diff_status(&d);
+    diff_doc_free(&d);
     return rc;
 }

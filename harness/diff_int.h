@@ -1,8 +1,9 @@
 /* What diff's files share.  sync-cts diff is split by job:
  *   diff.c         the options, the matrices read case by case into summaries, the
- *                  comparison (classification, groups), the output written, the command
+ *                  comparison (classification, groups; the thresholds sections' flips),
+ *                  the output written, the command
  *   diff_render.c  what is shown of a case, the environments side by side, and the
- *                  comparison rendered as text, Markdown or CSV
+ *                  comparison rendered as text, Markdown or CSV (the threshold changes too)
  *   diff_series.c  --series: the matrices as a series, one table of the cases whose
  *                  outcome changes along it, and where
  */
@@ -33,12 +34,32 @@ struct change {
     enum group group;
 };
 
+/* The thresholds sections (docs/matrix.md, `thresholds`) compared: which matrices have one. */
+enum th_have { TH_NEITHER, TH_BOTH, TH_ONLY_A, TH_ONLY_B };
+/* How a row's flips changed. */
+enum th_kind { TH_MOVED, TH_FLIPS, TH_ROW_ONLY_A, TH_ROW_ONLY_B };
+
+/* A row whose flips changed: one such per moved flip (TH_MOVED), else one per row. */
+struct th_change {
+    const char *row;
+    const json_t *a, *b; /* the row in the baseline and in the later matrix; NULL where absent */
+    size_t flip;         /* TH_MOVED: the flip's index (the same in both) */
+    enum th_kind kind;
+};
+
+struct th_comparison {
+    enum th_have have;
+    struct th_change *v;
+    size_t n, cap;
+};
+
 /* The baseline against one later matrix. */
 struct comparison {
     int later; /* index of the later matrix: 1 is B */
     struct change *v;
     size_t n;
     size_t count[G_COUNT];
+    struct th_comparison th; /* their thresholds sections */
 };
 
 /* An environment cell for a setting the matrix does not hold (made before it was recorded). */
@@ -68,6 +89,7 @@ struct diff_doc {
     struct env_table env;
     struct comparison *cmp; /* [nm - 1]; none with --series */
     int series;             /* --series */
+    int th_csv;             /* --section thresholds: the CSV of the threshold changes */
     struct series ser;
 };
 
@@ -76,6 +98,9 @@ struct diff_doc {
 const char *cts_diff_status_of(const struct dcase *c);
 const char *cts_diff_conformance(const struct dcase *c);
 int cts_diff_outcome_differs(const struct dcase *a, const struct dcase *b);
+int cts_diff_th_compare(const json_t *ma, const json_t *mb, struct th_comparison *t);
+long long cts_diff_flip_bytes(const json_t *flip, const char *side);
+const char *cts_diff_flip_outcome(const json_t *flip, const char *side);
 const struct dcase *cts_diff_cases(const struct diff_doc *d, size_t i, size_t *n);
 /* diff_render.c */
 extern int cts_diff_oom;
@@ -91,6 +116,9 @@ void cts_diff_env_table_free(struct env_table *t);
 void cts_diff_render_text(const struct diff_doc *d, FILE *f);
 void cts_diff_render_md(const struct diff_doc *d, FILE *f);
 void cts_diff_render_csv(const struct diff_doc *d, FILE *f);
+void cts_diff_th_text(const struct comparison *cmp, FILE *f);
+void cts_diff_th_md(const struct comparison *cmp, FILE *f);
+void cts_diff_th_csv(const struct diff_doc *d, FILE *f);
 /* diff_series.c */
 int cts_diff_series_build(struct diff_doc *d);
 void cts_diff_series_free(struct diff_doc *d);

@@ -35,13 +35,14 @@ static const char usage_text[] =
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
     "       sync-cts render MATRIX.json[.gz] [--format md|csv|html] [--out FILE|-]   (default: stdout)\n"
+    "                    [--section cases|thresholds]   (csv only; default: cases)\n"
     "       sync-cts judge MATRIX.json[.gz] [--out FILE|-]   (default: the matrix, rewritten in place)\n"
     "       sync-cts cite CASE-ID [MATRIX.json[.gz]]   (default matrix.json)\n"
     "       sync-cts check MATRIX.json[.gz] [--waivers FILE] [--baseline MATRIX]\n"
     "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--series] [--format text|md|csv]\n"
-    "                    [--out FILE|-]\n"
+    "                    [--section cases|thresholds] [--out FILE|-]\n"
     "       sync-cts thresholds --matrix MATRIX [GLOB] [--catalogue] [--max MiB] [--repeat N]\n"
-    "                    [--device N] (--out FILE.json | --list)\n"
+    "                    [--device N] [--out FILE.json[.gz] | --list]   (default: into the matrix)\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "--out - is standard output; an --out that is an input matrix is refused.\n"
@@ -54,36 +55,60 @@ static const char usage_text[] =
 
 /* ---- render ---------------------------------------------------------------------- */
 
-/* Renders a matrix (a committed one, say) to standard output, or into
- * --out (written whole or not at all; "-" is standard output).  The output
- * may not be the input. */
-static int cmd_render(int argc, char **argv)
+/* render's options: --out, --format (md csv html) and --section (cases
+ * thresholds; csv only). */
+struct render_opts {
+    const char *out;
+    int fmt, thresholds;
+};
+
+/* 0, or the exit status of a usage error, said. */
+static int render_opts(int argc, char **argv, struct render_opts *o)
 {
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'}, {"format", required_argument, NULL, 'f'}, {0}};
-    static const struct {
-        const char *name;
-        int (*render)(const json_t *, FILE *);
-    } formats[] = {{"md", cts_render_markdown}, {"csv", cts_render_csv}, {"html", cts_render_html}};
-    const char *out = NULL;
-    int c, fmt = 0;
+    static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"section", required_argument, NULL, 's'}, {0}};
+    static const char *const formats[] = {"md", "csv", "html"};
+    int c, section = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'o') {
-            out = optarg;
+            o->out = optarg;
         } else if (c == 'f') {
-            for (fmt = 0; fmt < 3 && strcmp(optarg, formats[fmt].name); fmt++)
+            for (o->fmt = 0; o->fmt < 3 && strcmp(optarg, formats[o->fmt]); o->fmt++)
                 ;
-            if (fmt == 3)
+            if (o->fmt == 3)
                 return cts_die(EXIT_USAGE, "--format wants md, csv or html, not '%s'", optarg);
+        } else if (c == 's') {
+            section = 1;
+            o->thresholds = !strcmp(optarg, "thresholds");
+            if (!o->thresholds && strcmp(optarg, "cases"))
+                return cts_die(EXIT_USAGE, "--section wants cases or thresholds, not '%s'", optarg);
         } else {
             return cts_bad_option(c, argv);
         }
     }
+    if (section && o->fmt != 1) /* csv */
+        return cts_die(EXIT_USAGE, "--section applies to --format csv");
     if (optind != argc - 1)
         return cts_die(EXIT_USAGE, optind >= argc ? "render wants a matrix file"
                                               : "render takes one matrix file");
-    const char *in = argv[optind];
+    return 0;
+}
+
+/* Renders a matrix (a committed one, say) to standard output, or into
+ * --out (written whole or not at all; "-" is standard output).  The output
+ * may not be the input.  --section thresholds: the matrix's `thresholds`
+ * member, which it must have. */
+static int cmd_render(int argc, char **argv)
+{
+    static int (*const render[])(const json_t *, FILE *) = {cts_render_markdown, cts_render_csv,
+                                                           cts_render_html};
+    struct render_opts o = {0};
+    int rc = render_opts(argc, argv, &o);
+    if (rc)
+        return rc;
+    const char *in = argv[optind], *out = o.out;
     char err[512];
     if (cts_output_check(out, &in, 1, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
@@ -91,10 +116,12 @@ static int cmd_render(int argc, char **argv)
     json_t *m = cts_matrix_load(in, err, sizeof err);
     if (!m)
         return cts_die(EXIT_USAGE, "%s", err);
+    if (o.thresholds && !json_is_object(json_object_get(m, "thresholds")))
+        return cts_die(EXIT_USAGE, "'%s' has no thresholds (sync-cts thresholds adds them)", in);
     struct cts_outfile mf;
     if (cts_output_open(&mf, out, &in, 1, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
-    if (formats[fmt].render(m, mf.f)) {
+    if ((o.thresholds ? cts_render_csv_thresholds : render[o.fmt])(m, mf.f)) {
         int unwritable = ferror(mf.f);
         cts_outfile_abort(&mf);
         if (unwritable)
@@ -251,6 +278,17 @@ static int cite_case(void *ctx, const char *id, const json_t *c)
     return 0;
 }
 
+/* A threshold row cited: its base case read from the matrix, then the paragraph. */
+static int cite_threshold(json_t *m, const char *path, const char *id, const json_t *row)
+{
+    char err[512];
+    struct cite_scan base = {.want = json_string_value(json_object_get(row, "base_case"))};
+    if (!base.want || !cts_matrix_load_each(path, cite_case, &base, err, sizeof err) || !base.found)
+        return cts_die(EXIT_USAGE, "'%s': the threshold row %s names a base case the matrix lacks", path, id);
+    int rc = cts_cite_threshold(m, id, base.found, stdout);
+    return rc || fflush(stdout) ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
+}
+
 static int cmd_cite(int argc, char **argv)
 {
     static const struct option opts[] = {{0}};
@@ -259,7 +297,7 @@ static int cmd_cite(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
         return cts_bad_option(c, argv);
     if (optind >= argc)
-        return cts_die(EXIT_USAGE, "cite wants a case id (see sync-cts list)");
+        return cts_die(EXIT_USAGE, "cite wants a case id (see sync-cts list) or a threshold row");
     if (argc - optind > 2)
         return cts_die(EXIT_USAGE, "cite takes a case id and one matrix, not '%s'", argv[optind + 2]);
     const char *id = argv[optind], *path = argc - optind == 2 ? argv[optind + 1] : "matrix.json";
@@ -272,6 +310,9 @@ static int cmd_cite(int argc, char **argv)
         json_decref(scan.found);
         return cts_die(EXIT_USAGE, "%s", err);
     }
+    const json_t *row = json_object_get(json_object_get(json_object_get(m, "thresholds"), "rows"), id);
+    if (!scan.found && row) /* a threshold row: cited with its base case, read in a second pass */
+        return cite_threshold(m, path, id, row);
     if (!scan.found) {
         char near[3 * CTS_ID_MAX + 40];
         cts_nearest_text(&scan.near, near, sizeof near);

@@ -446,6 +446,142 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
     return e;
 }
 
+/* ---- thresholds (docs/matrix.md, `thresholds`): the sizes where a row's outcome changes ---- */
+
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The keys of an object (none where it is absent), sorted; malloc'ed, NULL if out of memory. */
+static const char **sorted_keys(const json_t *o, size_t *n)
+{
+    *n = json_object_size(o);
+    const char **ids = calloc(*n ? *n : 1, sizeof *ids);
+    if (!ids)
+        return NULL;
+    size_t k = 0;
+    const char *id;
+    json_t *x;
+    json_object_foreach((json_t *)o, id, x)
+        ids[k++] = id;
+    qsort(ids, *n, sizeof *ids, cmp_key);
+    return ids;
+}
+
+/* A count with a comma every three digits: 2,097,152. */
+static void put_grouped(FILE *f, long long n)
+{
+    char d[32];
+    int len = snprintf(d, sizeof d, "%lld", n < 0 ? 0 : n);
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            fputc(',', f);
+        fputc(d[i], f);
+    }
+}
+
+/* A limit: whole MiB or KiB as such, else bytes. */
+static void put_limit(FILE *f, long long b)
+{
+    if (b > 0 && b % (1024 * 1024) == 0)
+        fprintf(f, "%lld MiB", b / (1024 * 1024));
+    else if (b > 0 && b % 1024 == 0)
+        fprintf(f, "%lld KiB", b / 1024);
+    else {
+        put_grouped(f, b);
+        fputs(" B", f);
+    }
+}
+
+static long long int_of(const json_t *o, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(o, key));
+}
+
+/* A probe's outcome: "PASS:Qc" as `Qc`, "VARIES:A/W" as VARIES `A/W`,
+ * "NOTSUPP" as it is, "" as undecided. */
+static void th_outcome(FILE *f, const char *o)
+{
+    const char *colon = strchr(o, ':');
+    char status[32];
+    if (!*o)
+        fputs("undecided", f);
+    else if (!colon)
+        md(f, "%t", o);
+    else if (!strncmp(o, "PASS:", 5))
+        md(f, "%T", colon + 1);
+    else {
+        snprintf(status, sizeof status, "%.*s", (int)(colon - o), o);
+        md(f, "%t %T", status, colon + 1);
+    }
+}
+
+/* One flip: `Qc` up to 2,097,152 B → `W` from 2,097,153 B. */
+static void th_flip(FILE *f, const json_t *fl)
+{
+    const json_t *below = json_object_get(fl, "below"), *above = json_object_get(fl, "above");
+    th_outcome(f, str(below, "outcome"));
+    fputs(" up to ", f);
+    put_grouped(f, int_of(below, "bytes"));
+    fputs(" B → ", f);
+    th_outcome(f, str(above, "outcome"));
+    fputs(" from ", f);
+    put_grouped(f, int_of(above, "bytes"));
+    fputs(" B", f);
+    if (json_is_false(json_object_get(fl, "exact")))
+        fputs(" (not exact)", f);
+    else if (json_is_false(json_object_get(fl, "steady")))
+        fputs(" (alternates)", f);
+}
+
+static void th_row(FILE *f, const char *id, const json_t *r)
+{
+    const json_t *flips = json_object_get(r, "flips");
+    md(f, "| %T | ", id);
+    for (size_t i = 0; i < json_array_size(flips); i++) {
+        fputs(i ? "; then " : "", f);
+        th_flip(f, json_array_get(flips, i));
+    }
+    if (!json_array_size(flips)) {
+        fputs("no flip up to ", f);
+        put_limit(f, int_of(r, "max_bytes"));
+    }
+    if (json_is_true(json_object_get(r, "truncated")))
+        fputs("; more flips not recorded", f);
+    fputs(" | ", f);
+    put_grouped(f, int_of(r, "probes"));
+    if (int_of(r, "undecided"))
+        fprintf(f, " (%lld undecided)", int_of(r, "undecided"));
+    fputs(" |\n", f);
+}
+
+/* The section, where the matrix has a `thresholds` member: the search's
+ * run in a line, then each row's flips, rows by id.  0, or -1 if out of memory. */
+static int thresholds(FILE *f, const json_t *m)
+{
+    const json_t *th = json_object_get(m, "thresholds");
+    if (!json_is_object(th))
+        return 0;
+    const json_t *run = json_object_get(th, "run"), *rows = json_object_get(th, "rows");
+    size_t n;
+    const char **ids = sorted_keys(rows, &n);
+    if (!ids)
+        return -1;
+    fprintf(f, "## Thresholds\n\n%lld rows searched up to ", int_of(run, "rows"));
+    put_limit(f, int_of(run, "max_bytes"));
+    md(f, " by `sync-cts thresholds` (suite %t, %t): ", str(run, "suite_revision"), str(run, "date"));
+    put_grouped(f, int_of(run, "probes"));
+    md(f, " probes of %d repetitions each, %f s wall. A flip is the largest size giving one outcome and the "
+          "smallest giving the next.\n\n| row | flips | probes |\n|---|---|---:|\n",
+       int_of(run, "repetitions"), json_number_value(json_object_get(run, "wall_s")));
+    for (size_t i = 0; i < n; i++)
+        th_row(f, ids[i], json_object_get(rows, ids[i]));
+    fputs("\n", f);
+    free(ids);
+    return 0;
+}
+
 int cts_render_markdown(const json_t *m, FILE *f)
 {
     environment(f, m);
@@ -495,5 +631,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
     coverage(f, m, &k);
     free_clause_counts(&k);
     free(rows);
+    if (thresholds(f, m))
+        return -1;
     return ferror(f) ? -1 : 0;
 }

@@ -51,6 +51,9 @@ void cts_md_code(FILE *f, const char *s, int in_table);
 /* csv.c: one row per case, sorted by id, after a header row; RFC 4180
  * (CRLF, fields with , " CR LF quoted).  0, or -1 on a write error. */
 int cts_render_csv(const json_t *m, FILE *f);
+/* csv.c: the `thresholds` member as CSV, one line a flip and one a row
+ * without any (docs/matrix.md); 0, or -1 on a write error. */
+int cts_render_csv_thresholds(const json_t *m, FILE *f);
 /* html.c: one self-contained HTML5 page (nothing fetched); 0 or -1. */
 int cts_render_html(const json_t *m, FILE *f);
 /* s for HTML text or an attribute value: & < > " ' as entities, and a line
@@ -142,6 +145,11 @@ void cts_csv_text(FILE *f, const char *s);
  * characters become spaces) for a bug report; -1 if m has no such case or
  * the write fails. */
 int cts_cite(const json_t *m, const char *id, FILE *out);
+/* A threshold row of the matrix (its thresholds section) as one paragraph:
+ * the call, where its outcome flips with both sides' evidence, the sample
+ * sizes' outcomes, where it was measured, and the judgement of the row's
+ * base case (base: that case's JSON).  0, or -1 (no such row). */
+int cts_cite_threshold(const json_t *m, const char *row, const json_t *base, FILE *out);
 /* The three ids nearest to one a matrix lacks: the longest common prefix
  * first, then id order; an id sharing no prefix is never offered.  Add each
  * id of the matrix, then the text: "nearest: a, b, c" or "no case id begins

@@ -6,8 +6,10 @@
  * and, with --catalogue, the rows declared below whatever the matrix says.
  * Each probe is the row's case at one size, run by the engine as any case
  * (idle measurement, the gate and its proofs, --repeat repetitions);
- * threshold.c chooses the sizes.  One process: a probe that loses the CUDA
- * context ends the command (exit 3), nothing written. */
+ * threshold.c chooses the sizes.  The rows, their probes and flips go into
+ * the matrix as its `thresholds` member (docs/matrix.md), written to --out
+ * or back into the matrix, whole or not at all.  One process: a probe that
+ * loses the CUDA context ends the command (exit 3), nothing written. */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "engine.h"
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "run_int.h"
 
@@ -59,17 +62,54 @@ static void row_id(const struct cts_case *c, char *buf, size_t len)
     snprintf(buf, len, "%s", r.id);
 }
 
-static int keep_outcome(void *ctx, const char *id, const json_t *c)
+/* Case id -> "STATUS:symbol" of every case of the matrix. */
+static json_t *outcomes_of(const json_t *m)
 {
-    json_t *out = ctx, *sym = json_object_get(c, "symbol");
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s:%s", json_string_value(json_object_get(c, "status")),
-             json_is_string(sym) ? json_string_value(sym) : "");
-    return json_object_set_new(out, id, json_string(buf));
+    json_t *out = json_object();
+    const char *id;
+    json_t *c;
+    json_object_foreach(json_object_get(m, "cases"), id, c) {
+        json_t *sym = json_object_get(c, "symbol");
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s:%s", json_string_value(json_object_get(c, "status")),
+                 json_is_string(sym) ? json_string_value(sym) : "");
+        json_object_set_new(out, id, json_string(buf));
+    }
+    return out;
+}
+
+/* Idle measurements shared by the rows that differ only in busy placement
+ * (the same call, stream and size), as the run's worker shares them. */
+struct idle_cache {
+    json_t *index; /* "<row without its busy segment>@<bytes>" -> slot */
+    struct cts_idle *slot;
+    size_t n, cap;
+};
+
+static const struct cts_idle *cached_idle(struct idle_cache *ic, struct cts_engine *e, const struct cts_case *c)
+{
+    char key[CTS_ID_MAX + 32];
+    const char *dot = strrchr(c->id, '.');
+    snprintf(key, sizeof key, "%.*s@%zu", (int)(dot ? dot - c->id : (long)strlen(c->id)), c->id, c->size);
+    json_t *k = json_object_get(ic->index, key);
+    if (k)
+        return &ic->slot[json_integer_value(k)];
+    if (ic->n == ic->cap) {
+        size_t cap = ic->cap ? 2 * ic->cap : 1024;
+        struct cts_idle *p = realloc(ic->slot, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        ic->slot = p;
+        ic->cap = cap;
+    }
+    cts_engine_idle(e, c, &ic->slot[ic->n]);
+    json_object_set_new(ic->index, key, json_integer((json_int_t)ic->n));
+    return &ic->slot[ic->n++];
 }
 
 struct probe_ctx {
     struct cts_engine *e;
+    struct idle_cache idle;
     const struct row *row;
     int repeat;
     struct cts_result *res;
@@ -81,7 +121,6 @@ static int probe(void *ctx, size_t bytes, struct cts_th_probe *out)
 {
     struct probe_ctx *p = ctx;
     struct cts_case c = *p->row->base;
-    struct cts_idle idle;
     c.size = bytes;
     c.size_idx = -1;
     out->bytes = bytes;
@@ -90,8 +129,12 @@ static int probe(void *ctx, size_t bytes, struct cts_th_probe *out)
         return 0;
     }
     snprintf(c.id, sizeof c.id, "%s", p->row->id);
-    cts_engine_idle(p->e, &c, &idle);
-    cts_engine_run_case(p->e, &c, &idle, p->repeat, p->res);
+    const struct cts_idle *idle = cached_idle(&p->idle, p->e, &c);
+    if (!idle) {
+        snprintf(p->why, sizeof p->why, "out of memory");
+        return -1;
+    }
+    cts_engine_run_case(p->e, &c, idle, p->repeat, p->res);
     if (p->e->broken[0]) {
         snprintf(p->why, sizeof p->why, "%s", p->e->broken);
         return -1;
@@ -256,111 +299,179 @@ static void print_row(const char *id, const struct cts_th_search *s, double wall
     fflush(stdout);
 }
 
-int cts_cmd_thresholds(int argc, char **argv)
+struct th_opts {
+    const char *mpath, *out, *glob;
+    int repeat, dev, with_catalogue, list, mib;
+};
+
+static int parse_opts(int argc, char **argv, struct th_opts *o)
 {
     static const struct option opts[] = {{"matrix", required_argument, NULL, 'm'}, {"out", required_argument, NULL, 'o'},
                                          {"max", required_argument, NULL, 'x'},   {"repeat", required_argument, NULL, 'r'},
                                          {"device", required_argument, NULL, 'd'}, {"catalogue", no_argument, NULL, 'c'},
                                          {"list", no_argument, NULL, 'l'},        {0}};
-    const char *mpath = NULL, *out = NULL, *glob = NULL;
-    int repeat = 2, dev = 0, with_catalogue = 0, list = 0, c, mib = 256;
+    int c;
+    *o = (struct th_opts){.repeat = 2, .mib = 256};
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
-        case 'm': mpath = optarg; break;
-        case 'o': out = optarg; break;
-        case 'c': with_catalogue = 1; break;
-        case 'l': list = 1; break;
+        case 'm': o->mpath = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'c': o->with_catalogue = 1; break;
+        case 'l': o->list = 1; break;
         case 'x':
-            if (cts_parse_int(optarg, 1, 4096, &mib))
+            if (cts_parse_int(optarg, 1, 4096, &o->mib))
                 return cts_die(EXIT_USAGE, "--max wants MiB from 1 to 4096, not '%s'", optarg);
             break;
         case 'r':
-            if (cts_parse_int(optarg, 1, CTS_MAX_REPEAT, &repeat))
+            if (cts_parse_int(optarg, 1, CTS_MAX_REPEAT, &o->repeat))
                 return cts_die(EXIT_USAGE, "--repeat wants 1 to %d, not '%s'", CTS_MAX_REPEAT, optarg);
             break;
         case 'd':
-            if (cts_parse_int(optarg, 0, 1023, &dev))
+            if (cts_parse_int(optarg, 0, 1023, &o->dev))
                 return cts_die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
             break;
         default: return cts_bad_option(c, argv);
         }
     }
     if (optind < argc)
-        glob = argv[optind++];
+        o->glob = argv[optind++];
     if (optind < argc)
         return cts_die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (!mpath)
+    if (!o->mpath)
         return cts_die(EXIT_USAGE, "thresholds wants --matrix FILE (a matrix of this build: the rows whose outcome "
                                    "differs between sizes)");
-    if (!list && !out)
-        return cts_die(EXIT_USAGE, "thresholds wants --out FILE.json (or --list)");
-    char err[512];
-    json_t *outcomes = json_object();
-    json_t *m = cts_matrix_load_each(mpath, keep_outcome, outcomes, err, sizeof err);
-    if (!m)
-        return cts_die(EXIT_USAGE, "%s", err);
-    size_t nrows = 0;
-    struct row *rows = find_rows(outcomes, with_catalogue, glob, &nrows);
-    if (!rows)
-        return cts_die(EXIT_NO_VERDICT, "out of memory");
-    if (!nrows)
-        return glob ? cts_die(EXIT_USAGE, "no row to search matches '%s'", glob)
-                    : cts_die(EXIT_USAGE, "no row to search: no outcome differs between sizes in %s", mpath);
-    if (list) {
-        for (size_t i = 0; i < nrows; i++)
-            printf("%s%s%s\n", rows[i].id, rows[i].from_matrix ? "  [differs in the matrix]" : "",
-                   rows[i].from_catalogue ? "  [catalogue]" : "");
-        return 0;
+    if (!o->out)
+        o->out = o->mpath; /* the matrix, rewritten whole with its thresholds */
+    return 0;
+}
+
+/* The matrix's cases must be of this GPU, runtime and build for its rows'
+ * outcomes to be the ones searched: 0, or the one-line error's exit code. */
+static int same_setup(const json_t *m, const json_t *env)
+{
+    static const char *const paths[][2] = {{"gpu", "name"}, {"versions", "runtime"}, {"settings", "default_stream"}};
+    const json_t *menv = json_object_get(m, "environment");
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        const json_t *a = json_object_get(json_object_get(menv, paths[i][0]), paths[i][1]);
+        const json_t *b = json_object_get(json_object_get(env, paths[i][0]), paths[i][1]);
+        if (!json_equal(a, b)) {
+            char *sa = json_dumps(a, JSON_ENCODE_ANY), *sb = json_dumps(b, JSON_ENCODE_ANY);
+            int rc = cts_die(EXIT_USAGE, "the matrix's %s.%s is %s, this one's %s: its rows are not this setup's",
+                             paths[i][0], paths[i][1], sa ? sa : "?", sb ? sb : "?");
+            free(sa);
+            free(sb);
+            return rc;
+        }
     }
-    struct cts_outfile of;
-    if (cts_outfile_open(&of, out, err, sizeof err))
-        return cts_die(EXIT_USAGE, "%s", err);
-    int rc = cts_run_find_device(dev);
-    if (rc) {
-        cts_outfile_abort(&of);
-        return rc;
-    }
-    size_t max = (size_t)mib << 20;
+    return 0;
+}
+
+/* Searches every row; the section's rows, or NULL with the exit code in *rc. */
+static json_t *search_rows(const struct th_opts *o, struct row *rows, size_t nrows, size_t max, size_t *probes,
+                           int *rc)
+{
     struct cts_engine *e = calloc(1, sizeof *e);
     struct cts_result *res = calloc(1, sizeof *res);
-    json_t *env = cts_env_collect(dev, err, sizeof err);
-    if (!e || !res || !env) {
-        cts_outfile_abort(&of);
-        return cts_die(EXIT_NO_VERDICT, "cannot start: %s", env ? "out of memory" : err);
-    }
+    json_t *found = json_object();
     double t0 = cts_now_us();
-    if (cts_engine_init_sized(e, dev, max + 4096u) || e->unmeasurable[0]) {
-        cts_outfile_abort(&of);
-        return cts_die(EXIT_NO_VERDICT, "harness set-up failed: %s", e->broken[0] ? e->broken : e->unmeasurable);
+    if (!e || !res || !found) {
+        *rc = cts_die(EXIT_NO_VERDICT, "out of memory");
+        return NULL;
+    }
+    if (cts_engine_init_sized(e, o->dev, max + 4096u) || e->unmeasurable[0]) {
+        *rc = cts_die(EXIT_NO_VERDICT, "harness set-up failed: %s", e->broken[0] ? e->broken : e->unmeasurable);
+        return NULL;
     }
     printf("engine with %zu MiB buffers set up in %.1f s\n", max >> 20, (cts_now_us() - t0) / 1e6);
-    json_t *found = json_object();
-    struct probe_ctx pc = {.e = e, .repeat = repeat, .res = res};
-    size_t probes = 0;
+    struct probe_ctx pc = {.e = e, .repeat = o->repeat, .res = res, .idle = {.index = json_object()}};
     for (size_t i = 0; i < nrows; i++) {
         struct cts_th_search s;
         double r0 = cts_now_us();
         pc.row = &rows[i];
         if (cts_th_search(&s, row_limit(rows[i].base, max), probe, &pc)) {
-            cts_outfile_abort(&of);
-            return cts_die(EXIT_NO_VERDICT, "the search of %s stopped: %s", rows[i].id,
-                           s.stopped ? pc.why : "out of memory");
+            *rc = cts_die(EXIT_NO_VERDICT, "the search of %s stopped: %s", rows[i].id, s.stopped ? pc.why : "out of memory");
+            return NULL;
         }
         double wall = (cts_now_us() - r0) / 1e6;
         print_row(rows[i].id, &s, wall);
         json_object_set_new(found, rows[i].id, search_json(&rows[i], &s, wall));
-        probes += s.nprobes;
+        *probes += s.nprobes;
         cts_th_free(&s);
     }
-    double total = (cts_now_us() - t0) / 1e6;
     cts_engine_fini(e);
-    json_t *doc = json_pack("{s:i,s:s,s:o,s:{s:I,s:i,s:i,s:I,s:f,s:b},s:o}", "thresholds_schema", 1, "matrix",
-                            mpath, "environment", env, "run", "max_bytes", (json_int_t)max, "repetitions", repeat,
-                            "rows", (int)nrows, "probes", (json_int_t)probes, "wall_s", round(total * 10) / 10,
-                            "catalogue", with_catalogue, "thresholds", found);
-    if (json_dumpf(doc, of.f, JSON_INDENT(1) | JSON_SORT_KEYS) || cts_outfile_commit(&of, err, sizeof err))
-        return cts_die(EXIT_NO_VERDICT, "cannot write %s: %s", out, err[0] ? err : "write failed");
-    printf("%zu rows, %zu probes in %.1f s: %s\n", nrows, probes, total, out);
+    json_decref(pc.idle.index);
+    free(pc.idle.slot);
+    free(res);
+    free(e);
+    return found;
+}
+
+static int write_matrix(json_t *m, const char *out)
+{
+    char err[512];
+    struct cts_outfile of;
+    if (cts_outfile_open(&of, out, err, sizeof err))
+        return cts_die(EXIT_USAGE, "%s", err);
+    int werr = cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, of.f) : cts_matrix_dump(m, of.f);
+    if (werr) {
+        cts_outfile_abort(&of);
+        return cts_die(EXIT_NO_VERDICT, "cannot write '%s'", out);
+    }
+    if (cts_outfile_commit(&of, err, sizeof err))
+        return cts_die(EXIT_NO_VERDICT, "%s", err);
+    return 0;
+}
+
+int cts_cmd_thresholds(int argc, char **argv)
+{
+    struct th_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc;
+    char err[512];
+    json_t *m = cts_matrix_load(o.mpath, err, sizeof err);
+    if (!m)
+        return cts_die(EXIT_USAGE, "%s", err);
+    size_t nrows = 0, probes = 0, max = (size_t)o.mib << 20;
+    struct row *rows = find_rows(outcomes_of(m), o.with_catalogue, o.glob, &nrows);
+    if (!rows)
+        return cts_die(EXIT_NO_VERDICT, "out of memory");
+    if (!nrows)
+        return o.glob ? cts_die(EXIT_USAGE, "no row to search matches '%s'", o.glob)
+                      : cts_die(EXIT_USAGE, "no row to search: no outcome differs between sizes in %s", o.mpath);
+    if (o.list) {
+        for (size_t i = 0; i < nrows; i++)
+            printf("%s%s%s\n", rows[i].id, rows[i].from_matrix ? "  [differs in the matrix]" : "",
+                   rows[i].from_catalogue ? "  [catalogue]" : "");
+        return 0;
+    }
+    if (!cts_ends_with(o.out, ".json") && !cts_ends_with(o.out, ".json.gz"))
+        return cts_die(EXIT_USAGE, "--out wants FILE.json or FILE.json.gz, not '%s'", o.out);
+    if ((rc = cts_run_find_device(o.dev)))
+        return rc;
+    json_t *env = cts_env_collect(o.dev, err, sizeof err);
+    if (!env)
+        return cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", err);
+    if ((rc = same_setup(m, env)))
+        return rc;
+    double t0 = cts_now_us();
+    json_t *found = search_rows(&o, rows, nrows, max, &probes, &rc);
+    if (!found)
+        return rc;
+    double total = (cts_now_us() - t0) / 1e6;
+    char date[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *run = json_pack("{s:I,s:i,s:i,s:I,s:f,s:b,s:s,s:s}", "max_bytes", (json_int_t)max, "repetitions",
+                            o.repeat, "rows", (int)nrows, "probes", (json_int_t)probes, "wall_s",
+                            round(total * 10) / 10, "catalogue", o.with_catalogue, "suite_revision",
+                            json_string_value(json_object_get(env, "suite_revision")), "date", date);
+    json_object_set_new(m, "thresholds", json_pack("{s:o,s:o}", "run", run, "rows", found));
+    if ((rc = write_matrix(m, o.out)))
+        return rc;
+    printf("%zu rows, %zu probes in %.1f s: %s\n", nrows, probes, total, o.out);
     return 0;
 }

@@ -156,7 +156,7 @@ rm -f "$tmp/base.json.gz"
 # thresholds: its bad input, and its rows (--list runs nothing: no GPU needed).
 M="$root/reports/nvidia-h100-80gb-hbm3/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
 error "thresholds wants --matrix FILE" thresholds --list
-error "thresholds wants --out FILE.json (or --list)" thresholds --matrix "$M"
+error "--out wants FILE.json or FILE.json.gz, not '$tmp/t.txt'" thresholds --matrix "$M" --out "$tmp/t.txt"
 error "--max wants MiB from 1 to 4096, not '0'" thresholds --matrix "$M" --max 0 --list
 error "--repeat wants 1 to 16, not 'x'" thresholds --matrix "$M" --repeat x --list
 error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
@@ -168,5 +168,39 @@ grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in
     fail "thresholds --list lacks the pageable row"
 run 0 thresholds --matrix "$M" --catalogue --list 'memset*'
 [ "$(wc -l <"$tmp/out")" -eq 8 ] || fail "thresholds --catalogue --list 'memset*': $(wc -l <"$tmp/out") rows, expected 8"
+
+# A matrix with a thresholds section: cite a row; a wrong section is refused on reading.
+python3 - "$M" "$tmp" <<'PY' || fail "python3 could not write the thresholds matrices"
+import copy, gzip, json, sys
+m = json.load(gzip.open(sys.argv[1]))
+def probe(n, outcome, us):
+    return {"bytes": n, "status": outcome.split(":")[0], "outcome": outcome, "call_us": us, "asked": 1}
+row = "memcpy_async.h2d.pageable.explicit.op_blocking.busy_same"
+m["thresholds"] = {"run": {"max_bytes": 268435456, "repetitions": 2, "rows": 1, "probes": 85, "wall_s": 4.3,
+                           "catalogue": True, "suite_revision": "abc", "date": "2026-11-24T08:43:00Z"},
+                   "rows": {row: {"base_case": "memcpy_async.h2d.pageable.1B.explicit.op_blocking.busy_same",
+                                  "family": "memcpy", "max_bytes": 268435456, "samples": {"1MiB": "PASS:Qc", "16MiB": "PASS:W"},
+                                  "flips": [{"below": probe(2097152, "PASS:Qc", 173.1), "above": probe(2097153, "PASS:W", 1581.2),
+                                             "exact": True, "steady": True}],
+                                  "probes": 85, "undecided": 0, "truncated": False, "from_matrix": True, "wall_s": 4.3,
+                                  "probed": [probe(2097152, "PASS:Qc", 173.1), probe(2097153, "PASS:W", 1581.2)]}}}
+json.dump(m, open(sys.argv[2] + "/th.json", "w"))
+bad = copy.deepcopy(m)
+bad["thresholds"]["rows"][row]["flips"][0]["above"]["bytes"] = 2
+json.dump(bad, open(sys.argv[2] + "/th-order.json", "w"))
+bad = copy.deepcopy(m)
+bad["thresholds"]["rows"][row]["probed"][1]["status"] = "GREAT"
+json.dump(bad, open(sys.argv[2] + "/th-status.json", "w"))
+PY
+run 0 cite memcpy_async.h2d.pageable.explicit.op_blocking.busy_same "$tmp/th.json"
+has "$tmp/out" "searched from 1 to 268435456 bytes in 85 probes, each a full case run of 2 repetitions, it returns while the work is held"
+has "$tmp/out" "its source taken at the call (\`Qc\`) up to 2097152 bytes (173.1 us in the call), and waits for the held work (\`W\`) from 2097153 bytes (1581.2 us in the call) (exact; two sizes on each side agree)."
+has "$tmp/out" "At the matrix's sample sizes: 1MiB PASS:Qc, 16MiB PASS:W."
+has "$tmp/out" "Threshold search by cuda-sync-cts abc on 2026-11-24T08:43:00Z"
+[ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "cite of a threshold: not one line"
+error "thresholds.rows.memcpy_async.h2d.pageable.explicit.op_blocking.busy_same.flips[0]: below is not a smaller size than above" \
+    cite memcpy_async.h2d.pageable.explicit.op_blocking.busy_same "$tmp/th-order.json"
+error "probed[1].status 'GREAT' is not a status" render "$tmp/th-status.json"
+rm -f "$tmp"/th*.json
 
 finish "CLI checks"

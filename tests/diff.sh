@@ -106,6 +106,27 @@ for name, m, text, number in (("s1", s1, "12.0", 12000), ("s2", s2, "12.2", 1202
 s4 = runtime(matrix(s3, date="2026-01-04T00:00:00Z"), "12.6", 12060)
 s4["environment"]["settings"]["module_loading"] = "lazy"
 json.dump(s4, open(f"{d}/s4.json", "w"))
+# Thresholds (docs/matrix.md, `thresholds`): ta and tb differ in nothing else.  r1 flips
+# Qc -> W 1 MiB lower in B; r2 has no flip in A and one in B; r3 is only in B; r4 is the
+# same (its VARIES symbols in another order).
+def probe(size, outcome):
+    return {"bytes": size, "status": outcome.split(":")[0], "outcome": outcome, "call_us": 5.0, "asked": 1}
+def flip(below, fro="PASS:Qc", to="PASS:W"):
+    return {"below": probe(below, fro), "above": probe(below + 1, to), "exact": True, "steady": True}
+def row(*flips):
+    return {"base_case": "c.timing", "family": "memcpy", "max_bytes": 268435456, "samples": {"1MiB": "PASS:Qc"},
+            "flips": list(flips), "probes": 2, "undecided": 0, "truncated": False, "from_matrix": False,
+            "wall_s": 0.5, "probed": [probe(1, "PASS:Qc"), probe(268435456, "PASS:Qc")]}
+def thresholds(m, rows):
+    m["thresholds"] = {"run": {"max_bytes": 268435456, "repetitions": 2, "rows": len(rows), "probes": 2 * len(rows),
+                               "wall_s": 1.0, "catalogue": False, "suite_revision": "abc",
+                               "date": "2026-01-01T00:00:00Z"}, "rows": rows}
+    return m
+json.dump(thresholds(matrix(a), {"r1": row(flip(2097152)), "r2": row(), "r4": row(flip(4096, "PASS:Qc", "VARIES:A/W"))}),
+          open(f"{d}/ta.json", "w"))
+with gzip.open(f"{d}/tb.json.gz", "wt") as f:
+    json.dump(thresholds(matrix(a), {"r1": row(flip(1048576)), "r2": row(flip(2097152)), "r3": row(),
+                                     "r4": row(flip(4096, "PASS:Qc", "VARIES:W/A"))}), f)
 # Bad input.
 v2 = matrix(a); v2["schema_version"] = 2
 json.dump(v2, open(f"{d}/v2.json", "w"))
@@ -194,6 +215,62 @@ printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conf
 cmp -s "$tmp/out" "$tmp/want.csv" || fail "conformance csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
 run 1 diff "$tmp/sa.json" "$tmp/sb.json"
 has "$tmp/out" "  c.notsupp  A [CONFORMS] -> A [DEVIATES]  (call 10.0 us -> 10.0 us)"
+
+# Thresholds: compared where both matrices have the section; a change is exit 1.
+run 1 diff "$tmp/ta.json" "$tmp/tb.json.gz"
+t="$tmp/out"
+has "$t" "A -> B: 0 cases changed"
+[ "$(sed -n '/^thresholds A -> B/,$p' "$t")" = "thresholds A -> B: 3 changed
+  r1: the flip from Qc to W moved from 2,097,153 to 1,048,577 bytes
+  r2: flips changed: no flip up to 268,435,456 -> Qc up to 2,097,152 / W from 2,097,153
+  r3: only in B" ] || fail "thresholds text: $(sed -n '/^thresholds/,$p' "$t")"
+lacks "$t" "r4"
+run 1 diff "$tmp/ta.json" "$tmp/tb.json.gz" --format md
+m="$tmp/out"
+has "$m" "## Thresholds A → B: 3 changed"
+has "$m" "| row | A | B | change |"
+has "$m" "| \`r1\` | Qc up to 2,097,152 / W from 2,097,153 | Qc up to 1,048,576 / W from 1,048,577 | the flip from Qc to W moved from 2,097,153 to 1,048,577 bytes |"
+has "$m" "| \`r2\` | no flip up to 268,435,456 | Qc up to 2,097,152 / W from 2,097,153 | flips changed |"
+has "$m" "| \`r3\` | absent | no flip up to 268,435,456 | only in B |"
+lacks "$m" "r4"
+# CSV: the cases CSV as it was (no case changed: its header alone); the threshold changes with --section thresholds.
+run 1 diff "$tmp/ta.json" "$tmp/tb.json.gz" --format csv
+printf '%s\r\n' "group,id,status_a,status_b,symbol_a,symbol_b,conformance_a,conformance_b" >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "thresholds: the cases csv changed: $(cat -A "$tmp/out")"
+run 1 diff "$tmp/ta.json" "$tmp/tb.json.gz" --format csv --section cases
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "--section cases: not the cases csv: $(cat -A "$tmp/out")"
+run 1 diff "$tmp/ta.json" "$tmp/tb.json.gz" --format csv --section thresholds
+printf '%s\r\n' "row,flips_a,flips_b,change" \
+    'r1,"Qc up to 2,097,152 / W from 2,097,153","Qc up to 1,048,576 / W from 1,048,577","the flip from Qc to W moved from 2,097,153 to 1,048,577 bytes"' \
+    'r2,"no flip up to 268,435,456","Qc up to 2,097,152 / W from 2,097,153",flips changed' \
+    'r3,,"no flip up to 268,435,456",only in B' >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "thresholds csv differs: $(diff <(cat -A "$tmp/want.csv") <(cat -A "$tmp/out"))"
+run 1 diff "$tmp/ta.json" "$tmp/ta.json" "$tmp/tb.json.gz" --format csv --section thresholds
+has "$tmp/out" "matrix,row,flips_a,flips_b,change"
+has "$tmp/out" "$tmp/tb.json.gz,r3,,\"no flip up to 268,435,456\",only in B"
+[ "$(wc -l <"$tmp/out")" -eq 4 ] || fail "3-matrix thresholds csv: $(wc -l <"$tmp/out") lines, expected 4"
+# The same thresholds: nothing changed.
+run 0 diff "$tmp/ta.json" "$tmp/ta.json"
+has "$tmp/out" "thresholds A -> B: 0 changed"
+run 0 diff "$tmp/ta.json" "$tmp/ta.json" --format csv --section thresholds
+printf '%s\r\n' "row,flips_a,flips_b,change" >"$tmp/want.csv"
+cmp -s "$tmp/out" "$tmp/want.csv" || fail "thresholds csv without change: $(cat -A "$tmp/out")"
+# In one matrix only: said in a line, not a change; nothing where neither has them.
+run 0 diff "$tmp/a.json" "$tmp/ta.json"
+has "$tmp/out" "thresholds: only in B"
+run 0 diff "$tmp/ta.json" "$tmp/a.json" --format md
+has "$tmp/out" "thresholds: only in A"
+lacks "$tmp/out" "## Thresholds"
+run 0 diff "$tmp/a.json" "$tmp/a2.json" --format md
+lacks "$tmp/out" "hresholds"
+# --series leaves them out.
+run 0 diff --series "$tmp/ta.json" "$tmp/tb.json.gz"
+lacks "$tmp/out" "hresholds"
+error "--section wants cases or thresholds, not 'all'" diff "$tmp/ta.json" "$tmp/tb.json.gz" --format csv --section all
+error "option '--section' needs a value" diff "$tmp/ta.json" "$tmp/tb.json.gz" --format csv --section
+error "--section applies to --format csv" diff "$tmp/ta.json" "$tmp/tb.json.gz" --section thresholds
+error "--section applies to --format csv" diff "$tmp/ta.json" "$tmp/tb.json.gz" --format md --section cases
+error "--section does not apply to --series" diff --series "$tmp/ta.json" "$tmp/tb.json.gz" --format csv --section thresholds
 
 # --series: one table of the cases whose outcome changes along the series, each
 # matrix named by the one setting that differs (the runtime), "changed at" where.

@@ -91,4 +91,67 @@ grep -qF '# cuda-sync-cts matrix: &lt;script&gt;alert(1)&lt;/script&gt;, driver 
 run 0 render "$tmp/script.json" --format html
 grep -q '<script>alert' "$tmp/out" && fail "the HTML holds the GPU name raw"
 
+# A matrix's `thresholds` member (docs/matrix.md), in every rendering: two rows
+# of the committed H200 matrix, one with an exact, steady flip and one with none.
+flip=memcpy_async.h2d.pageable.explicit.op_blocking.busy_same
+none=memcpy.h2d.pageable.explicit.op_implied.busy_same
+for size in 1B 4KiB 64KiB-1 64KiB 64KiB+1 1MiB 16MiB; do
+    echo "memcpy_async.h2d.pageable.$size.explicit.op_blocking.busy_same"
+    echo "memcpy.h2d.pageable.$size.explicit.op_implied.busy_same"
+done >"$tmp/th.ids"
+small_matrix "$tmp/th-none.json" "$h200" "$tmp/th.ids"
+python3 - "$tmp" "$flip" "$none" <<'EOF' || fail "python3 could not add a thresholds member"
+import json, sys
+d, flip, none = sys.argv[1:]
+m = json.load(open(f"{d}/th-none.json"))
+def probe(n, outcome):
+    return {"bytes": n, "status": outcome.split(":")[0], "outcome": outcome, "call_us": 5.0, "asked": 1}
+def row(rid, probed, flips):
+    of_row = {c["size_label"]: f'{c["status"]}:{c["symbol"] or ""}' for i, c in m["cases"].items()
+              if i.replace("." + c["size_label"] + ".", ".", 1) == rid}
+    return {"base_case": rid.replace(".explicit.", ".4KiB.explicit.", 1), "family": "memcpy",
+            "max_bytes": 268435456, "samples": of_row, "flips": flips, "probes": len(probed),
+            "undecided": 0, "truncated": False, "from_matrix": len(set(of_row.values())) > 1,
+            "wall_s": 0.5, "probed": probed}
+lo, hi = probe(2097152, "PASS:Qc"), probe(2097153, "PASS:W")
+rows = {flip: row(flip, [probe(1, "PASS:Qc"), lo, hi, probe(268435456, "PASS:W")],
+                  [{"below": lo, "above": hi, "exact": True, "steady": True}]),
+        none: row(none, [probe(1, "PASS:W"), probe(268435456, "PASS:W")], [])}
+m["thresholds"] = {"run": {"max_bytes": 268435456, "repetitions": 2, "rows": 2, "probes": 6, "wall_s": 1.0,
+                           "catalogue": False, "suite_revision": m["environment"].get("suite_revision", ""),
+                           "date": m["run"]["date"]},
+                   "rows": rows}
+json.dump(m, open(f"{d}/th.json", "w"), sort_keys=True)
+EOF
+run 0 render "$tmp/th.json"
+grep -qx '## Thresholds' "$tmp/out" || fail "the Markdown of a matrix with thresholds has no Thresholds section"
+grep -qxF "| \`$flip\` | \`Qc\` up to 2,097,152 B → \`W\` from 2,097,153 B | 4 |" "$tmp/out" ||
+    fail "the Markdown's row with a flip: $(grep -F "| \`$flip\`" "$tmp/out")"
+grep -qxF "| \`$none\` | no flip up to 256 MiB | 2 |" "$tmp/out" ||
+    fail "the Markdown's row without a flip: $(grep -F "| \`$none\`" "$tmp/out")"
+[ "$(grep -F -e "| \`$none\` |" -e "| \`$flip\` |" "$tmp/out" | cut -c4-10)" = "$(printf 'memcpy.\nmemcpy_')" ] ||
+    fail "the Markdown's threshold rows are not sorted by id"
+run 0 render "$tmp/th.json" --format html
+grep -qF '<h2>Thresholds</h2>' "$tmp/out" || fail "the HTML of a matrix with thresholds has no Thresholds section"
+grep -qF "<tr id=\"th-$flip\">" "$tmp/out" || fail "the HTML's threshold row has no anchor th-$flip"
+run 0 render "$tmp/th.json" --format csv --section thresholds
+printf '%s\r\n' "row,max_bytes,below_bytes,below_outcome,above_bytes,above_outcome,exact,steady,probes,undecided" \
+    "$none,268435456,,,,,,,2,0" "$flip,268435456,2097152,PASS:Qc,2097153,PASS:W,true,true,4,0" >"$tmp/th.csv"
+cmp -s "$tmp/out" "$tmp/th.csv" || fail "render --section thresholds: $(cat -A "$tmp/out")"
+run 0 render "$tmp/th.json" --format csv --section cases
+cp "$tmp/out" "$tmp/cases.csv"
+run 0 render "$tmp/th-none.json" --format csv
+cmp -s "$tmp/out" "$tmp/cases.csv" || fail "render --section cases differs from the default CSV (or the member changed it)"
+error "--section wants cases or thresholds, not 'flips'" render "$tmp/th.json" --format csv --section flips
+error "--section applies to --format csv" render "$tmp/th.json" --section thresholds
+error "--section applies to --format csv" render "$tmp/th.json" --format html --section cases
+error "'$tmp/th-none.json' has no thresholds" render "$tmp/th-none.json" --format csv --section thresholds \
+    --out "$tmp/none.csv"
+[ -e "$tmp/none.csv" ] && fail "render --section thresholds of a matrix without them wrote $tmp/none.csv"
+# A matrix without the member renders as it did: no Thresholds anywhere.
+for format in md html; do
+    run 0 render "$h200" --format "$format"
+    grep -q Thresholds "$tmp/out" && fail "the $format of the committed matrix has a Thresholds section"
+done
+
 finish "output checks"
