@@ -108,6 +108,7 @@ class Matrix:
         self._text, self._begin, self._end = text, len(head), end
         rest = json.loads(b"{" + text[end + 4:], parse_float=Decimal)
         self.env, self.run, self.spec = rest["environment"], rest["run"], rest["spec"]
+        self.thresholds = rest.get("thresholds")
 
     def _line(self, at):
         """(id, start, end of its JSON) of the case whose line follows the newline at."""
@@ -601,18 +602,15 @@ def rt_bench():
 
 # ---- thresholds (issue 13): sync-cts thresholds beside the default matrices ----------
 
-@lru_cache(maxsize=None)
 def thresholds(gpu=H100):
-    path = f"{gpu}/default/thresholds.json.gz"
-    try:
-        return json.loads(zlib.decompress((ROOT / path).read_bytes(), 31))
-    except (OSError, zlib.error, ValueError) as e:
-        die(f"cannot read '{path}': {e}")
+    """The default matrix's thresholds section (sync-cts thresholds)."""
+    th = matrix("default", gpu).thresholds
+    return th or die(f"'{gpu}/default/matrix.json.gz' has no thresholds section")
 
 
 def th_flip(row, n=0, gpu=H100):
     """The n-th flip of a row: (size below, outcome below, size above, outcome above)."""
-    f = thresholds(gpu)["thresholds"][row]["flips"][n]
+    f = thresholds(gpu)["rows"][row]["flips"][n]
     return f["below"]["bytes"], f["below"]["outcome"], f["above"]["bytes"], f["above"]["outcome"]
 
 
@@ -620,14 +618,14 @@ def th_rows_with(above_outcome_prefix, below_bytes, gpu=H100):
     """How many rows flip from below_bytes to the next byte, into an outcome starting so."""
     return sum(any(f["below"]["bytes"] == below_bytes and f["exact"] and
                    f["above"]["outcome"].startswith(above_outcome_prefix) for f in r["flips"])
-               for r in thresholds(gpu)["thresholds"].values())
+               for r in thresholds(gpu)["rows"].values())
 
 
 def th_same_gpus():
     """Whether the H100 and the H200 found the same flips in every row."""
     def flips(gpu):
         return {k: [(f["below"]["bytes"], f["below"]["outcome"], f["above"]["bytes"], f["above"]["outcome"])
-                    for f in r["flips"]] for k, r in thresholds(gpu)["thresholds"].items()}
+                    for f in r["flips"]] for k, r in thresholds(gpu)["rows"].items()}
     return flips(H100) == flips(H200)
 
 
@@ -757,11 +755,11 @@ FIGURES = {
     "th_pageable_above": lambda: num(th_flip(TH_PAGEABLE)[2]),
     "th_pageable_rows": lambda: num(th_rows_with("PASS:W", th_flip(TH_PAGEABLE)[0])),
     "th_pageable_call_us": lambda: "{}–{}".format(
-        *(fix(Decimal(str(thresholds()["thresholds"][TH_PAGEABLE]["flips"][0][side]["call_us"])), 0)
+        *(fix(Decimal(str(thresholds()["rows"][TH_PAGEABLE]["flips"][0][side]["call_us"])), 0)
           for side in ("below", "above"))),
     "th_pinned_below": lambda: num(th_flip(TH_PINNED)[0]),
     "th_pinned_rows": lambda: num(th_rows_with("PASS:Qr", th_flip(TH_PINNED)[0])),
-    "th_no_flip": lambda: num(sum(not r["flips"] for r in thresholds()["thresholds"].values())),
+    "th_no_flip": lambda: num(sum(not r["flips"] for r in thresholds()["rows"].values())),
     "th_same_gpus": lambda: "the same" if th_same_gpus() else "not the same",
     "h100_runtime_list": lambda: series(runtimes("nvidia-h100-80gb-hbm3")),
     "h100_runtime_ptds_list": lambda: series(runtimes("nvidia-h100-80gb-hbm3", "per-thread-default-stream")),
