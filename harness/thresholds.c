@@ -224,6 +224,31 @@ static json_t *search_json(const struct row *r, const struct cts_th_search *s, d
     return j;
 }
 
+/* Whether the decided outcomes (PASS, VARIES) at a row's sample sizes differ. */
+static int outcomes_differ(const json_t *samples)
+{
+    const char *label, *first = NULL;
+    json_t *v;
+    json_object_foreach((json_t *)samples, label, v) {
+        const char *s = json_string_value(v);
+        if (strncmp(s, "PASS:", 5) && strncmp(s, "VARIES:", 7))
+            continue;
+        if (!first)
+            first = s;
+        else if (strcmp(first, s))
+            return 1;
+    }
+    return 0;
+}
+
+static int in_catalogue(const char *id)
+{
+    for (size_t k = 0; k < sizeof catalogue / sizeof *catalogue; k++)
+        if (fnmatch(catalogue[k], id, 0) == 0)
+            return 1;
+    return 0;
+}
+
 /* The rows: from the matrix, those whose decided outcomes differ between
  * sizes; with the catalogue, its rows too; all matching glob. */
 static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *glob, size_t *nrows)
@@ -260,20 +285,8 @@ static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *g
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         struct row *r = &rows[i];
-        const char *label, *first = NULL;
-        json_t *v;
-        json_object_foreach(r->samples, label, v) {
-            const char *s = json_string_value(v);
-            int decided = !strncmp(s, "PASS:", 5) || !strncmp(s, "VARIES:", 7);
-            if (!decided)
-                continue;
-            if (!first)
-                first = s;
-            else if (strcmp(first, s))
-                r->from_matrix = 1;
-        }
-        for (size_t k = 0; with_catalogue && k < sizeof catalogue / sizeof *catalogue; k++)
-            r->from_catalogue |= fnmatch(catalogue[k], r->id, 0) == 0;
+        r->from_matrix = outcomes_differ(r->samples);
+        r->from_catalogue = with_catalogue && in_catalogue(r->id);
         if (r->from_matrix || r->from_catalogue)
             rows[kept++] = *r;
         else
