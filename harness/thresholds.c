@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "engine.h"
+#include "engine_int.h"
 #include "report.h"
 #include "threshold.h"
 
@@ -129,12 +130,17 @@ static int probe(void *ctx, size_t bytes, struct cts_th_probe *out)
         return 0;
     }
     snprintf(c.id, sizeof c.id, "%s", p->row->id);
+    double t0 = cts_now_us();
     const struct cts_idle *idle = cached_idle(&p->idle, p->e, &c);
     if (!idle) {
         snprintf(p->why, sizeof p->why, "out of memory");
         return -1;
     }
+    double t1 = cts_now_us();
     cts_engine_run_case(p->e, &c, idle, p->repeat, p->res);
+    if (cts_eng_trace_on()) /* CTS_TRACE: where a search's time goes, probe by probe */
+        fprintf(stderr, "trace probe %s %zu: %s %s idle %.0f case %.0f us\n", p->row->id, bytes,
+                cts_status_name(p->res->status), p->res->symbol, t1 - t0, cts_now_us() - t1);
     if (p->e->broken[0]) {
         snprintf(p->why, sizeof p->why, "%s", p->e->broken);
         return -1;
