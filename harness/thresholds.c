@@ -87,29 +87,14 @@ struct idle_cache {
     size_t n, cap;
 };
 
-/* The cache's key for c at `bytes`: the row without its busy segment, and the size. */
-static void idle_key(const struct cts_case *c, size_t bytes, char *key, size_t len)
-{
-    const char *dot = strrchr(c->id, '.');
-    snprintf(key, len, "%.*s@%zu", (int)(dot ? dot - c->id : (long)strlen(c->id)), c->id, bytes);
-}
-
-/* The idle measurement of c's call at its size, or of the same call one
- * byte shorter or longer (the grid's 2^k - 1, 2^k, 2^k + 1: one measurement
- * of seven calls for the three, a third of the cost of the large probes;
- * the idle time sets the gate's timeout and window, and one that proves too
- * short is doubled, never believed). */
 static const struct cts_idle *cached_idle(struct idle_cache *ic, struct cts_engine *e, const struct cts_case *c)
 {
     char key[CTS_ID_MAX + 32];
-    const size_t near[3] = {c->size, c->size - 1, c->size + 1};
-    for (int i = 0; i < 3; i++) {
-        idle_key(c, near[i], key, sizeof key);
-        json_t *k = near[i] ? json_object_get(ic->index, key) : NULL;
-        if (k && (i == 0 || ic->slot[json_integer_value(k)].status == CTS_PASS)) /* a failure is its size's own */
-            return &ic->slot[json_integer_value(k)];
-    }
-    idle_key(c, c->size, key, sizeof key);
+    const char *dot = strrchr(c->id, '.');
+    snprintf(key, sizeof key, "%.*s@%zu", (int)(dot ? dot - c->id : (long)strlen(c->id)), c->id, c->size);
+    json_t *k = json_object_get(ic->index, key);
+    if (k)
+        return &ic->slot[json_integer_value(k)];
     if (ic->n == ic->cap) {
         size_t cap = ic->cap ? 2 * ic->cap : 1024;
         struct cts_idle *p = realloc(ic->slot, cap * sizeof *p);
