@@ -349,28 +349,11 @@ static int th_row(struct th_comparison *t, const char *row, const json_t *ra, co
     return 0;
 }
 
-static int cmp_key(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-
-/* The keys of an object (none where it is absent), sorted; NULL if out of memory. */
-static const char **sorted_keys(const json_t *o, size_t *n)
-{
-    *n = json_object_size(o);
-    const char **keys = calloc(*n ? *n : 1, sizeof *keys), *k;
-    size_t i = 0;
-    json_t *x;
-    if (!keys)
-        return NULL;
-    json_object_foreach((json_t *)o, k, x)
-        keys[i++] = k;
-    qsort(keys, *n, sizeof *keys, cmp_key);
-    return keys;
-}
-
 /* Both rows objects: one merge of their sorted ids. */
 static int th_merge(struct th_comparison *t, const json_t *ra, const json_t *rb)
 {
     size_t na, nb, i = 0, j = 0;
-    const char **ka = sorted_keys(ra, &na), **kb = sorted_keys(rb, &nb);
+    const char **ka = cts_sorted_keys(ra, &na), **kb = cts_sorted_keys(rb, &nb);
     int rc = ka && kb ? 0 : -1;
     while (!rc && (i < na || j < nb)) {
         int c = i == na ? 1 : j == nb ? -1 : strcmp(ka[i], kb[j]);

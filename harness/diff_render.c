@@ -453,21 +453,6 @@ void cts_diff_render_csv(const struct diff_doc *d, FILE *f)
 
 /* ---- thresholds (docs/matrix.md, `thresholds`) ------------------------------- */
 
-/* A size with a comma every three digits ("2,097,153"), in buf. */
-static const char *grouped(char *buf, size_t len, long long n)
-{
-    char digits[32];
-    int nd = snprintf(digits, sizeof digits, "%lld", n < 0 ? 0 : n);
-    size_t k = 0;
-    for (int i = 0; i < nd && k + 2 < len; i++) {
-        if (i && (nd - i) % 3 == 0)
-            buf[k++] = ',';
-        buf[k++] = digits[i];
-    }
-    buf[k] = 0;
-    return buf;
-}
-
 /* An outcome of the search as shown: "PASS:Qc" as "Qc", "VARIES:A/W" as
  * "VARIES A/W", "NOTSUPP" as it is, "" as "undecided". */
 static char *th_outcome(const char *o)
@@ -488,8 +473,8 @@ static char *th_flip(const json_t *fl)
     char gb[32], ga[32];
     char *below = th_outcome(cts_diff_flip_outcome(fl, "below"));
     char *above = th_outcome(cts_diff_flip_outcome(fl, "above"));
-    char *s = dupf("%s up to %s / %s from %s", S(below), grouped(gb, sizeof gb, cts_diff_flip_bytes(fl, "below")),
-                   S(above), grouped(ga, sizeof ga, cts_diff_flip_bytes(fl, "above")));
+    char *s = dupf("%s up to %s / %s from %s", S(below), cts_grouped(gb, sizeof gb, cts_diff_flip_bytes(fl, "below")),
+                   S(above), cts_grouped(ga, sizeof ga, cts_diff_flip_bytes(fl, "above")));
     free(below);
     free(above);
     return s;
@@ -502,7 +487,7 @@ static char *th_flips(const json_t *row)
     char g[32];
     if (!json_array_size(flips))
         return dupf("no flip up to %s",
-                    grouped(g, sizeof g, (long long)json_integer_value(json_object_get(row, "max_bytes"))));
+                    cts_grouped(g, sizeof g, (long long)json_integer_value(json_object_get(row, "max_bytes"))));
     char *s = NULL;
     for (size_t i = 0; i < json_array_size(flips); i++) {
         char *fl = th_flip(json_array_get(flips, i));
@@ -527,8 +512,8 @@ static char *th_what(const struct th_change *ch, char later)
     char gx[32], gy[32];
     char *from = th_outcome(cts_diff_flip_outcome(x, "below")), *to = th_outcome(cts_diff_flip_outcome(x, "above"));
     char *s = dupf("the flip from %s to %s moved from %s to %s bytes", S(from), S(to),
-                   grouped(gx, sizeof gx, cts_diff_flip_bytes(x, "above")),
-                   grouped(gy, sizeof gy, cts_diff_flip_bytes(y, "above")));
+                   cts_grouped(gx, sizeof gx, cts_diff_flip_bytes(x, "above")),
+                   cts_grouped(gy, sizeof gy, cts_diff_flip_bytes(y, "above")));
     free(from);
     free(to);
     return s;

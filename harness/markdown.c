@@ -448,57 +448,6 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
 
 /* ---- thresholds (docs/matrix.md, `thresholds`): the sizes where a row's outcome changes ---- */
 
-static int cmp_key(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The keys of an object (none where it is absent), sorted; malloc'ed, NULL if out of memory. */
-static const char **sorted_keys(const json_t *o, size_t *n)
-{
-    *n = json_object_size(o);
-    const char **ids = calloc(*n ? *n : 1, sizeof *ids);
-    if (!ids)
-        return NULL;
-    size_t k = 0;
-    const char *id;
-    json_t *x;
-    json_object_foreach((json_t *)o, id, x)
-        ids[k++] = id;
-    qsort(ids, *n, sizeof *ids, cmp_key);
-    return ids;
-}
-
-/* A count with a comma every three digits: 2,097,152. */
-static void put_grouped(FILE *f, long long n)
-{
-    char d[32];
-    int len = snprintf(d, sizeof d, "%lld", n < 0 ? 0 : n);
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            fputc(',', f);
-        fputc(d[i], f);
-    }
-}
-
-/* A limit: whole MiB or KiB as such, else bytes. */
-static void put_limit(FILE *f, long long b)
-{
-    if (b > 0 && b % (1024 * 1024) == 0)
-        fprintf(f, "%lld MiB", b / (1024 * 1024));
-    else if (b > 0 && b % 1024 == 0)
-        fprintf(f, "%lld KiB", b / 1024);
-    else {
-        put_grouped(f, b);
-        fputs(" B", f);
-    }
-}
-
-static long long int_of(const json_t *o, const char *key)
-{
-    return (long long)json_integer_value(json_object_get(o, key));
-}
-
 /* A probe's outcome: "PASS:Qc" as `Qc`, "VARIES:A/W" as VARIES `A/W`,
  * "NOTSUPP" as it is, "" as undecided. */
 static void th_outcome(FILE *f, const char *o)
@@ -523,11 +472,11 @@ static void th_flip(FILE *f, const json_t *fl)
     const json_t *below = json_object_get(fl, "below"), *above = json_object_get(fl, "above");
     th_outcome(f, str(below, "outcome"));
     fputs(" up to ", f);
-    put_grouped(f, int_of(below, "bytes"));
+    cts_put_grouped(f, cts_json_int(below, "bytes"));
     fputs(" B → ", f);
     th_outcome(f, str(above, "outcome"));
     fputs(" from ", f);
-    put_grouped(f, int_of(above, "bytes"));
+    cts_put_grouped(f, cts_json_int(above, "bytes"));
     fputs(" B", f);
     if (json_is_false(json_object_get(fl, "exact")))
         fputs(" (not exact)", f);
@@ -545,14 +494,14 @@ static void th_row(FILE *f, const char *id, const json_t *r)
     }
     if (!json_array_size(flips)) {
         fputs("no flip up to ", f);
-        put_limit(f, int_of(r, "max_bytes"));
+        cts_put_limit(f, cts_json_int(r, "max_bytes"));
     }
     if (json_is_true(json_object_get(r, "truncated")))
         fputs("; more flips not recorded", f);
     fputs(" | ", f);
-    put_grouped(f, int_of(r, "probes"));
-    if (int_of(r, "undecided"))
-        fprintf(f, " (%lld undecided)", int_of(r, "undecided"));
+    cts_put_grouped(f, cts_json_int(r, "probes"));
+    if (cts_json_int(r, "undecided"))
+        fprintf(f, " (%lld undecided)", cts_json_int(r, "undecided"));
     fputs(" |\n", f);
 }
 
@@ -565,16 +514,16 @@ static int thresholds(FILE *f, const json_t *m)
         return 0;
     const json_t *run = json_object_get(th, "run"), *rows = json_object_get(th, "rows");
     size_t n;
-    const char **ids = sorted_keys(rows, &n);
+    const char **ids = cts_sorted_keys(rows, &n);
     if (!ids)
         return -1;
-    fprintf(f, "## Thresholds\n\n%lld rows searched up to ", int_of(run, "rows"));
-    put_limit(f, int_of(run, "max_bytes"));
+    fprintf(f, "## Thresholds\n\n%lld rows searched up to ", cts_json_int(run, "rows"));
+    cts_put_limit(f, cts_json_int(run, "max_bytes"));
     md(f, " by `sync-cts thresholds` (suite %t, %t): ", str(run, "suite_revision"), str(run, "date"));
-    put_grouped(f, int_of(run, "probes"));
+    cts_put_grouped(f, cts_json_int(run, "probes"));
     md(f, " probes of %d repetitions each, %f s wall. A flip is the largest size giving one outcome and the "
           "smallest giving the next.\n\n| row | flips | probes |\n|---|---|---:|\n",
-       int_of(run, "repetitions"), json_number_value(json_object_get(run, "wall_s")));
+       cts_json_int(run, "repetitions"), json_number_value(json_object_get(run, "wall_s")));
     for (size_t i = 0; i < n; i++)
         th_row(f, ids[i], json_object_get(rows, ids[i]));
     fputs("\n", f);

@@ -115,6 +115,15 @@ struct cts_env_view {
     const json_t *variables; /* settings.environment_variables: a string, or null where unset */
 };
 void cts_env_view(struct cts_env_view *e, const json_t *m);
+/* The keys of an object (none where it is absent), sorted; malloc'ed, NULL if out of memory. */
+const char **cts_sorted_keys(const json_t *o, size_t *n);
+/* A count with a comma every three digits ("2,097,152"), in buf; to f. */
+const char *cts_grouped(char *buf, size_t len, long long n);
+void cts_put_grouped(FILE *f, long long n);
+/* A size limit: whole MiB or KiB as such ("256 MiB"), else "1,234 B". */
+void cts_put_limit(FILE *f, long long b);
+/* An integer member (0 where absent). */
+long long cts_json_int(const json_t *o, const char *key);
 /* A matrix's cases in declaration order (ties by id); malloc'ed, NULL if out of memory. */
 struct cts_case_view *cts_sorted_cases(const json_t *m, size_t *n);
 /* A name from a table of { name, words } pairs ending in { NULL }; name itself if absent. */

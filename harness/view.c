@@ -180,3 +180,61 @@ void cts_env_view(struct cts_env_view *e, const json_t *m)
     e->date = cts_json_path_str(m, "run", "date");
     e->variables = json_object_get(set, "environment_variables");
 }
+
+/* ---- small helpers the reports share ---- */
+
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char **cts_sorted_keys(const json_t *o, size_t *n)
+{
+    *n = json_object_size(o);
+    const char **keys = calloc(*n ? *n : 1, sizeof *keys), *k;
+    size_t i = 0;
+    json_t *x;
+    if (!keys)
+        return NULL;
+    json_object_foreach((json_t *)o, k, x)
+        keys[i++] = k;
+    qsort(keys, *n, sizeof *keys, cmp_key);
+    return keys;
+}
+
+const char *cts_grouped(char *buf, size_t len, long long n)
+{
+    char digits[32];
+    int nd = snprintf(digits, sizeof digits, "%lld", n < 0 ? 0 : n);
+    size_t k = 0;
+    for (int i = 0; i < nd && k + 2 < len; i++) {
+        if (i && (nd - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+void cts_put_grouped(FILE *f, long long n)
+{
+    char buf[40];
+    fputs(cts_grouped(buf, sizeof buf, n), f);
+}
+
+void cts_put_limit(FILE *f, long long b)
+{
+    if (b > 0 && b % (1024 * 1024) == 0)
+        fprintf(f, "%lld MiB", b / (1024 * 1024));
+    else if (b > 0 && b % 1024 == 0)
+        fprintf(f, "%lld KiB", b / 1024);
+    else {
+        cts_put_grouped(f, b);
+        fputs(" B", f);
+    }
+}
+
+long long cts_json_int(const json_t *o, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(o, key));
+}
