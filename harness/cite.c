@@ -322,11 +322,24 @@ static void outcome_words(struct buf *b, const char *outcome)
     say(b, " (`%s`)", sym);
 }
 
-static void probe_words(struct buf *b, const json_t *p, const char *side)
+/* A threshold row's size unit in words: bytes, or one dimension of a 2D copy. */
+static void unit_words(char *buf, size_t len, const json_t *row)
+{
+    const json_t *axis = json_object_get(row, "axis");
+    long long fixed = cts_json_int(axis, "fixed");
+    if (!strcmp(s_of(axis, "name"), "width"))
+        snprintf(buf, len, "bytes wide (%lld rows)", fixed);
+    else if (!strcmp(s_of(axis, "name"), "rows"))
+        snprintf(buf, len, "rows (of %lld bytes)", fixed);
+    else
+        snprintf(buf, len, "bytes");
+}
+
+static void probe_words(struct buf *b, const json_t *p, const char *side, const char *unit)
 {
     const json_t *us = json_object_get(p, "call_us");
     outcome_words(b, s_of(p, "outcome"));
-    say(b, " %s %lld bytes", side, (long long)json_integer_value(json_object_get(p, "bytes")));
+    say(b, " %s %lld %s", side, (long long)json_integer_value(json_object_get(p, "bytes")), unit);
     if (json_is_number(us))
         say(b, " (%.1f us in the call)", json_number_value(us));
 }
@@ -335,15 +348,17 @@ static void flips_words(struct buf *b, const json_t *row)
 {
     const json_t *flips = json_object_get(row, "flips"), *f;
     size_t i;
+    char unit[48];
+    unit_words(unit, sizeof unit, row);
     if (!json_array_size(flips)) {
-        say(b, " no flip: one outcome from 1 to %lld bytes.", (long long)json_integer_value(json_object_get(row, "max_bytes")));
+        say(b, " no flip: one outcome from 1 to %lld %s.", cts_json_int(row, "max_bytes"), unit);
         return;
     }
     json_array_foreach(flips, i, f) {
         say(b, i ? "; then it " : " it ");
-        probe_words(b, json_object_get(f, "below"), "up to");
+        probe_words(b, json_object_get(f, "below"), "up to", unit);
         say(b, ", and ");
-        probe_words(b, json_object_get(f, "above"), "from");
+        probe_words(b, json_object_get(f, "above"), "from", unit);
         if (!json_is_true(json_object_get(f, "exact")))
             say(b, " (not exact: the sizes between could not be decided)");
         else
@@ -369,9 +384,10 @@ int cts_cite_threshold(const json_t *m, const char *row, const json_t *base, FIL
         return -1;
     v.sized = 0; /* the row: every size */
     the_call(&b, &v, &e);
-    say(&b, "searched from 1 to %lld bytes in %lld probes, each a full case run of %lld repetitions,",
-        (long long)json_integer_value(json_object_get(r, "max_bytes")), (long long)json_integer_value(json_object_get(r, "probes")),
-        (long long)json_integer_value(json_object_get(run, "repetitions")));
+    char unit[48];
+    unit_words(unit, sizeof unit, r);
+    say(&b, "searched from 1 to %lld %s in %lld probes, each a full case run of %lld repetitions,",
+        cts_json_int(r, "max_bytes"), unit, cts_json_int(r, "probes"), cts_json_int(run, "repetitions"));
     flips_words(&b, r);
     say(&b, " At the matrix's sample sizes:");
     int any = 0;

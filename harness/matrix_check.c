@@ -507,6 +507,15 @@ static int check_th_row(const char *id, const json_t *r, json_int_t max, char *w
     json_object_foreach((json_t *)samples, k, x)
         if (!json_is_string(x))
             return BAD("%ssamples.%.20s is %s, not a string", pre, k, type_name(x));
+    const json_t *axis;
+    const char *an = NULL;
+    char ap[sizeof pre + 8];
+    snprintf(ap, sizeof ap, "%saxis.", pre);
+    if (v_obj(r, pre, "axis", OPT, &axis, why, len) ||
+        (axis && (v_str(axis, ap, "name", REQ, &an, why, len) || v_int(axis, ap, "fixed", REQ, 1, max, NULL, why, len))))
+        return -1;
+    if (an && strcmp(an, "width") && strcmp(an, "rows"))
+        return BAD("%sname '%.20s' is not width or rows", ap, an);
     snprintf(pre, sizeof pre, "thresholds.rows.%s", id);
     if (check_flips(json_object_get(r, "flips"), pre, rmax, why, len))
         return -1;

@@ -124,6 +124,10 @@ void cts_put_grouped(FILE *f, long long n);
 void cts_put_limit(FILE *f, long long b);
 /* An integer member (0 where absent). */
 long long cts_json_int(const json_t *o, const char *key);
+/* A threshold row's unit after a size: " B", or for a 2D copy searched by one
+ * dimension (its `axis`) " B wide" or " rows"; and its limit with the unit. */
+const char *cts_th_unit(const json_t *row);
+void cts_put_th_limit(FILE *f, const json_t *row);
 /* A matrix's cases in declaration order (ties by id); malloc'ed, NULL if out of memory. */
 struct cts_case_view *cts_sorted_cases(const json_t *m, size_t *n);
 /* A name from a table of { name, words } pairs ending in { NULL }; name itself if absent. */

@@ -46,11 +46,21 @@ static const char *const catalogue[] = {
     "memset_async.*.op_blocking.busy_same",
 };
 
+/* A 2D copy's row is searched three ways: by its size (the shape resize
+ * gives it), by its width at AXIS_ROWS rows (".by_width"), and by its
+ * number of rows AXIS_WIDTH bytes wide (".by_rows"); a probe's `bytes` is
+ * then the width or the rows. */
+enum axis { AXIS_BYTES, AXIS_WIDTH, AXIS_ROWS };
+#define AXIS_FIXED_ROWS 4u
+#define AXIS_FIXED_WIDTH 1024u
+static const char *const axis_name[] = {NULL, "width", "rows"};
+
 struct row {
     char id[CTS_ID_MAX];
     const struct cts_case *base; /* a case of the row (its smallest sample size) */
     json_t *samples;             /* sample size label -> "STATUS:symbol" in the matrix */
     int from_matrix, from_catalogue;
+    enum axis axis;
 };
 
 /* The row id of a sized case: its id without the size segment. */
@@ -125,7 +135,11 @@ static int probe(void *ctx, size_t bytes, struct cts_th_probe *out)
     c.size = bytes;
     c.size_idx = -1;
     out->bytes = bytes;
-    if (c.family->resize && c.family->resize(&c)) {
+    if (p->row->axis != AXIS_BYTES) { /* a 2D copy, one dimension searched */
+        c.width = p->row->axis == AXIS_WIDTH ? bytes : AXIS_FIXED_WIDTH;
+        c.height = p->row->axis == AXIS_ROWS ? bytes : AXIS_FIXED_ROWS;
+        c.size = c.width * c.height;
+    } else if (c.family->resize && c.family->resize(&c)) {
         out->status = CTS_NOTSUPP;
         return 0;
     }
@@ -227,6 +241,10 @@ static json_t *search_json(const struct row *r, const struct cts_th_search *s, d
                           "from_matrix", r->from_matrix, "wall_s", round(wall_s * 100) / 100);
     json_object_set_new(j, "samples", json_incref(r->samples));
     json_object_set_new(j, "probed", probes);
+    if (r->axis != AXIS_BYTES)
+        json_object_set_new(j, "axis", json_pack("{s:s,s:I}", "name", axis_name[r->axis], "fixed",
+                                                 (json_int_t)(r->axis == AXIS_WIDTH ? AXIS_FIXED_ROWS
+                                                                                    : AXIS_FIXED_WIDTH)));
     return j;
 }
 
@@ -253,6 +271,26 @@ static int in_catalogue(const char *id)
         if (fnmatch(catalogue[k], id, 0) == 0)
             return 1;
     return 0;
+}
+
+/* For each kept 2D copy row (a height and no depth), its two one-dimension
+ * rows after it; rows has room for count.  The new count. */
+static size_t add_axes(struct row *rows, size_t n, size_t count)
+{
+    size_t total = n;
+    for (size_t i = 0; i < n; i++) {
+        const struct cts_case *b = rows[i].base;
+        if (!b->height || b->depth || b->family->resize == NULL)
+            continue;
+        for (enum axis a = AXIS_WIDTH; a <= AXIS_ROWS && total < count; a++) {
+            struct row *r = &rows[total++];
+            *r = rows[i];
+            r->axis = a;
+            r->samples = json_incref(rows[i].samples);
+            snprintf(r->id, sizeof r->id, "%s.by_%s", rows[i].id, axis_name[a]);
+        }
+    }
+    return total;
 }
 
 /* The rows: from the matrix, those whose decided outcomes differ between
@@ -298,6 +336,7 @@ static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *g
         else
             json_decref(r->samples);
     }
+    kept = add_axes(rows, kept, count);
     json_decref(index);
     *nrows = kept;
     return rows;
@@ -408,7 +447,10 @@ static json_t *search_rows(const struct th_opts *o, struct row *rows, size_t nro
         struct cts_th_search s;
         double r0 = cts_now_us();
         pc.row = &rows[i];
-        if (cts_th_search(&s, row_limit(rows[i].base, max), probe, &pc)) {
+        size_t limit = rows[i].axis == AXIS_WIDTH  ? max / AXIS_FIXED_ROWS
+                       : rows[i].axis == AXIS_ROWS ? max / AXIS_FIXED_WIDTH
+                                                   : row_limit(rows[i].base, max);
+        if (cts_th_search(&s, limit, probe, &pc)) {
             *rc = cts_die(EXIT_NO_VERDICT, "the search of %s stopped: %s", rows[i].id, s.stopped ? pc.why : "out of memory");
             return NULL;
         }

@@ -238,3 +238,21 @@ long long cts_json_int(const json_t *o, const char *key)
 {
     return (long long)json_integer_value(json_object_get(o, key));
 }
+
+/* ---- a threshold row (docs/matrix.md `thresholds`) ---- */
+
+const char *cts_th_unit(const json_t *row)
+{
+    const char *axis = cts_json_path_str(row, "axis", "name");
+    return !strcmp(axis, "width") ? " B wide" : !strcmp(axis, "rows") ? " rows" : " B";
+}
+
+void cts_put_th_limit(FILE *f, const json_t *row)
+{
+    if (!*cts_json_path_str(row, "axis", "name")) {
+        cts_put_limit(f, cts_json_int(row, "max_bytes"));
+        return;
+    }
+    cts_put_grouped(f, cts_json_int(row, "max_bytes"));
+    fputs(cts_th_unit(row), f);
+}

@@ -184,7 +184,19 @@ m["thresholds"] = {"run": {"max_bytes": 268435456, "repetitions": 2, "rows": 1, 
                                              "exact": True, "steady": True}],
                                   "probes": 85, "undecided": 0, "truncated": False, "from_matrix": True, "wall_s": 4.3,
                                   "probed": [probe(2097152, "PASS:Qc", 173.1), probe(2097153, "PASS:W", 1581.2)]}}}
+rows = m["thresholds"]["rows"]
+rows[row + ".x"] = copy.deepcopy(rows[row])  # placeholder name, replaced below
+r2 = rows.pop(row + ".x")
+r2.update(base_case="memcpy2d_async.h2d.pageable.1MiB.explicit.op_blocking.busy_same", family="copy",
+          max_bytes=262144, axis={"name": "rows", "fixed": 1024}, samples={"1MiB": "PASS:Qc"},
+          flips=[{"below": probe(2048, "PASS:Qc", 150.0), "above": probe(2049, "PASS:W", 1500.0),
+                  "exact": True, "steady": True}],
+          probed=[probe(2048, "PASS:Qc", 150.0), probe(2049, "PASS:W", 1500.0)])
+rows["memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same.by_rows"] = r2
 json.dump(m, open(sys.argv[2] + "/th.json", "w"))
+bad = copy.deepcopy(m)
+bad["thresholds"]["rows"]["memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same.by_rows"]["axis"]["name"] = "depth"
+json.dump(bad, open(sys.argv[2] + "/th-axis.json", "w"))
 bad = copy.deepcopy(m)
 bad["thresholds"]["rows"][row]["flips"][0]["above"]["bytes"] = 2
 json.dump(bad, open(sys.argv[2] + "/th-order.json", "w"))
@@ -201,6 +213,13 @@ has "$tmp/out" "Threshold search by cuda-sync-cts abc on 2026-11-24T08:43:00Z"
 error "thresholds.rows.memcpy_async.h2d.pageable.explicit.op_blocking.busy_same.flips[0]: below is not a smaller size than above" \
     cite memcpy_async.h2d.pageable.explicit.op_blocking.busy_same "$tmp/th-order.json"
 error "probed[1].status 'GREAT' is not a status" render "$tmp/th-status.json"
+# A 2D copy searched by its rows: sizes in rows, in the citation and the Markdown.
+run 0 cite memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same.by_rows "$tmp/th.json"
+has "$tmp/out" "searched from 1 to 262144 rows (of 1024 bytes) in 85 probes"
+has "$tmp/out" "up to 2048 rows (of 1024 bytes) (150.0 us in the call), and waits for the held work (\`W\`) from 2049 rows (of 1024 bytes)"
+run 0 render "$tmp/th.json"
+has "$tmp/out" "| \`memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same.by_rows\` | \`Qc\` up to 2,048 rows → \`W\` from 2,049 rows | 85 |"
+error "axis.name 'depth' is not width or rows" render "$tmp/th-axis.json"
 rm -f "$tmp"/th*.json
 
 finish "CLI checks"
