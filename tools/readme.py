@@ -780,6 +780,8 @@ FIGURES = {
     "th_pageable_call_us": lambda: "{}–{}".format(
         *(fix(Decimal(str(thresholds()["rows"][TH_PAGEABLE]["flips"][0][side]["call_us"])), 0)
           for side in ("below", "above"))),
+    "th_2d_width": lambda: num(th_flip("memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same.by_width")[0]),
+    "th_2d_rows": lambda: num(th_flip("memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same.by_rows")[0]),
     "th_pinned_below": lambda: num(th_flip(TH_PINNED)[0]),
     "th_pinned_rows": lambda: num(th_rows_with("PASS:Qr", th_flip(TH_PINNED)[0])),
     "th_no_flip": lambda: num(sum(not r["flips"] for r in thresholds()["rows"].values())),
