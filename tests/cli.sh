@@ -185,8 +185,7 @@ m["thresholds"] = {"run": {"max_bytes": 268435456, "repetitions": 2, "rows": 1, 
                                   "probes": 85, "undecided": 0, "truncated": False, "from_matrix": True, "wall_s": 4.3,
                                   "probed": [probe(2097152, "PASS:Qc", 173.1), probe(2097153, "PASS:W", 1581.2)]}}}
 rows = m["thresholds"]["rows"]
-rows[row + ".x"] = copy.deepcopy(rows[row])  # placeholder name, replaced below
-r2 = rows.pop(row + ".x")
+r2 = copy.deepcopy(rows[row])
 r2.update(base_case="memcpy2d_async.h2d.pageable.1MiB.explicit.op_blocking.busy_same", family="copy",
           max_bytes=262144, axis={"name": "rows", "fixed": 1024}, samples={"1MiB": "PASS:Qc"},
           flips=[{"below": probe(2048, "PASS:Qc", 150.0), "above": probe(2049, "PASS:W", 1500.0),

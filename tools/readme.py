@@ -770,6 +770,8 @@ FIGURES = {
     "mc_h100_2": lambda: num(mc_held(2, H100)),
     "mc_h100_4": lambda: num(mc_held(4, H100)),
     "mc_every": lambda: "every" if mc_notsupp() == mc_notsupp(H100) == "every" else "not every",
+    "th_revision": lambda: thresholds()["run"]["suite_revision"] if thresholds()["run"]["suite_revision"] ==
+    thresholds(H200)["run"]["suite_revision"] else "several revisions",
     "th_rows": lambda: num(thresholds()["run"]["rows"]),
     "th_probes": lambda: num(thresholds()["run"]["probes"]),
     "th_wall_h100": lambda: fix(Decimal(str(thresholds()["run"]["wall_s"])), 0),
