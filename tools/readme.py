@@ -779,9 +779,7 @@ FIGURES = {
     "th_pageable_below": lambda: num(th_flip(TH_PAGEABLE)[0]),
     "th_pageable_above": lambda: num(th_flip(TH_PAGEABLE)[2]),
     "th_pageable_rows": lambda: num(th_rows_with("PASS:W", th_flip(TH_PAGEABLE)[0])),
-    "th_pageable_call_us": lambda: "{}–{}".format(
-        *(fix(Decimal(str(thresholds()["rows"][TH_PAGEABLE]["flips"][0][side]["call_us"])), 0)
-          for side in ("below", "above"))),
+    "th_pageable_call_us": lambda: fix(Decimal(str(thresholds()["rows"][TH_PAGEABLE]["flips"][0]["below"]["call_us"])), 0),
     "th_2d_width": lambda: num(th_flip("memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same.by_width")[0]),
     "th_2d_rows": lambda: num(th_flip("memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same.by_rows")[0]),
     "th_pinned_below": lambda: num(th_flip(TH_PINNED)[0]),
