@@ -20,7 +20,7 @@ struct cts_th_probe {
     enum cts_status status; /* PASS or VARIES: decided; FAIL and NOTSUPP: decided too (the
                              * product's answer); BROKEN, TIMEOUT, INCONCLUSIVE, CRASH: not */
     char symbol[32];        /* PASS: the verdict's cell symbol; VARIES: "A/W"; else "" */
-    double call_us;         /* evidence: the median time in the call */
+    double call_us;         /* evidence: the upper median of its decided repetitions' call times */
     int asked;              /* how many times it was asked (1 + retries) */
 };
 

@@ -178,7 +178,7 @@ static int probe(void *ctx, size_t bytes, struct cts_th_probe *out)
             call[j] = call[j - 1];
             call[j - 1] = t;
         }
-    out->call_us = n ? call[n / 2] : NAN;
+    out->call_us = n ? call[n / 2] : NAN; /* the upper median (docs/matrix.md) */
     return 0;
 }
 
