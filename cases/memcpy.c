@@ -5,7 +5,12 @@
  *
  * The memory kind names the buffer under test: the host side of an H2D or
  * D2H copy (the other side is cudaMalloc memory), or both sides of a D2D or
- * H2H copy (two buffers of that kind). */
+ * H2H copy (two buffers of that kind).
+ *
+ * At 4 KiB, 1 MiB and 16 MiB the held work is also a host function on the op
+ * stream itself (busy_same_hostfn): does a copy behind a host function in its
+ * own stream read its source before the host function ran (a public report,
+ * cccl #3814, says pageable staging does)?  The source's bytes say. */
 #include "../harness/cts.h"
 
 #include <cuda_runtime_api.h>
@@ -35,6 +40,8 @@ static size_t generate(struct cts_case *out, size_t cap)
                         n = cts_emit(&c, out, cap, n);
                         if (s == 1) /* 4 KiB: busy work from a second host thread too */
                             n = cts_emit_threads(&c, out, cap, n);
+                        if (s == 1 || s >= 5) /* 4 KiB, 1 and 16 MiB: a host function ahead in the stream */
+                            n = cts_emit_same_hostfn(&c, out, cap, n);
                     }
         }
     return out ? (n < cap ? n : cap) : n;

@@ -6,7 +6,10 @@
  * A 2D or 3D call covers the case's size as one contiguous block: pitch =
  * width, and the size is split into 4 rows (2D) or 4 rows x 2 slices (3D)
  * where it divides, else one row.  The 16- and 32-bit driver forms write
- * size/2 or size/4 elements and are declared only for sizes they divide. */
+ * size/2 or size/4 elements and are declared only for sizes they divide.
+ *
+ * The runtime forms at 4 KiB, 1 MiB and 16 MiB also run behind a host
+ * function on the op stream itself (busy_same_hostfn). */
 #include "../harness/cts.h"
 #include "../harness/driver.h"
 #include "../harness/family.h"
@@ -85,6 +88,9 @@ static size_t generate(struct cts_case *out, size_t cap)
                 /* 4 KiB runtime memsets: busy work from a second host thread too */
                 if (s == 1 && apis[a] <= CTS_API_MEMSET3D_ASYNC)
                     n = cts_emit_threads(&c, out, cap, n);
+                /* ... and, at 4 KiB, 1 and 16 MiB, a host function ahead in the op stream */
+                if ((s == 1 || s >= 5) && apis[a] <= CTS_API_MEMSET3D_ASYNC)
+                    n = cts_emit_same_hostfn(&c, out, cap, n);
             }
     return out ? (n < cap ? n : cap) : n;
 }

@@ -28,6 +28,13 @@
  * stream waits for (a gate on it, on a blocking stream or on a per-thread
  * default stream) and for nothing when the gate is on a non-blocking stream.
  *
+ * Graphs, beside cudaGraphLaunch: cudaGraphInstantiate of a captured graph
+ * (prepare captures it; cleanup destroys both), cudaGraphUpload of an
+ * executable graph never launched or uploaded (prepare instantiates it), and
+ * cudaGraphExecUpdate of one with a graph of the same topology whose kernel
+ * has another argument (prepare makes both).  Each graph is one sleep-kernel
+ * launch of 0 ns, captured from a private non-blocking stream.
+ *
  * Busy work from a second host thread (busy_thread_*) for every call, and,
  * for a kernel launch, cudaLaunchHostFunc and cudaStreamAddCallback, a host
  * function as the held work (busy_hostfn, on another non-blocking stream):
@@ -61,6 +68,9 @@ static const struct {
     {CTS_API_DEVICE_SYNCHRONIZE, NULL},
     {CTS_API_EVENT_QUERY, "pending"},
     {CTS_API_STREAM_WAIT_EVENT, "pending"},
+    {CTS_API_GRAPH_INSTANTIATE, NULL},
+    {CTS_API_GRAPH_UPLOAD, NULL},
+    {CTS_API_GRAPH_EXEC_UPDATE, NULL},
 };
 
 static size_t generate(struct cts_case *out, size_t cap)
@@ -125,37 +135,48 @@ static void CUDART_CB callback(cudaStream_t s, cudaError_t status, void *arg)
     atomic_fetch_add(&host_calls, 1);
 }
 
-/* One kernel, captured once from a private stream and instantiated. */
+/* A graph of one sleep-kernel launch (of ns nanoseconds), captured from a
+ * private non-blocking stream. */
+static cudaError_t capture_graph(cudaGraph_t *g, unsigned long long ns)
+{
+    cudaStream_t s;
+    cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    *g = NULL;
+    if (err != cudaSuccess)
+        return err;
+    if ((err = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed)) == cudaSuccess) {
+        cudaError_t launch = cts_launch_sleep(s, ns);
+        err = cudaStreamEndCapture(s, g);
+        if (launch != cudaSuccess)
+            err = launch;
+    }
+    cudaError_t d = cudaStreamDestroy(s);
+    return err != cudaSuccess ? err : d;
+}
+
+/* That graph, instantiated (and the graph destroyed). */
+static cudaError_t instantiate_graph(cudaGraphExec_t *exec, unsigned long long ns)
+{
+    cudaGraph_t g;
+    cudaError_t err = capture_graph(&g, ns);
+    if (err == cudaSuccess)
+        err = cudaGraphInstantiate(exec, g, 0);
+    if (g) {
+        cudaError_t d = cudaGraphDestroy(g);
+        if (err == cudaSuccess)
+            err = d;
+    }
+    return err;
+}
+
+/* The graph cudaGraphLaunch launches: instantiated once and kept. */
 static cudaGraphExec_t graph_exec;
 
 static cudaError_t get_graph(cudaGraphExec_t *exec)
 {
-    if (!graph_exec) {
-        cudaStream_t s;
-        cudaGraph_t g;
-        cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-        if (err != cudaSuccess)
-            return err;
-        if ((err = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed)) == cudaSuccess) {
-            cudaError_t launch = cts_launch_sleep(s, 0);
-            err = cudaStreamEndCapture(s, &g);
-            if (launch != cudaSuccess)
-                err = launch;
-        }
-        if (err == cudaSuccess) {
-            err = cudaGraphInstantiate(&graph_exec, g, 0);
-            cudaError_t d = cudaGraphDestroy(g);
-            if (err == cudaSuccess)
-                err = d;
-        }
-        cudaError_t d = cudaStreamDestroy(s);
-        if (err != cudaSuccess)
-            return err;
-        if (d != cudaSuccess)
-            return d;
-    }
+    cudaError_t err = graph_exec ? cudaSuccess : instantiate_graph(&graph_exec, 0);
     *exec = graph_exec;
-    return cudaSuccess;
+    return err;
 }
 
 /* A complete event: created, recorded on an idle device and waited for. */
@@ -182,6 +203,15 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     case CTS_API_GRAPH_LAUNCH:
         err = get_graph(&exec);
         s->handle = exec;
+        return cts_result(err, error);
+    case CTS_API_GRAPH_INSTANTIATE: /* extra: the graph; handle: what the call instantiates */
+        return cts_result(capture_graph((cudaGraph_t *)&s->extra, 0), error);
+    case CTS_API_GRAPH_UPLOAD: /* handle: the executable graph */
+        return cts_result(instantiate_graph((cudaGraphExec_t *)&s->handle, 0), error);
+    case CTS_API_GRAPH_EXEC_UPDATE: /* handle: instantiated from a 0 ns graph; extra: a 1 ns one */
+        err = instantiate_graph((cudaGraphExec_t *)&s->handle, 0);
+        if (err == cudaSuccess)
+            err = capture_graph((cudaGraph_t *)&s->extra, 1);
         return cts_result(err, error);
     case CTS_API_STREAM_DESTROY:
         return cts_result(cudaStreamCreate((cudaStream_t *)&s->handle), error);
@@ -269,6 +299,16 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         return cts_result(cudaStreamAddCallback(st, callback, NULL, 0), error);
     case CTS_API_GRAPH_LAUNCH:
         return cts_result(cudaGraphLaunch((cudaGraphExec_t)s->handle, st), error);
+    case CTS_API_GRAPH_INSTANTIATE:
+        return cts_result(cudaGraphInstantiate((cudaGraphExec_t *)&s->handle, (cudaGraph_t)s->extra, 0),
+                          error);
+    case CTS_API_GRAPH_UPLOAD:
+        return cts_result(cudaGraphUpload((cudaGraphExec_t)s->handle, st), error);
+    case CTS_API_GRAPH_EXEC_UPDATE: {
+        cudaGraphExecUpdateResultInfo info;
+        return cts_result(cudaGraphExecUpdate((cudaGraphExec_t)s->handle, (cudaGraph_t)s->extra, &info),
+                          error);
+    }
     case CTS_API_STREAM_CREATE:
         return cts_result(cudaStreamCreate((cudaStream_t *)&s->handle), error);
     case CTS_API_STREAM_DESTROY:
@@ -331,6 +371,16 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     case CTS_API_STREAM_CREATE: case CTS_API_STREAM_DESTROY:
         if (s->handle)
             err = cudaStreamDestroy((cudaStream_t)s->handle);
+        break;
+    case CTS_API_GRAPH_INSTANTIATE: case CTS_API_GRAPH_UPLOAD: case CTS_API_GRAPH_EXEC_UPDATE:
+        if (s->handle)
+            err = cudaGraphExecDestroy((cudaGraphExec_t)s->handle);
+        if (s->extra) {
+            cudaError_t d = cudaGraphDestroy((cudaGraph_t)s->extra);
+            if (err == cudaSuccess)
+                err = d;
+        }
+        s->extra = NULL;
         break;
     default:
         break; /* the graph is built once and kept */

@@ -45,6 +45,7 @@ static const char *busy_words(const char *busy)
         {"thread_legacy", "a kernel launched by a second host thread held the legacy default stream"},
         {"thread_perthread", "a kernel held a second host thread's per-thread default stream"},
         {"hostfn", "a host function (cudaLaunchHostFunc) held a non-blocking stream"},
+        {"same_hostfn", "a host function (cudaLaunchHostFunc) held that same stream"},
         {NULL, NULL}};
     return cts_words(words, busy);
 }

@@ -88,6 +88,9 @@ enum cts_busy {
      * flag) on another non-blocking stream: only where a family asks for it
      * (cts_emit_hostfn). */
     CTS_BUSY_HOSTFN,
+    /* The held work is a host function on the op stream itself: only where
+     * a family asks for it (cts_emit_same_hostfn). */
+    CTS_BUSY_SAME_HOSTFN,
     CTS_BUSY_COUNT
 };
 #define CTS_SIZE_COUNT 7
@@ -223,8 +226,14 @@ size_t cts_emit(const struct cts_case *proto, struct cts_case *out, size_t cap, 
 size_t cts_emit_threads(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
 /* Likewise with a host function as the held work (CTS_BUSY_HOSTFN). */
 size_t cts_emit_hostfn(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
+/* Likewise with a host function on the op stream as the held work (CTS_BUSY_SAME_HOSTFN). */
+size_t cts_emit_same_hostfn(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
 /* Whether busy placement b is issued from the second host thread. */
 int cts_busy_from_thread(enum cts_busy b);
+/* Whether the held work of busy placement b is a host function, not the gate kernel. */
+int cts_busy_is_hostfn(enum cts_busy b);
+/* Whether busy placement b holds the op stream itself (busy_same, busy_same_hostfn). */
+int cts_busy_in_op_stream(enum cts_busy b);
 
 /* ---- the case table (table.c) ------------------------------------------ */
 /* The case table: every family's cases, in declaration order. */

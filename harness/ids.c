@@ -76,7 +76,7 @@ TOKEN(cts_op_token, enum cts_op, CTS_OP_COUNT, "op_implied", "op_null", "op_lega
       "op_perthread", "op_blocking", "op_nonblocking")
 TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
       "busy_blocking", "busy_nonblocking", "busy_perthread", "busy_thread_legacy",
-      "busy_thread_perthread", "busy_hostfn")
+      "busy_thread_perthread", "busy_hostfn", "busy_same_hostfn")
 TOKEN(cts_order_name, enum cts_order, 4, NULL, "runs", "held", "held_anyway")
 TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
 TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
@@ -166,6 +166,10 @@ int cts_busy_from_thread(enum cts_busy b)
     return b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD;
 }
 
+int cts_busy_is_hostfn(enum cts_busy b) { return b == CTS_BUSY_HOSTFN || b == CTS_BUSY_SAME_HOSTFN; }
+
+int cts_busy_in_op_stream(enum cts_busy b) { return b == CTS_BUSY_SAME || b == CTS_BUSY_SAME_HOSTFN; }
+
 /* Every (op stream, busy placement) pair the API takes, busy placements in
  * [from, to). */
 static size_t emit_range(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n,
@@ -201,7 +205,12 @@ size_t cts_emit_threads(const struct cts_case *proto, struct cts_case *out, size
 
 size_t cts_emit_hostfn(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n)
 {
-    return emit_range(proto, out, cap, n, CTS_BUSY_HOSTFN, CTS_BUSY_COUNT);
+    return emit_range(proto, out, cap, n, CTS_BUSY_HOSTFN, CTS_BUSY_HOSTFN + 1);
+}
+
+size_t cts_emit_same_hostfn(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n)
+{
+    return emit_range(proto, out, cap, n, CTS_BUSY_SAME_HOSTFN, CTS_BUSY_SAME_HOSTFN + 1);
 }
 
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)

@@ -392,7 +392,8 @@ static void cell_legend(FILE *f)
                "| `—` | not a separate case: that busy placement is the op stream itself (see `same`), "
                "or not declared (the `thread_*` columns: busy work issued from a second host thread, "
                "declared for some calls only; `hostfn`: a host function holding another "
-               "non-blocking stream, declared for stream-family calls) |\n"
+               "non-blocking stream, declared for stream-family calls; `same_hostfn`: a host "
+               "function holding the op stream itself, declared for memcpy and memset calls) |\n"
                "| n/s | not supported here (reason above) |\n\n"
                "`idle µs` is the median time inside the same call on an idle GPU.\n\n");
 }

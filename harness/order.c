@@ -7,7 +7,7 @@
 
 const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1] = {
     "same", "legacy", "blocking", "nonblocking", "perthread", "thread_legacy", "thread_perthread",
-    "hostfn", NULL};
+    "hostfn", "same_hostfn", NULL};
 
 /* Position of s in a NULL-terminated list; unknown values sort last. */
 static int rank(const char *const *list, const char *s)

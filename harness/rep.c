@@ -205,7 +205,7 @@ static int rep_returned(struct rep_state *st)
         *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
     double t_open = cts_now_us();
     cts_latch_open(&e->latch);
-    if (c->busy == CTS_BUSY_HOSTFN) {
+    if (cts_busy_is_hostfn(c->busy)) {
         /* A host function ends on the host clock, which the GPU's cannot
          * be compared with: when each marker ran after the gate opened is
          * what the host sees, polling (sub-microsecond). */

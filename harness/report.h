@@ -63,7 +63,7 @@ void cts_html_escape(FILE *f, const char *s, int in_md_table);
 
 /* order.c: the busy-placement columns of a report (NULL-terminated) and a
  * column's index (CTS_BUSY_COLUMNS if none); "host to device". */
-#define CTS_BUSY_COLUMNS 8
+#define CTS_BUSY_COLUMNS 9
 extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
 int cts_busy_column(const char *busy);
 /* view.c: one case of a validated matrix as every report reads it (cite,

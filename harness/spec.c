@@ -148,7 +148,7 @@ static int enqueues(enum cts_api a)
     switch (a) {
     case CTS_API_LAUNCH: case CTS_API_CU_LAUNCH_KERNEL: case CTS_API_EVENT_RECORD:
     case CTS_API_STREAM_WAIT_EVENT: case CTS_API_LAUNCH_HOST_FUNC: case CTS_API_STREAM_ADD_CALLBACK:
-    case CTS_API_GRAPH_LAUNCH: case CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC:
+    case CTS_API_GRAPH_LAUNCH: case CTS_API_GRAPH_UPLOAD: case CTS_API_MEM_PREFETCH_TO_DEVICE_ASYNC:
     case CTS_API_MEM_PREFETCH_TO_HOST_ASYNC: case CTS_API_STREAM_ATTACH_MEM_ASYNC:
         return 1;
     default:
@@ -265,7 +265,7 @@ void cts_judge_add(struct cts_judge *j, const char *clause, enum cts_about a, en
  * pending while only the legacy stream holds work. */
 static int pending_in_stream(const struct cts_judge *j)
 {
-    return j->c->busy == CTS_BUSY_SAME || (op_legacy(j->c, j->o->per_thread) && j->held_in_stream);
+    return cts_busy_in_op_stream(j->c->busy) || (op_legacy(j->c, j->o->per_thread) && j->held_in_stream);
 }
 
 static void copy_rules(struct cts_judge *j, enum form f)
@@ -414,7 +414,7 @@ static void call_rules(struct cts_judge *j)
         /* A synchronize queues nothing: it waits for work already in its
          * stream (the held work itself), and the legacy stream's for the
          * blocking streams' work it synchronizes with. */
-        if (c->busy == CTS_BUSY_SAME)
+        if (cts_busy_in_op_stream(c->busy))
             add(j, "RT-STREAM-SYNCHRONIZE", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
         else if (op_legacy(c, j->o->per_thread) && j->held_in_stream)
             add(j, "RT-STREAM-LEGACY", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
@@ -438,7 +438,7 @@ static void call_rules(struct cts_judge *j)
         add(j, "RT-POOL-RELEASE", CTS_ABOUT_HOST, CTS_PRED_MAY);
     /* PG-IMPLICIT: blocking streams only, held work issued by this thread */
     if (implicit_sync_op(c) && !cts_busy_from_thread(c->busy) && c->busy != CTS_BUSY_NONBLOCKING &&
-        c->busy != CTS_BUSY_HOSTFN && !(c->busy == CTS_BUSY_SAME && c->op == CTS_OP_NONBLOCKING))
+        c->busy != CTS_BUSY_HOSTFN && !(cts_busy_in_op_stream(c->busy) && c->op == CTS_OP_NONBLOCKING))
         add(j, "PG-IMPLICIT", CTS_ABOUT_THIRD_BLOCKING, CTS_PRED_GUARANTEED);
     stream_rules(j);
 }

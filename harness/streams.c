@@ -153,11 +153,12 @@ cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum cts_busy
 {
     if (cts_busy_from_thread(busy))
         return worker_launch_gate(e, busy == CTS_BUSY_THREAD_PERTHREAD, budget_ns, seq);
-    if (busy == CTS_BUSY_HOSTFN) {
+    if (cts_busy_is_hostfn(busy)) {
         e->hostfn_gate.e = e;
         e->hostfn_gate.seq = seq;
         e->hostfn_gate.budget_us = (double)budget_ns / 1e3;
-        return cudaLaunchHostFunc(e->nonblocking[1], hostfn_gate, e);
+        return cudaLaunchHostFunc(busy == CTS_BUSY_HOSTFN ? e->nonblocking[1] : cts_eng_op_stream(e, op),
+                                  hostfn_gate, e);
     }
     return cts_launch_gate(busy_stream(e, op, busy), e->flag_dev, budget_ns, e->gate_dev, seq);
 }

@@ -52,11 +52,15 @@ int main(void)
     /* 23 copies (7 host kinds for h2d, d2h, h2h; device and managed for d2d)
      * x 7 sizes x 2 copy kinds x 26 (stream, busy) pairs: cudaMemcpy has the
      * implied stream with 4 placements; cudaMemcpyAsync has 0, cudaStreamLegacy
-     * and cudaStreamPerThread with 4 each and two created streams with 5. */
-    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12);
-    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4 + 23 * 2 * 2);
-    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22 + 23 * 2 * 10);
-    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26 + 2 * 2 * 12);
+     * and cudaStreamPerThread with 4 each and two created streams with 5.
+     * At 4 KiB the 12 second-thread placements; at 4 KiB, 1 and 16 MiB a host
+     * function on the op stream (6: one an op stream). */
+    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6);
+    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4 + 23 * 2 * 2 + 23 * 2 * 3);
+    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22 + 23 * 2 * 10 + 23 * 2 * 3 * 5);
+    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26 + 2 * 2 * 12 + 2 * 2 * 3 * 6);
+    CHECK_INT(count_memcpy("memcpy*.busy_same_hostfn"), 23 * 2 * 3 * 6);
+    CHECK_INT(count_memcpy("memcpy*.64KiB.*.busy_same_hostfn"), 0);
     CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6);
     CHECK_INT(count_glob("*.op_null.busy_legacy"), 0);      /* 0 is the legacy stream here */
     CHECK_INT(count_glob("*.op_legacy.busy_legacy"), 0);
@@ -71,8 +75,12 @@ int main(void)
 
     /* memset: 4 memory kinds; 10 byte-wide APIs (5 with a stream: 22 stream
      * and busy pairs; 5 without: 4) at 7 sizes; 8 16/32-bit driver APIs
-     * (half with a stream) only at the 4 sizes they divide. */
-    CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10));
+     * (half with a stream) only at the 4 sizes they divide; the 6 runtime
+     * ones at 4 KiB with the second-thread placements, and at 4 KiB, 1 and
+     * 16 MiB behind a host function on the op stream. */
+    CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10) +
+                                          4 * 3 * (3 * 1 + 3 * 5));
+    CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), 0);
     /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
      * stream (22 pairs), the rest 4; 5 VMM calls at 2 sizes (4 each); the
      * pool-release synchronizes in 2 variants (the stream's 22, event and
@@ -80,8 +88,9 @@ int main(void)
     CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6));
     /* stream: 5 calls without a stream argument, 7 with one; then capture
      * begin/end, stream synchronize and stream_wait_event.pending (22 each),
-     * event/device synchronize and event_query.pending (4 each). */
-    CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6 + 3 * 5);
+     * event/device synchronize and event_query.pending (4 each); graph
+     * instantiate and exec update (6 each), graph upload (32). */
+    CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6 + 3 * 5 + 2 * 6 + 32);
     /* trigger: 9 calls without a stream, 2 with one. */
     CHECK_INT(count_family("trigger"), 9 * 6 + 2 * 32);
     /* copy: the grid in cases/copy.c's header comment. */
@@ -90,7 +99,7 @@ int main(void)
     CHECK_INT(count_in("memcpy_batch_async.during_call.h2d.pinned.1MiB.op_null.*", "copy", NULL), 4);
     CHECK_INT(count_in("memcpy_to_symbol.h2d.pinned.4KiB.explicit.op_implied.busy_same", "copy", NULL), 1);
     CHECK_INT(count_in("cu_memcpy_htod.h2d.pageable.1MiB.op_implied.busy_blocking", "copy", NULL), 1);
-    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26 + 23 * 2 * 12);
+    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6);
     /* managed: 2 prefetches and the attach take a stream; 3 advices do not; 2 sizes. */
     CHECK_INT(count_family("managed"), (3 * 22 + 3 * 4) * 2 + 3 * 10 + 3 * 2);
     CHECK_INT(count_glob("stream_attach_mem_async.managed.4KiB.op_null.busy_same"), 1);
@@ -109,7 +118,7 @@ int main(void)
     CHECK_INT(count_glob("host_alloc.wc.16MiB.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
     CHECK_INT(count_glob("free_async.device.4KiB.op_nonblocking.busy_legacy"), 1);
-    CHECK_INT(count_glob("memset.*"), 4 * 7 * 4 + 4 * 2);
+    CHECK_INT(count_glob("memset.*"), 4 * 7 * 4 + 4 * 2 + 4 * 3);
     CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22);
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
     CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
@@ -128,7 +137,10 @@ int main(void)
      * cudaStreamAddCallback on each of the 5 op streams. */
     CHECK_INT(count_in("*.busy_hostfn", NULL, NULL), 3 * 5);
     CHECK_INT(count_in("launch_host_func.op_blocking.busy_hostfn", "stream", NULL), 1);
-    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38);
+    CHECK(cts_busy_is_hostfn(CTS_BUSY_SAME_HOSTFN) && cts_busy_in_op_stream(CTS_BUSY_SAME_HOSTFN) &&
+          !cts_busy_is_hostfn(CTS_BUSY_SAME) && !cts_busy_in_op_stream(CTS_BUSY_HOSTFN));
+    CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
+    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14);
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
