@@ -90,7 +90,7 @@ grep -qE "^$tmp/judged.json: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECOR
 run 0 render "$tmp/judged.json"
 [ -s "$tmp/err" ] && fail "render: stderr: $(cat "$tmp/err")"
 grep -q "^## Deviations" "$tmp/out" || fail "the Markdown has no Deviations section"
-[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 453 ] || fail "the Markdown does not list the 453 deviations"
+[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 485 ] || fail "the Markdown does not list the 485 deviations"
 [ -e "$tmp/judged.md" ] && fail "render with no --out wrote beside its input"
 expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
@@ -106,7 +106,7 @@ done
 expect 2 "cite wants a case id" cite
 expect 2 "cite takes a case id and one matrix, not 'extra'" cite "$one" "$tmp/judged.json" extra
 # An unknown id: the ids sharing the longest prefix with it, then by id; none that share nothing.
-expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json' (nearest: $one, ${one%same}blocking, ${one%same}nonblocking)" \
+expect 2 "no case 'memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam' in '$tmp/judged.json' (nearest: $one, ${one}_hostfn, ${one%same}blocking)" \
     cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_sam "$tmp/judged.json"
 # An id longer than any case id is refused at once, the matrix unread.
 long=$(printf '%030000d' 0)
@@ -163,7 +163,7 @@ error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
 error "no row to search matches 'nothing.*'" thresholds --matrix "$M" 'nothing.*' --list
 error "unexpected argument 'b'" thresholds --matrix "$M" a b --list
 run 0 thresholds --matrix "$M" --list
-[ "$(wc -l <"$tmp/out")" -eq 108 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 108"
+[ "$(wc -l <"$tmp/out")" -eq 118 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 118"
 grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in the matrix\]$' "$tmp/out" ||
     fail "thresholds --list lacks the pageable row"
 run 0 thresholds --matrix "$M" --catalogue --list 'memset*'
