@@ -217,9 +217,10 @@ class Comparison:
 
 def one_side_only(row):
     """A case one side measured and the other, of an older revision, left NOTSUPP (the documented
-    rejections, measured since 5d49f11), or FAILed where the other tests a rejection (`X`)."""
+    rejections, measured since 5d49f11), or FAILed where the other tests a rejection (`X`), or
+    lacks (a case added since: "only in A/B")."""
     sides = {row[2].split(" [")[0], row[3].split(" [")[0]}
-    return "NOTSUPP" in sides or sides == {"FAIL", "X"}
+    return row[0].startswith("only in") or "NOTSUPP" in sides or sides == {"FAIL", "X"}
 
 
 @lru_cache(maxsize=None)
