@@ -658,7 +658,6 @@ POOL_SYNC = ["stream_synchronize.pool_release_0.device.op_blocking.busy_same",
              "stream_synchronize.pool_release_max.device.op_blocking.busy_same",
              "event_synchronize.pool_release_0.device.op_implied.busy_same",
              "event_synchronize.pool_release_max.device.op_implied.busy_same"]
-HOSTFN = "launch_host_func.op_nonblocking.busy_legacy"  # the blocking-sync VARIES case
 
 FIGURES = {
     # Running: tools/bench.py's report on the H200, and the H100's own run.
@@ -849,10 +848,6 @@ FIGURES = {
     "pool_0_us": lambda: fix(idle_us("device_synchronize.pool_release_0.device.op_implied.busy_same")),
     "pool_max_us": lambda: fix(idle_us("device_synchronize.pool_release_max.device.op_implied.busy_same")),
     "pool_sync_us": lambda: span((idle_us(c) for c in POOL_SYNC), 1),
-    "hostfn_window_us": lambda: plain(ev(HOSTFN, "window_us", "schedule-blocking-sync")
-                                      / 2 ** ev(HOSTFN, "window_retries", "schedule-blocking-sync")),
-    "hostfn_window2_us": lambda: plain(ev(HOSTFN, "window_us", "schedule-blocking-sync")),
-    "hostfn_late_us": lambda: fix(ev(HOSTFN, "op_after_gpu_us", "schedule-blocking-sync")[0], 0),
     "getfn_lazy_us": lambda: fix(call_us("cu_module_get_function.op_implied.busy_nonblocking")),
     "getfn_eager_us":
         lambda: fix(call_us("cu_module_get_function.op_implied.busy_nonblocking", "module-loading-eager")),
