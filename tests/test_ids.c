@@ -93,6 +93,9 @@ int main(void)
     CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6 + 3 * 5 + 2 * 6 + 32);
     /* trigger: 9 calls without a stream, 2 with one. */
     CHECK_INT(count_family("trigger"), 9 * 6 + 2 * 32);
+    /* first_launch: the first launch of a fresh kernel, on every op stream and placement. */
+    CHECK_INT(count_family("first_launch"), 32);
+    CHECK_INT(count_in("launch.first.*", "first_launch", "launch.first"), 32);
     /* copy: the grid in cases/copy.c's header comment. */
     CHECK_INT(count_family("copy"), 3376);
     /* declared on every stream; NOTSUPP on the legacy one is decided at run time */
@@ -108,7 +111,7 @@ int main(void)
     CHECK_INT(count_family("nope"), 0);
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("stream") + count_family("managed") +
-                          count_family("trigger")));
+                          count_family("trigger") + count_family("first_launch")));
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
@@ -140,7 +143,7 @@ int main(void)
     CHECK(cts_busy_is_hostfn(CTS_BUSY_SAME_HOSTFN) && cts_busy_in_op_stream(CTS_BUSY_SAME_HOSTFN) &&
           !cts_busy_is_hostfn(CTS_BUSY_SAME) && !cts_busy_in_op_stream(CTS_BUSY_HOSTFN));
     CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
-    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14);
+    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10);
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
