@@ -80,6 +80,7 @@ TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
 TOKEN(cts_order_name, enum cts_order, 4, NULL, "runs", "held", "held_anyway")
 TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
 TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
+TOKEN(cts_overlap_name, enum cts_overlap, 5, NULL, "overlaps", "partial", "shares", "serializes")
 TOKEN(cts_host_name, enum cts_host, 3, NULL, "returns", "waits")
 
 static const struct {

@@ -78,7 +78,7 @@ int main(void)
      * (half with a stream) only at the 4 sizes they divide; the 6 runtime
      * ones at 4 KiB with the second-thread placements, and at 4 KiB, 1 and
      * 16 MiB behind a host function on the op stream. */
-    CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10) +
+    CHECK_INT(count_in("*memset*", "memset", NULL), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10) +
                                           4 * 3 * (3 * 1 + 3 * 5));
     CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), 0);
     /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
@@ -111,7 +111,12 @@ int main(void)
     CHECK_INT(count_family("nope"), 0);
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("stream") + count_family("managed") +
-                          count_family("trigger") + count_family("first_launch")));
+                          count_family("trigger") + count_family("first_launch") +
+                          count_family("overlap")));
+    /* overlap: 64 ordered pairs of 8 operations x 18 (A's stream, B's) pairs: 4 op streams x 5
+     * placements, less B on the legacy or per-thread stream that is A's. */
+    CHECK_INT(count_family("overlap"), 64 * 18);
+    CHECK_INT(count_in("overlap.kernel_then_h2d_pinned.*", "overlap", "overlap.kernel_then_h2d_pinned"), 18);
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);

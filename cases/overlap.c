@@ -1,0 +1,313 @@
+#define _GNU_SOURCE
+/* The overlap family: two operations A and B, issued one after the other
+ * into two streams, A's (the op stream) and B's (the busy placement: `same`
+ * is A's stream itself): do they run at once?
+ *
+ * A and B are each one of: a kernel of a set duration (1 block, 1 thread,
+ * 1 ms), a pinned host-to-device and device-to-host copy (32 MiB), a pageable
+ * one (8 MiB: past the 2 MiB where a pageable cudaMemcpyAsync starts to block
+ * the host, so that B is issued only when A is done), a device-to-device copy
+ * and a memset (1 GiB each), and a host function (spinning 1 ms).  Every
+ * ordered pair, on the legacy, per-thread, blocking and non-blocking op
+ * streams with B on each placement.
+ *
+ * One repetition: A alone, B alone (each on its own stream), then the pair,
+ * with events recorded right before and after each operation on its stream.
+ * cts_pair_judge (harness/classify.c) compares the pair's makespan with the
+ * times alone: overlaps, partial, shares or serializes; B's start event at
+ * or after A's end event proves serializes.  An undecided measurement is
+ * taken again (3 times at most), then INCONCLUSIVE.  Nothing is held: the
+ * gate is not used, and settings under which the engine cannot hold work
+ * (CUDA_DEVICE_MAX_CONNECTIONS=1) are measured too. */
+#include "../harness/cts.h"
+#include "../harness/family.h"
+#include "../harness/kernels.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum op { KERNEL, H2D_PINNED, D2H_PINNED, H2D_PAGEABLE, D2H_PAGEABLE, D2D, MEMSET, HOSTFN, NOPS };
+static const char *const op_names[NOPS] = {"kernel", "h2d_pinned", "d2h_pinned", "h2d_pageable",
+                                           "d2h_pageable", "d2d", "memset", "hostfn"};
+#define PINNED_BYTES ((size_t)32 << 20)
+#define PAGEABLE_BYTES ((size_t)8 << 20)
+#define DEVICE_BYTES ((size_t)1 << 30)
+#define KERNEL_NS 1000000ull
+#define HOSTFN_US 1000.0
+#define TRIES 3
+
+static char variants[NOPS * NOPS][40]; /* "a_then_b", the case's variant */
+
+static const enum cts_op op_streams[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP_BLOCKING,
+                                         CTS_OP_NONBLOCKING};
+static const enum cts_busy b_streams[] = {CTS_BUSY_SAME, CTS_BUSY_LEGACY, CTS_BUSY_BLOCKING,
+                                          CTS_BUSY_NONBLOCKING, CTS_BUSY_PERTHREAD};
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = 0;
+    for (int a = 0; a < NOPS; a++)
+        for (int b = 0; b < NOPS; b++) {
+            char *v = variants[a * NOPS + b];
+            snprintf(v, sizeof variants[0], "%s_then_%s", op_names[a], op_names[b]);
+            for (size_t o = 0; o < sizeof op_streams / sizeof *op_streams; o++)
+                for (size_t p = 0; p < sizeof b_streams / sizeof *b_streams; p++) {
+                    if (cts_busy_is_op_stream(op_streams[o], b_streams[p]))
+                        continue;
+                    if (out && n < cap) {
+                        out[n] = (struct cts_case){.family = &cts_family_overlap, .api = CTS_API_OVERLAP,
+                                                   .variant = v, .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE,
+                                                   .size_idx = -1, .kind = CTS_KIND_NONE,
+                                                   .op = op_streams[o], .busy = b_streams[p]};
+                        cts_case_make_id(&out[n]);
+                    }
+                    n++;
+                }
+        }
+    return out ? (n < cap ? n : cap) : n;
+}
+
+static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
+{
+    (void)c;
+    *src = *dst = CTS_MEM_NONE;
+}
+
+/* The family's own: streams, buffers, events; set up at its first case. */
+static struct {
+    int ready;
+    char why[CTS_REASON_MAX]; /* set up failed: every case says why */
+    cudaStream_t blocking[2], nonblocking[2];
+    void *pinned[2], *pageable[2], *dev[2], *big[4];
+    cudaEvent_t ev[4];
+} f;
+
+static void parse_ops(const struct cts_case *c, enum op *a, enum op *b)
+{
+    *a = *b = NOPS;
+    for (int i = 0; i < NOPS * NOPS; i++)
+        if (c->variant == variants[i]) {
+            *a = (enum op)(i / NOPS);
+            *b = (enum op)(i % NOPS);
+        }
+}
+
+static int setup(void)
+{
+    if (f.ready)
+        return f.why[0] ? -1 : 0;
+    f.ready = 1;
+    cudaError_t err = cudaSuccess;
+    const char *what = "";
+#define TRY(x) do { if (err == cudaSuccess && (err = (x)) != cudaSuccess) what = #x; } while (0)
+    for (int i = 0; i < 2; i++) {
+        TRY(cudaStreamCreateWithFlags(&f.blocking[i], cudaStreamDefault));
+        TRY(cudaStreamCreateWithFlags(&f.nonblocking[i], cudaStreamNonBlocking));
+        TRY(cudaMallocHost(&f.pinned[i], PINNED_BYTES));
+        TRY(cudaMalloc(&f.dev[i], PINNED_BYTES));
+        if (err == cudaSuccess && !(f.pageable[i] = malloc(PAGEABLE_BYTES)))
+            err = cudaErrorMemoryAllocation, what = "malloc";
+        if (err == cudaSuccess)
+            memset(f.pageable[i], i + 1, PAGEABLE_BYTES); /* its pages exist */
+    }
+    for (int i = 0; i < 4; i++)
+        TRY(cudaMalloc(&f.big[i], DEVICE_BYTES));
+    for (int i = 0; i < 4; i++)
+        TRY(cudaEventCreate(&f.ev[i]));
+    TRY(cudaDeviceSynchronize());
+#undef TRY
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(f.why, sizeof f.why, "harness: the overlap family's set-up failed: %s returned %s", what,
+                 cudaGetErrorName(err));
+        return -1;
+    }
+    return 0;
+}
+
+static cudaStream_t a_stream(enum cts_op op)
+{
+    switch (op) {
+    case CTS_OP_LEGACY: return cudaStreamLegacy;
+    case CTS_OP_PERTHREAD: return cudaStreamPerThread;
+    case CTS_OP_BLOCKING: return f.blocking[0];
+    default: return f.nonblocking[0];
+    }
+}
+
+static cudaStream_t b_stream(const struct cts_case *c)
+{
+    switch (c->busy) {
+    case CTS_BUSY_LEGACY: return cudaStreamLegacy;
+    case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;
+    case CTS_BUSY_BLOCKING: return f.blocking[1];
+    case CTS_BUSY_NONBLOCKING: return f.nonblocking[1];
+    default: return a_stream(c->op);
+    }
+}
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static void CUDART_CB host_spin(void *arg)
+{
+    (void)arg;
+    double t0 = now_us();
+    while (now_us() - t0 < HOSTFN_US)
+        ;
+}
+
+/* Issues operation o with slot's buffers (A: 0, B: 1) on s. */
+static cudaError_t issue_op(enum op o, int slot, cudaStream_t s)
+{
+    switch (o) {
+    case KERNEL: return cts_launch_sleep(s, KERNEL_NS);
+    case H2D_PINNED: return cudaMemcpyAsync(f.dev[slot], f.pinned[slot], PINNED_BYTES, cudaMemcpyHostToDevice, s);
+    case D2H_PINNED: return cudaMemcpyAsync(f.pinned[slot], f.dev[slot], PINNED_BYTES, cudaMemcpyDeviceToHost, s);
+    case H2D_PAGEABLE:
+        return cudaMemcpyAsync(f.dev[slot], f.pageable[slot], PAGEABLE_BYTES, cudaMemcpyHostToDevice, s);
+    case D2H_PAGEABLE:
+        return cudaMemcpyAsync(f.pageable[slot], f.dev[slot], PAGEABLE_BYTES, cudaMemcpyDeviceToHost, s);
+    case D2D: return cudaMemcpyAsync(f.big[2 * slot + 1], f.big[2 * slot], DEVICE_BYTES, cudaMemcpyDeviceToDevice, s);
+    case MEMSET: return cudaMemsetAsync(f.big[2 * slot + 1], slot + 1, DEVICE_BYTES, s);
+    case HOSTFN: return cudaLaunchHostFunc(s, host_spin, NULL);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* Events ev[0], ev[1] around A on sa; ev[2], ev[3] around B on sb (b NOPS:
+ * A alone).  Times from ev[0]; *issue_us: the host's time issuing them. */
+static cudaError_t run(enum op a, cudaStream_t sa, enum op b, cudaStream_t sb, double t[4], double *issue_us,
+                       const char **what)
+{
+    cudaError_t err;
+#define STEP(x) do { if ((err = (x)) != cudaSuccess) { *what = #x; return err; } } while (0)
+    STEP(cudaDeviceSynchronize());
+    double t0 = now_us();
+    STEP(cudaEventRecord(f.ev[0], sa));
+    STEP(issue_op(a, 0, sa));
+    STEP(cudaEventRecord(f.ev[1], sa));
+    if (b != NOPS) {
+        STEP(cudaEventRecord(f.ev[2], sb));
+        STEP(issue_op(b, 1, sb));
+        STEP(cudaEventRecord(f.ev[3], sb));
+    }
+    *issue_us = now_us() - t0;
+    STEP(cudaDeviceSynchronize());
+    t[0] = 0;
+    for (int i = 1; i < (b != NOPS ? 4 : 2); i++) {
+        float ms;
+        STEP(cudaEventElapsedTime(&ms, f.ev[0], f.ev[i]));
+        t[i] = (double)ms * 1e3;
+    }
+#undef STEP
+    return cudaSuccess;
+}
+
+/* One measured repetition: A alone, B alone, the pair; judged. */
+static int measure_rep(const struct cts_case *c, enum op a, enum op b, struct cts_rep *r, double *alone_issue)
+{
+    cudaStream_t sa = a_stream(c->op), sb = b_stream(c);
+    double ta[4], tb[4], tp[4], ia, ib, ip;
+    const char *what = "";
+    cudaError_t err = run(a, sa, NOPS, sb, ta, &ia, &what);
+    if (err == cudaSuccess)
+        err = run(b, sb, NOPS, sa, tb, &ib, &what);
+    if (err == cudaSuccess)
+        err = run(a, sa, b, sb, tp, &ip, &what);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_BROKEN;
+        snprintf(r->reason, sizeof r->reason, "harness: %s returned %s", what, cudaGetErrorName(err));
+        return -1;
+    }
+    struct cts_pair_obs *p = &r->pair;
+    p->a_alone_us = ta[1];
+    p->b_alone_us = tb[1];
+    p->a_start_us = tp[0];
+    p->a_end_us = tp[1];
+    p->b_start_us = tp[2];
+    p->b_end_us = tp[3];
+    p->issue_us = ip;
+    r->call_us = ip;
+    *alone_issue = ia + ib;
+    cts_pair_judge(p);
+    return 0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
+{
+    enum op a, b;
+    parse_ops(c, &a, &b);
+    memset(res, 0, sizeof *res);
+    if (a == NOPS || setup()) {
+        res->status = CTS_BROKEN;
+        snprintf(res->reason, sizeof res->reason, "%s", a == NOPS ? "harness: not an overlap case" : f.why);
+        return;
+    }
+    static int warm;
+    if (!warm) { /* first-use costs (pageable staging, the host-function thread) outside the measurements */
+        for (int o = 0; o < NOPS; o++) {
+            double t[4], i;
+            const char *what = "";
+            if (run((enum op)o, f.nonblocking[0], NOPS, f.nonblocking[1], t, &i, &what) != cudaSuccess) {
+                (void)cudaGetLastError();
+                res->status = CTS_BROKEN;
+                snprintf(res->reason, sizeof res->reason, "harness: warming up %s: %s failed", op_names[o], what);
+                return;
+            }
+        }
+        warm = 1;
+    }
+    if (repeat > CTS_MAX_REPEAT)
+        repeat = CTS_MAX_REPEAT;
+    double issue[CTS_MAX_REPEAT];
+    for (int i = 0; i < repeat; i++) {
+        struct cts_rep *r = &res->reps[i];
+        res->nreps = i + 1;
+        for (int t = 0; t < TRIES; t++) {
+            memset(r, 0, sizeof *r);
+            r->status = CTS_PASS;
+            r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
+            r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
+            r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+            if (measure_rep(c, a, b, r, &issue[i]))
+                break;
+            if (r->pair.overlap != CTS_OVERLAP_NA)
+                break;
+            res->window_retries++; /* an undecided pair, measured again */
+        }
+        if (r->status == CTS_PASS && r->pair.overlap == CTS_OVERLAP_NA) {
+            r->status = CTS_INCONCLUSIVE;
+            snprintf(r->reason, sizeof r->reason,
+                     "the pair's overlap fraction stayed between the bands %d times (last %.2f, the first to "
+                     "end stretched %.2f)", TRIES, r->pair.fraction, r->pair.stretch);
+        }
+        if (r->status != CTS_PASS)
+            break;
+    }
+    qsort(issue, (size_t)res->nreps, sizeof *issue, cmp_double);
+    res->idle_call_us = res->idle_call_max_us = issue[res->nreps / 2];
+    res->idle_complete_us = res->idle_complete_max_us = NAN;
+    res->timeout_us = res->window_us = NAN;
+    cts_classify(res);
+}
+
+const struct cts_family cts_family_overlap = {
+    .name = "overlap", .generate = generate, .buffers = buffers, .measure = measure,
+};
