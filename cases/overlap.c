@@ -22,6 +22,7 @@
 #include "../harness/cts.h"
 #include "../harness/family.h"
 #include "../harness/kernels.h"
+#include "../harness/spec.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -40,7 +41,6 @@ static const char *const op_names[NOPS] = {"kernel", "h2d_pinned", "d2h_pinned",
 #define HOSTFN_US 1000.0
 #define TRIES 3
 
-static char variants[NOPS * NOPS][40]; /* "a_then_b", the case's variant */
 
 static const enum cts_op op_streams[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP_BLOCKING,
                                          CTS_OP_NONBLOCKING};
@@ -51,23 +51,20 @@ static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
     for (int a = 0; a < NOPS; a++)
-        for (int b = 0; b < NOPS; b++) {
-            char *v = variants[a * NOPS + b];
-            snprintf(v, sizeof variants[0], "%s_then_%s", op_names[a], op_names[b]);
+        for (int b = 0; b < NOPS; b++)
             for (size_t o = 0; o < sizeof op_streams / sizeof *op_streams; o++)
                 for (size_t p = 0; p < sizeof b_streams / sizeof *b_streams; p++) {
                     if (cts_busy_is_op_stream(op_streams[o], b_streams[p]))
                         continue;
                     if (out && n < cap) {
-                        out[n] = (struct cts_case){.family = &cts_family_overlap, .api = CTS_API_OVERLAP,
-                                                   .variant = v, .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE,
-                                                   .size_idx = -1, .kind = CTS_KIND_NONE,
-                                                   .op = op_streams[o], .busy = b_streams[p]};
+                        out[n] = (struct cts_case){
+                            .family = &cts_family_overlap, .api = CTS_API_OVERLAP, .variant = op_names[a],
+                            .with = op_names[b], .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE, .size_idx = -1,
+                            .kind = CTS_KIND_NONE, .op = op_streams[o], .busy = b_streams[p]};
                         cts_case_make_id(&out[n]);
                     }
                     n++;
                 }
-        }
     return out ? (n < cap ? n : cap) : n;
 }
 
@@ -89,11 +86,12 @@ static struct {
 static void parse_ops(const struct cts_case *c, enum op *a, enum op *b)
 {
     *a = *b = NOPS;
-    for (int i = 0; i < NOPS * NOPS; i++)
-        if (c->variant == variants[i]) {
-            *a = (enum op)(i / NOPS);
-            *b = (enum op)(i % NOPS);
-        }
+    for (int i = 0; i < NOPS; i++) {
+        if (c->variant && !strcmp(c->variant, op_names[i]))
+            *a = (enum op)i;
+        if (c->with && !strcmp(c->with, op_names[i]))
+            *b = (enum op)i;
+    }
 }
 
 static int setup(void)
@@ -308,6 +306,37 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     cts_classify(res);
 }
 
+static const struct cts_clause clauses[] = {
+    {"PG-STREAM-ORDER", "CUDA C++ Programming Guide, Streams",
+     "A stream is a sequence of commands (possibly issued by different host threads) that execute in order.",
+     "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#streams", NULL},
+    {NULL},
+};
+
+/* Whether stream kind a is one the legacy default stream synchronizes with
+ * (a blocking stream, the per-thread default stream), or is it. */
+static int legacy_side(enum cts_busy b)
+{
+    return b == CTS_BUSY_LEGACY || b == CTS_BUSY_BLOCKING || b == CTS_BUSY_PERTHREAD;
+}
+
+/* One stream: in order.  The legacy stream against a blocking one (either
+ * side): PG-IMPLICIT, "any CUDA command to the NULL stream" between them.
+ * The rest, which the documentation allows but never promises, RECORDED. */
+static void judge(struct cts_judge *j)
+{
+    const struct cts_case *c = j->c;
+    enum cts_busy a = c->op == CTS_OP_LEGACY ? CTS_BUSY_LEGACY
+                      : c->op == CTS_OP_PERTHREAD ? CTS_BUSY_PERTHREAD
+                      : c->op == CTS_OP_BLOCKING  ? CTS_BUSY_BLOCKING
+                                                  : CTS_BUSY_NONBLOCKING;
+    if (c->busy == CTS_BUSY_SAME)
+        cts_judge_add(j, "PG-STREAM-ORDER", CTS_ABOUT_CONCURRENT, CTS_PRED_GUARANTEED_NOT);
+    else if ((a == CTS_BUSY_LEGACY && legacy_side(c->busy)) || (c->busy == CTS_BUSY_LEGACY && legacy_side(a)))
+        cts_judge_add(j, "PG-IMPLICIT", CTS_ABOUT_CONCURRENT, CTS_PRED_GUARANTEED_NOT);
+}
+
 const struct cts_family cts_family_overlap = {
     .name = "overlap", .generate = generate, .buffers = buffers, .measure = measure,
+    .clauses = clauses, .judge = judge,
 };

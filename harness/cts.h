@@ -106,6 +106,9 @@ struct cts_case {
     enum cts_api api;
     const char *variant; /* NULL, or how this call differs from the plain one ("stack_size",
                           * "pool_release_0"); its id segment follows the api's */
+    const char *with;    /* NULL, or the other operation the case issues beside the call (the
+                          * overlap family's B: "h2d_pinned"); its id segment "with_<x>" follows
+                          * the variant's, and does not split the CTest group */
     enum cts_dir dir;
     enum cts_mem mem; /* the memory kind under test; see cts_case_buffers() */
     int size_idx; /* -1: the call takes no size (cudaFree(NULL)); its id segment is left out */

@@ -128,6 +128,8 @@ static void legend(FILE *f)
                     "call / read them after the call returned / partly each; ! (host destination): "
                     "the destination was complete when the call returned"},
         {"v", "A/W", "VARIES: every repetition was proven and they differed; each symbol seen, in order"},
+        {"a", "O", "O / P / C / S (overlap family: two operations in two streams, no gate): they ran at "
+                   "once / partly / at once but no faster, both slowed (shared) / one after the other"},
         {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
         {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
                         "the call failed"},

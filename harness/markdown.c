@@ -389,6 +389,8 @@ static void cell_legend(FILE *f)
                "| `!` | (held copies with a host destination) the destination was complete when the "
                "call returned |\n"
                "| `A/W` | (VARIES) the repetitions differed: each symbol seen, in order |\n"
+               "| `O` `P` `C` `S` | (overlap: two operations, no gate) they ran at once / partly / at once "
+               "but no faster, both slowed (shared) / one after the other |\n"
                "| `—` | not a separate case: that busy placement is the op stream itself (see `same`), "
                "or not declared (the `thread_*` columns: busy work issued from a second host thread, "
                "declared for some calls only; `hostfn`: a host function holding another "

@@ -158,6 +158,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "group", json_string(group));
     json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
     json_object_set_new(j, "variant", name_or_null(c->variant));
+    if (c->with) /* the overlap family's cases only: older matrices lack it */
+        json_object_set_new(j, "with", json_string(c->with));
     json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
     json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
     int mem = c->mem >= 0, sized = c->size_idx >= 0;

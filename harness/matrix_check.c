@@ -368,6 +368,8 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
     for (size_t i = 0; i < sizeof nullable / sizeof *nullable; i++)
         if (v_str(c, "", nullable[i], NUL, NULL, why, len))
             return -1;
+    if (v_str(c, "", "with", OPT, NULL, why, len)) /* the other operation: overlap cases only */
+        return -1;
     const char *reason, *symbol;
     const json_t *verdict, *ev, *spec, *shape;
     int verdict_status = status == CTS_PASS || status == CTS_VARIES;

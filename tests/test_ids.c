@@ -116,7 +116,8 @@ int main(void)
     /* overlap: 64 ordered pairs of 8 operations x 18 (A's stream, B's) pairs: 4 op streams x 5
      * placements, less B on the legacy or per-thread stream that is A's. */
     CHECK_INT(count_family("overlap"), 64 * 18);
-    CHECK_INT(count_in("overlap.kernel_then_h2d_pinned.*", "overlap", "overlap.kernel_then_h2d_pinned"), 18);
+    CHECK_INT(count_in("overlap.kernel.with_h2d_pinned.*", "overlap", NULL), 18);
+    CHECK_INT(count_in(NULL, NULL, "overlap.kernel"), 8 * 18); /* B does not split A's group */
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
@@ -164,7 +165,7 @@ int main(void)
         int dots = 0;
         for (const char *p = all[i].id; *p; p++)
             dots += *p == '.';
-        CHECK_INT(dots, 2 + (all[i].variant != NULL) + (all[i].dir != CTS_DIR_NONE) +
+        CHECK_INT(dots, 2 + (all[i].variant != NULL) + (all[i].with != NULL) + (all[i].dir != CTS_DIR_NONE) +
                             (all[i].mem >= 0) + (all[i].size_idx >= 0) +
                             (all[i].kind != CTS_KIND_NONE));
         struct cts_case copy = all[i];
