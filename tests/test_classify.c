@@ -213,12 +213,14 @@ int main(void)
      * alone, then A's and B's start and end events in the pair. */
     struct { double aa, ba, a0, a1, b0, b1; enum cts_overlap want; } pairs[] = {
         {2014.6, 1235.3, 0, 2011.8, 5, 1241.0, CTS_OVERLAP_OVERLAPS},    /* kernel, h2d pinned */
+        {1235.3, 1229.2, 0, 1579.0, 4, 1500.0, CTS_OVERLAP_OVERLAPS},    /* h2d and d2h pinned: 0.72, contended */
         {1235.3, 1235.3, 0, 1222.5, 4, 2447.1, CTS_OVERLAP_SERIALIZES},  /* h2d, h2d: one engine */
         {723.7, 723.7, 0, 1421.0, 3, 1425.7, CTS_OVERLAP_SHARES},         /* d2d, d2d: bandwidth */
         {723.7, 2014.6, 0, 716.1, 6, 2710.2, CTS_OVERLAP_SERIALIZES},    /* d2d, then a kernel */
         {9632.3, 2014.6, 0, 8762.2, 8770.0, 10784.6, CTS_OVERLAP_SERIALIZES}, /* pageable first */
         {1000, 1000, 0, 1000, 2, 1500, CTS_OVERLAP_PARTIAL},
-        {1000, 1000, 0, 1000, 2, 1700, CTS_OVERLAP_NA},                   /* between the bands */
+        {1000, 1000, 0, 1000, 2, 1450, CTS_OVERLAP_NA},                   /* between the bands */
+        {1000, 1000, 0, 1000, 2, 1750, CTS_OVERLAP_NA},                   /* 0.25: between serial and partial */
         {1000, 1000, 0, 1400, 2, 1900, CTS_OVERLAP_NA},                   /* slowed a little */
     };
     for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
