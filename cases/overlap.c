@@ -18,7 +18,17 @@
  * or after A's end event proves serializes.  An undecided measurement is
  * taken again (3 times at most), then INCONCLUSIVE.  Nothing is held: the
  * gate is not used, and settings under which the engine cannot hold work
- * (CUDA_DEVICE_MAX_CONNECTIONS=1) are measured too. */
+ * (CUDA_DEVICE_MAX_CONNECTIONS=1) are measured too.
+ *
+ * The staged-copy patterns (variants staged_v1, staged_v2, staged_v3, on
+ * STAGES blocking or non-blocking streams): one 32 MiB pinned array in
+ * STAGES slices, each copied in, worked on by a kernel and copied out.
+ * Sequential (the reference): all of it in one stream; V1: each stream its
+ * slice's copy in, kernel, copy out; V2: every copy in, then every kernel,
+ * then every copy out; V3: V2 with an event recorded after each kernel.
+ * A repetition times each phase alone (the whole array), the sequential
+ * version and the staged one; cts_staged_judge reads the share of the time
+ * perfect overlap would save that the version saved. */
 #include "../harness/cts.h"
 #include "../harness/family.h"
 #include "../harness/kernels.h"
@@ -40,6 +50,9 @@ static const char *const op_names[NOPS] = {"kernel", "h2d_pinned", "d2h_pinned",
 #define KERNEL_NS 1000000ull
 #define HOSTFN_US 1000.0
 #define TRIES 3
+#define STAGES 4
+#define STAGE_ITERS 1500
+static const char *const staged[] = {"staged_v1", "staged_v2", "staged_v3"};
 
 
 static const enum cts_op op_streams[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP_BLOCKING,
@@ -65,6 +78,18 @@ static size_t generate(struct cts_case *out, size_t cap)
                     }
                     n++;
                 }
+    for (size_t v = 0; v < sizeof staged / sizeof *staged; v++)
+        for (int k = 0; k < 2; k++) {
+            if (out && n < cap) {
+                out[n] = (struct cts_case){
+                    .family = &cts_family_overlap, .api = CTS_API_OVERLAP, .variant = staged[v],
+                    .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE, .size_idx = -1, .kind = CTS_KIND_NONE,
+                    .op = k ? CTS_OP_NONBLOCKING : CTS_OP_BLOCKING,
+                    .busy = k ? CTS_BUSY_NONBLOCKING : CTS_BUSY_BLOCKING};
+                cts_case_make_id(&out[n]);
+            }
+            n++;
+        }
     return out ? (n < cap ? n : cap) : n;
 }
 
@@ -81,6 +106,8 @@ static struct {
     cudaStream_t blocking[2], nonblocking[2];
     void *pinned[2], *pageable[2], *dev[2], *big[4];
     cudaEvent_t ev[4];
+    cudaStream_t stage[2][STAGES]; /* blocking, non-blocking */
+    cudaEvent_t stage_ev[2 + 2 * STAGES];
 } f;
 
 static void parse_ops(const struct cts_case *c, enum op *a, enum op *b)
@@ -116,6 +143,11 @@ static int setup(void)
         TRY(cudaMalloc(&f.big[i], DEVICE_BYTES));
     for (int i = 0; i < 4; i++)
         TRY(cudaEventCreate(&f.ev[i]));
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < STAGES; i++)
+            TRY(cudaStreamCreateWithFlags(&f.stage[k][i], k ? cudaStreamNonBlocking : cudaStreamDefault));
+    for (int i = 0; i < 2 + 2 * STAGES; i++)
+        TRY(cudaEventCreate(&f.stage_ev[i]));
     TRY(cudaDeviceSynchronize());
 #undef TRY
     if (err != cudaSuccess) {
@@ -242,6 +274,90 @@ static int measure_rep(const struct cts_case *c, enum op a, enum op b, struct ct
     return 0;
 }
 
+cudaError_t cts_launch_stage(float *a, size_t n, int iters, cudaStream_t s);
+
+/* One staged version (0 sequential, 1..3: V1..V3), or one phase alone
+ * (-1 copy in, -2 kernel, -3 copy out), timed by events; in *us. */
+static cudaError_t run_staged(int version, cudaStream_t *s, double *us, const char **what)
+{
+    cudaError_t err;
+    float *h = f.pinned[0], *d = f.dev[0];
+    size_t n = PINNED_BYTES / sizeof(float), slice = n / STAGES;
+    cudaEvent_t start = f.stage_ev[0], end = f.stage_ev[1], *done = f.stage_ev + 2, *mid = done + STAGES;
+#define STEP(x) do { if ((err = (x)) != cudaSuccess) { *what = #x; return err; } } while (0)
+#define IN(i) cudaMemcpyAsync(d + (i) * slice, h + (i) * slice, slice * sizeof(float), cudaMemcpyHostToDevice, s[i])
+#define WORK(i) cts_launch_stage(d + (i) * slice, slice, STAGE_ITERS, s[i])
+#define OUT(i) cudaMemcpyAsync(h + (i) * slice, d + (i) * slice, slice * sizeof(float), cudaMemcpyDeviceToHost, s[i])
+    STEP(cudaDeviceSynchronize());
+    STEP(cudaEventRecord(start, s[0]));
+    for (int i = 1; i < STAGES; i++)
+        STEP(cudaStreamWaitEvent(s[i], start, 0));
+    if (version == -1)
+        STEP(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s[0]));
+    else if (version == -2)
+        STEP(cts_launch_stage(d, n, STAGE_ITERS, s[0]));
+    else if (version == -3 || version == 0) {
+        if (version == 0) {
+            STEP(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s[0]));
+            STEP(cts_launch_stage(d, n, STAGE_ITERS, s[0]));
+        }
+        STEP(cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s[0]));
+    } else if (version == 1) {
+        for (int i = 0; i < STAGES; i++) {
+            STEP(IN(i));
+            STEP(WORK(i));
+            STEP(OUT(i));
+        }
+    } else {
+        for (int i = 0; i < STAGES; i++)
+            STEP(IN(i));
+        for (int i = 0; i < STAGES; i++) {
+            STEP(WORK(i));
+            if (version == 3)
+                STEP(cudaEventRecord(mid[i], s[i]));
+        }
+        for (int i = 0; i < STAGES; i++)
+            STEP(OUT(i));
+    }
+    for (int i = 1; i < STAGES; i++) {
+        STEP(cudaEventRecord(done[i], s[i]));
+        STEP(cudaStreamWaitEvent(s[0], done[i], 0));
+    }
+    STEP(cudaEventRecord(end, s[0]));
+    STEP(cudaEventSynchronize(end));
+    float ms;
+    STEP(cudaEventElapsedTime(&ms, start, end));
+    *us = (double)ms * 1e3;
+#undef IN
+#undef WORK
+#undef OUT
+#undef STEP
+    return cudaSuccess;
+}
+
+/* One repetition of a staged-copy case: the phases alone, sequential, the version. */
+static int measure_staged_rep(const struct cts_case *c, int version, struct cts_rep *r)
+{
+    cudaStream_t *s = f.stage[c->op == CTS_OP_NONBLOCKING];
+    struct cts_staged_obs *o = &r->staged;
+    double *at[] = {&o->h2d_us, &o->kernel_us, &o->d2h_us, &o->sequential_us, &o->version_us};
+    int runs[] = {-1, -2, -3, 0, version};
+    const char *what = "";
+    for (int k = 0; k < 5; k++) {
+        cudaError_t err = run_staged(runs[k], s, at[k], &what);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            (void)cudaDeviceSynchronize();
+            r->status = CTS_BROKEN;
+            snprintf(r->reason, sizeof r->reason, "harness: %s returned %s", what, cudaGetErrorName(err));
+            return -1;
+        }
+    }
+    r->pair.overlap = cts_staged_judge(o);
+    r->call_us = 0; /* filled by the caller: the host's time is not this measurement's subject */
+    return 0;
+}
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -253,9 +369,14 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     enum op a, b;
     parse_ops(c, &a, &b);
     memset(res, 0, sizeof *res);
-    if (a == NOPS || setup()) {
+    int version = 0;
+    for (size_t v = 0; v < sizeof staged / sizeof *staged; v++)
+        if (c->variant && !strcmp(c->variant, staged[v]))
+            version = (int)v + 1;
+    int unknown = a == NOPS && !version;
+    if (unknown || setup()) {
         res->status = CTS_BROKEN;
-        snprintf(res->reason, sizeof res->reason, "%s", a == NOPS ? "harness: not an overlap case" : f.why);
+        snprintf(res->reason, sizeof res->reason, "%s", unknown ? "harness: not an overlap case" : f.why);
         return;
     }
     static int warm;
@@ -267,6 +388,16 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
                 (void)cudaGetLastError();
                 res->status = CTS_BROKEN;
                 snprintf(res->reason, sizeof res->reason, "harness: warming up %s: %s failed", op_names[o], what);
+                return;
+            }
+        }
+        for (int v = -3; v <= 3; v++) { /* the stage kernel's module, the staged streams */
+            double us;
+            const char *what = "";
+            if (run_staged(v, f.stage[1], &us, &what) != cudaSuccess) {
+                (void)cudaGetLastError();
+                res->status = CTS_BROKEN;
+                snprintf(res->reason, sizeof res->reason, "harness: warming up the staged copies: %s failed", what);
                 return;
             }
         }
@@ -284,7 +415,12 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
             r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
             r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
             r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
-            if (measure_rep(c, a, b, r, &issue[i]))
+            if (version) {
+                double t0 = now_us();
+                if (measure_staged_rep(c, version, r))
+                    break;
+                issue[i] = r->call_us = now_us() - t0; /* the host's time for the five runs */
+            } else if (measure_rep(c, a, b, r, &issue[i]))
                 break;
             if (r->pair.overlap != CTS_OVERLAP_NA)
                 break;
@@ -292,9 +428,14 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         }
         if (r->status == CTS_PASS && r->pair.overlap == CTS_OVERLAP_NA) {
             r->status = CTS_INCONCLUSIVE;
-            snprintf(r->reason, sizeof r->reason,
-                     "the pair's overlap fraction stayed between the bands %d times (last %.2f, the first to "
-                     "end stretched %.2f)", TRIES, r->pair.fraction, r->pair.stretch);
+            if (version)
+                snprintf(r->reason, sizeof r->reason,
+                         "the staged version's overlap fraction stayed between the bands %d times (last %.2f)",
+                         TRIES, r->staged.fraction);
+            else
+                snprintf(r->reason, sizeof r->reason,
+                         "the pair's overlap fraction stayed between the bands %d times (last %.2f, the first "
+                         "to end stretched %.2f)", TRIES, r->pair.fraction, r->pair.stretch);
         }
         if (r->status != CTS_PASS)
             break;

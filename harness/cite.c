@@ -235,6 +235,33 @@ static double pair_at(const struct cts_case_view *v, const char *key, size_t i)
     return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
+/* A repetition's value of evidence.staged's member key, NAN where there is none. */
+static double staged_at(const struct cts_case_view *v, const char *key, size_t i)
+{
+    const json_t *a = json_object_get(json_object_get(json_object_get(v->c, "evidence"), "staged"), key);
+    const json_t *x = json_array_get(a, i);
+    return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+/* The overlap family's staged-copy pattern. */
+static void staged_case(struct buf *b, const struct cts_case_view *v)
+{
+    say(b, "The staged-copy pattern %s: one 32 MiB pinned array in 4 slices, each copied to the device, "
+           "worked on by a kernel and copied back, on 4 %s streams, against the same work in one stream. ",
+        v->variant, pair_stream_words(v->op_stream));
+    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
+        say(b, "The case has no verdict: %s (%s).", cts_status_name(v->status), v->reason);
+        return;
+    }
+    say(b, v->status == CTS_VARIES ? "The repetitions differed (%s; cells %s)." : "Verdict `%s`.",
+        v->status == CTS_VARIES ? v->reason : v->symbol, v->symbol);
+    for (size_t i = 0; i < (size_t)v->repetitions; i++)
+        say(b, " Repetition %zu: sequential %.1f us, staged %.1f us (the phases alone: %.1f, %.1f and %.1f us), "
+               "saving %.2f of what perfect overlap would.",
+            i + 1, staged_at(v, "sequential_us", i), staged_at(v, "version_us", i), staged_at(v, "h2d_us", i),
+            staged_at(v, "kernel_us", i), staged_at(v, "d2h_us", i), staged_at(v, "fraction", i));
+}
+
 static void pair_case(struct buf *b, const struct cts_case_view *v)
 {
     static const char *const verdict_words[] = {"", "ran at once (overlaps)", "partly overlapped (partial)",
@@ -276,6 +303,8 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
         return -1;
     if (*v.with) {
         pair_case(&b, &v);
+    } else if (!strncmp(v.variant, "staged_", 7) && !strcmp(v.family, "overlap")) {
+        staged_case(&b, &v);
     } else {
         the_call(&b, &v, &e);
         observed(&b, &v);

@@ -208,3 +208,19 @@ void cts_pair_judge(struct cts_pair_obs *p)
     else if (p->fraction <= SERIAL_MAX && p->stretch >= SHARED_STRETCH)
         p->overlap = CTS_OVERLAP_SHARES;
 }
+
+enum cts_overlap cts_staged_judge(struct cts_staged_obs *s)
+{
+    double longest = fmax(s->h2d_us, fmax(s->kernel_us, s->d2h_us));
+    s->fraction = s->sequential_us > longest ? (s->sequential_us - s->version_us) / (s->sequential_us - longest)
+                                             : NAN;
+    if (isnan(s->fraction))
+        return CTS_OVERLAP_NA;
+    if (s->fraction >= OVERLAP_MIN)
+        return CTS_OVERLAP_OVERLAPS;
+    if (s->fraction >= PARTIAL_MIN && s->fraction <= PARTIAL_MAX)
+        return CTS_OVERLAP_PARTIAL;
+    if (s->fraction <= SERIAL_MAX)
+        return CTS_OVERLAP_SERIALIZES;
+    return CTS_OVERLAP_NA;
+}

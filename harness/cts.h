@@ -286,6 +286,16 @@ const char *cts_dst_name(enum cts_dst d);
 const char *cts_host_name(enum cts_host h);
 const char *cts_overlap_name(enum cts_overlap o); /* "overlaps"; NULL for NA */
 
+/* One measurement of a staged-copy pattern (the overlap family's staged_*):
+ * one array in N slices, each copied in, worked on and copied out on its own
+ * stream, against the same work in one stream (sequential). */
+struct cts_staged_obs {
+    double sequential_us, version_us;  /* the whole work in one stream, and as the version stages it */
+    double h2d_us, kernel_us, d2h_us;  /* each phase alone, the whole array at once */
+    double fraction; /* (sequential - version) / (sequential - the longest phase): the share of the
+                      * time perfect overlap would save that the version saved */
+};
+
 /* One measurement of a pair (times in microseconds, from the first of the two
  * start events; device times from events recorded right before and after
  * each operation on its own stream). */
@@ -323,6 +333,7 @@ struct cts_rep {
     enum cts_dst dst;
     const char *rejected; /* the error a documented rejection returned (cts_family.rejects), or NULL */
     struct cts_pair_obs pair; /* the overlap family's: the pair measured (overlap NA otherwise) */
+    struct cts_staged_obs staged; /* the overlap family's staged copies (sequential_us 0 otherwise) */
 };
 
 struct cts_verdict {
@@ -403,5 +414,8 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len);
  * p->fraction, p->stretch and p->overlap from the times (docs/method.md,
  * "Overlap"); overlap NA when the fraction falls between the bands. */
 void cts_pair_judge(struct cts_pair_obs *p);
+/* The same bands for a staged-copy pattern's fraction (fills s->fraction):
+ * overlaps, partial or serializes; NA between the bands. */
+enum cts_overlap cts_staged_judge(struct cts_staged_obs *s);
 
 #endif

@@ -112,6 +112,31 @@ static void pair_json(json_t *ev, const struct cts_result *r)
     json_object_set_new(ev, "pair", pair);
 }
 
+/* The overlap family's staged-copy measurements, per repetition. */
+static void staged_json(json_t *ev, const struct cts_result *r)
+{
+    enum { N = 6 };
+    static const char *const names[N] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
+                                         "fraction"};
+    int any = 0;
+    for (int i = 0; i < r->nreps; i++)
+        any |= r->reps[i].staged.sequential_us > 0;
+    if (!any)
+        return;
+    json_t *st = json_object();
+    for (int k = 0; k < N; k++) {
+        json_t *a = json_array();
+        for (int i = 0; i < r->nreps; i++) {
+            const struct cts_staged_obs *s = &r->reps[i].staged;
+            double x[N] = {s->sequential_us, s->version_us, s->h2d_us, s->kernel_us, s->d2h_us, s->fraction};
+            json_array_append_new(a, k < 5 ? us(x[k]) : isnan(x[k]) ? json_null()
+                                                                     : json_real(round(x[k] * 1000.0) / 1000.0));
+        }
+        json_object_set_new(st, names[k], a);
+    }
+    json_object_set_new(ev, "staged", st);
+}
+
 static json_t *evidence_json(const struct cts_result *r)
 {
     json_t *ev = json_object();
@@ -145,6 +170,7 @@ static json_t *evidence_json(const struct cts_result *r)
                                  : json_null());
     rep_arrays_json(ev, r);
     pair_json(ev, r);
+    staged_json(ev, r);
     return ev;
 }
 

@@ -252,20 +252,24 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
         return BAD("evidence.control.with_case_setup is %s, not true or false", type_name(own));
     if (check_rep_arrays(ev, reps, why, len))
         return -1;
-    /* The overlap family's pair measurements: arrays of numbers, one a repetition. */
-    const json_t *pair;
-    if (v_obj(ev, P, "pair", OPT, &pair, why, len))
-        return -1;
-    const char *pk;
-    const json_t *pa;
-    json_object_foreach((json_t *)pair, pk, pa) {
-        if (!json_is_array(pa) || (json_int_t)json_array_size(pa) != reps)
-            return BAD("evidence.pair.%.40s is not an array of %lld numbers", pk, (long long)reps);
-        size_t i;
-        const json_t *x;
-        json_array_foreach(pa, i, x)
-            if (!json_is_number(x) && !json_is_null(x))
-                return BAD("evidence.pair.%.40s[%zu] is %s, not a number", pk, i, type_name(x));
+    /* The overlap family's measurements (a pair, a staged-copy pattern): arrays of
+     * numbers, one a repetition. */
+    static const char *const measured[] = {"pair", "staged"};
+    for (size_t m = 0; m < 2; m++) {
+        const json_t *obj;
+        if (v_obj(ev, P, measured[m], OPT, &obj, why, len))
+            return -1;
+        const char *pk;
+        const json_t *pa;
+        json_object_foreach((json_t *)obj, pk, pa) {
+            if (!json_is_array(pa) || (json_int_t)json_array_size(pa) != reps)
+                return BAD("evidence.%s.%.40s is not an array of %lld numbers", measured[m], pk, (long long)reps);
+            size_t i;
+            const json_t *x;
+            json_array_foreach(pa, i, x)
+                if (!json_is_number(x) && !json_is_null(x))
+                    return BAD("evidence.%s.%.40s[%zu] is %s, not a number", measured[m], pk, i, type_name(x));
+        }
     }
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))

@@ -236,6 +236,18 @@ int main(void)
     cts_pair_judge(&same);
     CHECK_INT(same.overlap, CTS_OVERLAP_SERIALIZES);
     CHECK(fabs(same.makespan_us - 600) < 1e-9 && fabs(same.fraction - 41.0) < 1e-9);
+    /* A staged-copy version: the share of the saving perfect overlap would give. */
+    struct cts_staged_obs st = {.sequential_us = 2590, .version_us = 1690, .h2d_us = 620, .kernel_us = 1300,
+                                .d2h_us = 620};
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_OVERLAPS); /* (2590-1690)/(2590-1300) = 0.70 */
+    st.version_us = 2500;
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_SERIALIZES);
+    st.version_us = 2000;
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_PARTIAL);
+    st.version_us = 2250; /* 0.26: between the bands */
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_NA);
+    st.kernel_us = 3000; /* no phase may be longer than the whole */
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_NA);
     /* Repetitions of a pair: their verdicts agree (PASS, the letter) or not (VARIES). */
     memset(&res, 0, sizeof res);
     res.nreps = 3;
