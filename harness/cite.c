@@ -248,7 +248,7 @@ static void staged_case(struct buf *b, const struct cts_case_view *v)
 {
     say(b, "The staged-copy pattern %s: one 32 MiB pinned array in 4 slices, each copied to the device, "
            "worked on by a kernel and copied back, on 4 %s streams, against the same work in one stream. ",
-        v->variant, pair_stream_words(v->op_stream));
+        v->variant, !strcmp(v->op_stream, "blocking") ? "blocking" : "non-blocking");
     if (v->status != CTS_PASS && v->status != CTS_VARIES) {
         say(b, "The case has no verdict: %s (%s).", cts_status_name(v->status), v->reason);
         return;
