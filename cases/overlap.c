@@ -20,6 +20,10 @@
  * gate is not used, and settings under which the engine cannot hold work
  * (CUDA_DEVICE_MAX_CONNECTIONS=1) are measured too.
  *
+ * Stream priority: B a kernel on a stream of the highest priority
+ * (with_kernel_high, blocking and non-blocking placements), behind each A:
+ * does a device copy or memset that holds the SMs let it in?
+ *
  * The staged-copy patterns (variants staged_v1, staged_v2, staged_v3, on
  * STAGES blocking or non-blocking streams): one 32 MiB pinned array in
  * STAGES slices, each copied in, worked on by a kernel and copied out.
@@ -53,6 +57,7 @@ static const char *const op_names[NOPS] = {"kernel", "h2d_pinned", "d2h_pinned",
 #define STAGES 4
 #define STAGE_ITERS 1500
 static const char *const staged[] = {"staged_v1", "staged_v2", "staged_v3"};
+#define KERNEL_HIGH "kernel_high" /* B: the kernel, on a stream of the highest priority */
 
 
 static const enum cts_op op_streams[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP_BLOCKING,
@@ -78,6 +83,19 @@ static size_t generate(struct cts_case *out, size_t cap)
                     }
                     n++;
                 }
+    for (int a = 0; a < NOPS; a++)
+        for (size_t o = 0; o < sizeof op_streams / sizeof *op_streams; o++)
+            for (int k = 0; k < 2; k++) {
+                if (out && n < cap) {
+                    out[n] = (struct cts_case){
+                        .family = &cts_family_overlap, .api = CTS_API_OVERLAP, .variant = op_names[a],
+                        .with = KERNEL_HIGH, .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE, .size_idx = -1,
+                        .kind = CTS_KIND_NONE, .op = op_streams[o],
+                        .busy = k ? CTS_BUSY_NONBLOCKING : CTS_BUSY_BLOCKING};
+                    cts_case_make_id(&out[n]);
+                }
+                n++;
+            }
     for (size_t v = 0; v < sizeof staged / sizeof *staged; v++)
         for (int k = 0; k < 2; k++) {
             if (out && n < cap) {
@@ -107,6 +125,7 @@ static struct {
     void *pinned[2], *pageable[2], *dev[2], *big[4];
     cudaEvent_t ev[4];
     cudaStream_t stage[2][STAGES]; /* blocking, non-blocking */
+    cudaStream_t high[2];          /* blocking, non-blocking, the highest priority */
     cudaEvent_t stage_ev[2 + 2 * STAGES];
 } f;
 
@@ -119,6 +138,8 @@ static void parse_ops(const struct cts_case *c, enum op *a, enum op *b)
         if (c->with && !strcmp(c->with, op_names[i]))
             *b = (enum op)i;
     }
+    if (c->with && !strcmp(c->with, KERNEL_HIGH))
+        *b = KERNEL;
 }
 
 static int setup(void)
@@ -143,6 +164,10 @@ static int setup(void)
         TRY(cudaMalloc(&f.big[i], DEVICE_BYTES));
     for (int i = 0; i < 4; i++)
         TRY(cudaEventCreate(&f.ev[i]));
+    int least = 0, greatest = 0;
+    TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    for (int k = 0; k < 2; k++)
+        TRY(cudaStreamCreateWithPriority(&f.high[k], k ? cudaStreamNonBlocking : cudaStreamDefault, greatest));
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < STAGES; i++)
             TRY(cudaStreamCreateWithFlags(&f.stage[k][i], k ? cudaStreamNonBlocking : cudaStreamDefault));
@@ -171,6 +196,8 @@ static cudaStream_t a_stream(enum cts_op op)
 
 static cudaStream_t b_stream(const struct cts_case *c)
 {
+    if (c->with && !strcmp(c->with, KERNEL_HIGH))
+        return f.high[c->busy == CTS_BUSY_NONBLOCKING];
     switch (c->busy) {
     case CTS_BUSY_LEGACY: return cudaStreamLegacy;
     case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;

@@ -268,9 +268,11 @@ static void pair_case(struct buf *b, const struct cts_case_view *v)
                                                 "ran at once but no faster than one after the other, both "
                                                 "slowed (shares)",
                                                 "ran one after the other (serializes)"};
-    say(b, "Two operations issued one after the other from one host thread: %s on %s, then %s on %s. ",
-        v->variant, pair_stream_words(v->op_stream), v->with,
-        !strcmp(v->busy, "same") ? "the same stream" : pair_stream_words(v->busy));
+    int high = !strcmp(v->with, "kernel_high");
+    say(b, "Two operations issued one after the other from one host thread: %s on %s, then %s on %s%s. ",
+        v->variant, pair_stream_words(v->op_stream), high ? "kernel" : v->with,
+        !strcmp(v->busy, "same") ? "the same stream" : pair_stream_words(v->busy),
+        high ? " of the highest priority" : "");
     if (v->status != CTS_PASS && v->status != CTS_VARIES) {
         say(b, "The case has no verdict: %s (%s).", cts_status_name(v->status), v->reason);
         return;
