@@ -65,49 +65,37 @@ static const enum cts_op op_streams[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP
 static const enum cts_busy b_streams[] = {CTS_BUSY_SAME, CTS_BUSY_LEGACY, CTS_BUSY_BLOCKING,
                                           CTS_BUSY_NONBLOCKING, CTS_BUSY_PERTHREAD};
 
+/* Writes one case into out[n] (if it fits) and returns n + 1. */
+static size_t put(struct cts_case *out, size_t cap, size_t n, const char *a, const char *with, enum cts_op op,
+                  enum cts_busy busy)
+{
+    if (out && n < cap) {
+        out[n] = (struct cts_case){.family = &cts_family_overlap, .api = CTS_API_OVERLAP, .variant = a,
+                                   .with = with, .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE, .size_idx = -1,
+                                   .kind = CTS_KIND_NONE, .op = op, .busy = busy};
+        cts_case_make_id(&out[n]);
+    }
+    return n + 1;
+}
+
 static size_t generate(struct cts_case *out, size_t cap)
 {
-    size_t n = 0;
-    for (int a = 0; a < NOPS; a++)
+    size_t n = 0, nops = sizeof op_streams / sizeof *op_streams, nb = sizeof b_streams / sizeof *b_streams;
+    for (int a = 0; a < NOPS; a++) /* every ordered pair, every (A's stream, B's) */
         for (int b = 0; b < NOPS; b++)
-            for (size_t o = 0; o < sizeof op_streams / sizeof *op_streams; o++)
-                for (size_t p = 0; p < sizeof b_streams / sizeof *b_streams; p++) {
-                    if (cts_busy_is_op_stream(op_streams[o], b_streams[p]))
-                        continue;
-                    if (out && n < cap) {
-                        out[n] = (struct cts_case){
-                            .family = &cts_family_overlap, .api = CTS_API_OVERLAP, .variant = op_names[a],
-                            .with = op_names[b], .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE, .size_idx = -1,
-                            .kind = CTS_KIND_NONE, .op = op_streams[o], .busy = b_streams[p]};
-                        cts_case_make_id(&out[n]);
-                    }
-                    n++;
-                }
-    for (int a = 0; a < NOPS; a++)
-        for (size_t o = 0; o < sizeof op_streams / sizeof *op_streams; o++)
-            for (int k = 0; k < 2; k++) {
-                if (out && n < cap) {
-                    out[n] = (struct cts_case){
-                        .family = &cts_family_overlap, .api = CTS_API_OVERLAP, .variant = op_names[a],
-                        .with = KERNEL_HIGH, .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE, .size_idx = -1,
-                        .kind = CTS_KIND_NONE, .op = op_streams[o],
-                        .busy = k ? CTS_BUSY_NONBLOCKING : CTS_BUSY_BLOCKING};
-                    cts_case_make_id(&out[n]);
-                }
-                n++;
-            }
-    for (size_t v = 0; v < sizeof staged / sizeof *staged; v++)
-        for (int k = 0; k < 2; k++) {
-            if (out && n < cap) {
-                out[n] = (struct cts_case){
-                    .family = &cts_family_overlap, .api = CTS_API_OVERLAP, .variant = staged[v],
-                    .dir = CTS_DIR_NONE, .mem = CTS_MEM_NONE, .size_idx = -1, .kind = CTS_KIND_NONE,
-                    .op = k ? CTS_OP_NONBLOCKING : CTS_OP_BLOCKING,
-                    .busy = k ? CTS_BUSY_NONBLOCKING : CTS_BUSY_BLOCKING};
-                cts_case_make_id(&out[n]);
-            }
-            n++;
-        }
+            for (size_t o = 0; o < nops; o++)
+                for (size_t p = 0; p < nb; p++)
+                    if (!cts_busy_is_op_stream(op_streams[o], b_streams[p]))
+                        n = put(out, cap, n, op_names[a], op_names[b], op_streams[o], b_streams[p]);
+    for (int a = 0; a < NOPS; a++) /* B a kernel of the highest priority, on a created stream */
+        for (size_t o = 0; o < nops; o++)
+            for (int k = 0; k < 2; k++)
+                n = put(out, cap, n, op_names[a], KERNEL_HIGH, op_streams[o],
+                        k ? CTS_BUSY_NONBLOCKING : CTS_BUSY_BLOCKING);
+    for (size_t v = 0; v < sizeof staged / sizeof *staged; v++) /* the staged copies, on created streams */
+        for (int k = 0; k < 2; k++)
+            n = put(out, cap, n, staged[v], NULL, k ? CTS_OP_NONBLOCKING : CTS_OP_BLOCKING,
+                    k ? CTS_BUSY_NONBLOCKING : CTS_BUSY_BLOCKING);
     return out ? (n < cap ? n : cap) : n;
 }
 
@@ -391,6 +379,66 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Once, before the first measurement: first-use costs (pageable staging, the
+ * host-function thread, the stage kernel's module) outside the measurements.
+ * 0, or -1 with res BROKEN. */
+static int warm_up(struct cts_result *res)
+{
+    static int warm;
+    const char *what = "";
+    for (int o = 0; !warm && o < NOPS; o++) {
+        double t[4], i;
+        if (run((enum op)o, f.nonblocking[0], NOPS, f.nonblocking[1], t, &i, &what) != cudaSuccess)
+            goto fail;
+    }
+    for (int v = -3; !warm && v <= 3; v++) {
+        double us;
+        if (run_staged(v, f.stage[1], &us, &what) != cudaSuccess)
+            goto fail;
+    }
+    warm = 1;
+    return 0;
+fail:
+    (void)cudaGetLastError();
+    res->status = CTS_BROKEN;
+    snprintf(res->reason, sizeof res->reason, "harness: warming up the overlap family: %s failed", what);
+    return -1;
+}
+
+/* One repetition into r, measured again while undecided (TRIES times at
+ * most, then INCONCLUSIVE); *host_us: the host's time for it. */
+static void one_rep(const struct cts_case *c, enum op a, enum op b, int version, struct cts_result *res,
+                    struct cts_rep *r, double *host_us)
+{
+    for (int t = 0; t < TRIES; t++) {
+        memset(r, 0, sizeof *r);
+        r->status = CTS_PASS;
+        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
+        r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
+        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        if (version) {
+            double t0 = now_us();
+            if (measure_staged_rep(c, version, r))
+                return;
+            *host_us = r->call_us = now_us() - t0; /* the host's time for the five runs */
+        } else if (measure_rep(c, a, b, r, host_us)) {
+            return;
+        }
+        if (r->pair.overlap != CTS_OVERLAP_NA)
+            return;
+        res->window_retries++; /* undecided: measured again */
+    }
+    r->status = CTS_INCONCLUSIVE;
+    if (version)
+        snprintf(r->reason, sizeof r->reason,
+                 "the staged version's overlap fraction stayed between the bands %d times (last %.2f)", TRIES,
+                 r->staged.fraction);
+    else
+        snprintf(r->reason, sizeof r->reason,
+                 "the pair's overlap fraction stayed between the bands %d times (last %.2f, the first to end "
+                 "stretched %.2f)", TRIES, r->pair.fraction, r->pair.stretch);
+}
+
 static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
 {
     enum op a, b;
@@ -406,69 +454,19 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         snprintf(res->reason, sizeof res->reason, "%s", unknown ? "harness: not an overlap case" : f.why);
         return;
     }
-    static int warm;
-    if (!warm) { /* first-use costs (pageable staging, the host-function thread) outside the measurements */
-        for (int o = 0; o < NOPS; o++) {
-            double t[4], i;
-            const char *what = "";
-            if (run((enum op)o, f.nonblocking[0], NOPS, f.nonblocking[1], t, &i, &what) != cudaSuccess) {
-                (void)cudaGetLastError();
-                res->status = CTS_BROKEN;
-                snprintf(res->reason, sizeof res->reason, "harness: warming up %s: %s failed", op_names[o], what);
-                return;
-            }
-        }
-        for (int v = -3; v <= 3; v++) { /* the stage kernel's module, the staged streams */
-            double us;
-            const char *what = "";
-            if (run_staged(v, f.stage[1], &us, &what) != cudaSuccess) {
-                (void)cudaGetLastError();
-                res->status = CTS_BROKEN;
-                snprintf(res->reason, sizeof res->reason, "harness: warming up the staged copies: %s failed", what);
-                return;
-            }
-        }
-        warm = 1;
-    }
+    if (warm_up(res))
+        return;
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
-    double issue[CTS_MAX_REPEAT];
+    double host[CTS_MAX_REPEAT];
     for (int i = 0; i < repeat; i++) {
-        struct cts_rep *r = &res->reps[i];
         res->nreps = i + 1;
-        for (int t = 0; t < TRIES; t++) {
-            memset(r, 0, sizeof *r);
-            r->status = CTS_PASS;
-            r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
-            r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
-            r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
-            if (version) {
-                double t0 = now_us();
-                if (measure_staged_rep(c, version, r))
-                    break;
-                issue[i] = r->call_us = now_us() - t0; /* the host's time for the five runs */
-            } else if (measure_rep(c, a, b, r, &issue[i]))
-                break;
-            if (r->pair.overlap != CTS_OVERLAP_NA)
-                break;
-            res->window_retries++; /* an undecided pair, measured again */
-        }
-        if (r->status == CTS_PASS && r->pair.overlap == CTS_OVERLAP_NA) {
-            r->status = CTS_INCONCLUSIVE;
-            if (version)
-                snprintf(r->reason, sizeof r->reason,
-                         "the staged version's overlap fraction stayed between the bands %d times (last %.2f)",
-                         TRIES, r->staged.fraction);
-            else
-                snprintf(r->reason, sizeof r->reason,
-                         "the pair's overlap fraction stayed between the bands %d times (last %.2f, the first "
-                         "to end stretched %.2f)", TRIES, r->pair.fraction, r->pair.stretch);
-        }
-        if (r->status != CTS_PASS)
+        one_rep(c, a, b, version, res, &res->reps[i], &host[i]);
+        if (res->reps[i].status != CTS_PASS)
             break;
     }
-    qsort(issue, (size_t)res->nreps, sizeof *issue, cmp_double);
-    res->idle_call_us = res->idle_call_max_us = issue[res->nreps / 2];
+    qsort(host, (size_t)res->nreps, sizeof *host, cmp_double);
+    res->idle_call_us = res->idle_call_max_us = host[res->nreps / 2];
     res->idle_complete_us = res->idle_complete_max_us = NAN;
     res->timeout_us = res->window_us = NAN;
     cts_classify(res);
