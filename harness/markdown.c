@@ -406,10 +406,11 @@ static void group_heading(FILE *f, const struct row *first)
     const char *dir = first->direction, *var = first->variant;
     md(f, "## %t — %t%s%t%s%t\n\n", first->group, first->function, *var ? " " : "", var, *dir ? ", " : "",
        cts_dir_words(dir));
-    fprintf(f, "| memory | size | kind | op stream | idle µs |");
+    /* The overlap family's groups: B's operation where a call has its memory, size and kind. */
+    fprintf(f, *first->with ? "| with | op stream | host µs |" : "| memory | size | kind | op stream | idle µs |");
     for (int c = 0; c < NCOLS; c++)
         fprintf(f, " busy %s |", busy_cols[c]);
-    fprintf(f, "\n|---|---|---|---|---:|");
+    fprintf(f, *first->with ? "\n|---|---|---:|" : "\n|---|---|---|---|---:|");
     for (int c = 0; c < NCOLS; c++)
         fprintf(f, ":-:|");
     fprintf(f, "\n");
@@ -427,7 +428,10 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
             cells[rows[e].rank.busy] = &rows[e];
         e++;
     }
-    md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
+    if (*row->with)
+        md(f, "| %t | %t | ", row->with, row->op_stream);
+    else
+        md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
     if (!isnan(row->idle_us))
         fprintf(f, "%.1f |", row->idle_us);
     else

@@ -82,6 +82,8 @@ static int view_order(const struct cts_case_view *a, const struct cts_case_view 
         return d;
     if ((d = strcmp(a->group, b->group))) /* each group contiguous, whatever its name */
         return d;
+    if ((d = strcmp(a->with, b->with))) /* the overlap family's B: its rows together */
+        return d;
     if ((d = a->rank.memory - b->rank.memory))
         return d;
     if (a->size != b->size)
