@@ -370,9 +370,9 @@ static void group_heading(FILE *f, const char *group, const struct row *first)
         esc(f, cts_dir_words(dir));
     }
     fputs("</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
-          "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>"
-          "<th colspan=\"8\">busy placement</th></tr>\n<tr>",
+          "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>",
           f);
+    fprintf(f, "<th colspan=\"%d\">busy placement</th></tr>\n<tr>", NCOLS);
     for (int c = 0; c < NCOLS; c++)
         fprintf(f, "<th>%s</th>", busy_cols[c]);
     fputs("</tr></thead>\n<tbody>\n", f);

@@ -157,6 +157,10 @@ static void small(void)
     CHECK(!strncmp(html, "<!DOCTYPE html>\n", 16));
     CHECK_CONTAINS(html, "</html>\n");
     check_self_contained(html);
+    /* The busy-placement heading spans every busy column the table has. */
+    char span[64];
+    snprintf(span, sizeof span, "<th colspan=\"%d\">busy placement</th>", CTS_BUSY_COLUMNS);
+    CHECK_CONTAINS(html, span);
     /* Every case is a cell whose element id is its case id. */
     const char *id;
     json_t *c;
