@@ -216,6 +216,80 @@ static void where(struct buf *b, const struct cts_env_view *e, const char *id)
     say(b, ", by cuda-sync-cts %s on %s (case %s).", e->suite_revision, e->date, id);
 }
 
+/* The overlap family's pair: A on the op stream, then B on the placement. */
+static const char *pair_stream_words(const char *s)
+{
+    static const struct cts_words words[] = {{"legacy", "the legacy default stream"},
+                                             {"perthread", "the per-thread default stream"},
+                                             {"blocking", "a blocking stream"},
+                                             {"nonblocking", "a non-blocking stream"},
+                                             {NULL, NULL}};
+    return cts_words(words, s);
+}
+
+/* A repetition's value of evidence.pair's member key, NAN where there is none. */
+static double pair_at(const struct cts_case_view *v, const char *key, size_t i)
+{
+    const json_t *a = json_object_get(json_object_get(json_object_get(v->c, "evidence"), "pair"), key);
+    const json_t *x = json_array_get(a, i);
+    return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+/* A repetition's value of evidence.staged's member key, NAN where there is none. */
+static double staged_at(const struct cts_case_view *v, const char *key, size_t i)
+{
+    const json_t *a = json_object_get(json_object_get(json_object_get(v->c, "evidence"), "staged"), key);
+    const json_t *x = json_array_get(a, i);
+    return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+/* The overlap family's staged-copy pattern. */
+static void staged_case(struct buf *b, const struct cts_case_view *v)
+{
+    say(b, "The staged-copy pattern %s: one 32 MiB pinned array in 4 slices, each copied to the device, "
+           "worked on by a kernel and copied back, on 4 %s streams, against the same work in one stream. ",
+        v->variant, !strcmp(v->op_stream, "blocking") ? "blocking" : "non-blocking");
+    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
+        say(b, "The case has no verdict: %s (%s).", cts_status_name(v->status), v->reason);
+        return;
+    }
+    say(b, v->status == CTS_VARIES ? "The repetitions differed (%s; cells %s)." : "Verdict `%s`.",
+        v->status == CTS_VARIES ? v->reason : v->symbol, v->symbol);
+    for (size_t i = 0; i < (size_t)v->repetitions; i++)
+        say(b, " Repetition %zu: sequential %.1f us, staged %.1f us (the phases alone: %.1f, %.1f and %.1f us), "
+               "saving %.2f of what perfect overlap would.",
+            i + 1, staged_at(v, "sequential_us", i), staged_at(v, "version_us", i), staged_at(v, "h2d_us", i),
+            staged_at(v, "kernel_us", i), staged_at(v, "d2h_us", i), staged_at(v, "fraction", i));
+}
+
+static void pair_case(struct buf *b, const struct cts_case_view *v)
+{
+    static const char *const verdict_words[] = {"", "ran at once (overlaps)", "partly overlapped (partial)",
+                                                "ran at once but no faster than one after the other, both "
+                                                "slowed (shares)",
+                                                "ran one after the other (serializes)"};
+    int high = !strcmp(v->with, "kernel_high");
+    say(b, "Two operations issued one after the other from one host thread: %s on %s, then %s on %s%s. ",
+        v->variant, pair_stream_words(v->op_stream), high ? "kernel" : v->with,
+        !strcmp(v->busy, "same") ? "the same stream" : pair_stream_words(v->busy),
+        high ? " of the highest priority" : "");
+    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
+        say(b, "The case has no verdict: %s (%s).", cts_status_name(v->status), v->reason);
+        return;
+    }
+    if (v->status == CTS_VARIES)
+        say(b, "The repetitions differed (%s; cells %s).", v->reason, v->symbol);
+    else
+        say(b, "They %s (`%s`).", verdict_words[(unsigned)v->verdict.overlap < 5 ? v->verdict.overlap : 0],
+            v->symbol);
+    for (size_t i = 0; i < (size_t)v->repetitions; i++)
+        say(b, " Repetition %zu: alone %.1f and %.1f us, together %.1f us (A ended at %.1f, B started at %.1f and "
+               "ended at %.1f us), overlap fraction %.2f, the first to end %.2f times its time alone.",
+            i + 1, pair_at(v, "a_alone_us", i), pair_at(v, "b_alone_us", i), pair_at(v, "makespan_us", i),
+            pair_at(v, "a_end_us", i), pair_at(v, "b_start_us", i), pair_at(v, "b_end_us", i),
+            pair_at(v, "fraction", i), pair_at(v, "stretch", i));
+}
+
 int cts_cite(const json_t *m, const char *id, FILE *out)
 {
     const json_t *c = json_object_get(json_object_get(m, "cases"), id);
@@ -229,8 +303,14 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
     b.f = open_memstream(&b.s, &b.n);
     if (!b.f)
         return -1;
-    the_call(&b, &v, &e);
-    observed(&b, &v);
+    if (*v.with) {
+        pair_case(&b, &v);
+    } else if (!strncmp(v.variant, "staged_", 7) && !strcmp(v.family, "overlap")) {
+        staged_case(&b, &v);
+    } else {
+        the_call(&b, &v, &e);
+        observed(&b, &v);
+    }
     where(&b, &e, id);
     judgement(&b, m, &v);
     int bad = fclose(b.f) != 0;

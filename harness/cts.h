@@ -96,6 +96,7 @@ enum cts_busy {
 #define CTS_SIZE_COUNT 7
 
 struct cts_family;
+struct cts_result;
 struct cts_clause; /* harness/spec.h */
 struct cts_judge;
 
@@ -105,6 +106,9 @@ struct cts_case {
     enum cts_api api;
     const char *variant; /* NULL, or how this call differs from the plain one ("stack_size",
                           * "pool_release_0"); its id segment follows the api's */
+    const char *with;    /* NULL, or the other operation the case issues beside the call (the
+                          * overlap family's B: "h2d_pinned"); its id segment "with_<x>" follows
+                          * the variant's, and does not split the CTest group */
     enum cts_dir dir;
     enum cts_mem mem; /* the memory kind under test; see cts_case_buffers() */
     int size_idx; /* -1: the call takes no size (cudaFree(NULL)); its id segment is left out */
@@ -183,6 +187,14 @@ struct cts_family {
      * depth); 0, or -1 where no call of that size can be made.  A family
      * whose calls have no shape needs none. */
     int (*resize)(struct cts_case *c);
+    /* Optional: a family whose cases hold nothing with the gate measures them
+     * itself (the overlap family: two operations, two streams, their events):
+     * fills res (its repetitions, then cts_classify) for `repeat`
+     * repetitions.  The engine's idle measurement, control and repetitions
+     * are skipped; needs() still applies, and a broken engine makes the case
+     * BROKEN.  Settings under which nothing can be held (the engine's
+     * self-check) do not make it NOTSUPP: they are what it measures. */
+    void (*measure)(const struct cts_case *c, int repeat, struct cts_result *res);
 };
 
 #define FAMILY(name) extern const struct cts_family cts_family_##name;
@@ -259,11 +271,44 @@ enum cts_src { CTS_SRC_NA, CTS_SRC_AT_CALL, CTS_SRC_AFTER_RETURN, CTS_SRC_PARTIA
 /* Whether a host destination held the copied bytes when the call returned. */
 enum cts_dst { CTS_DST_NA, CTS_DST_COMPLETE, CTS_DST_PENDING };
 enum cts_host { CTS_HOST_NA, CTS_HOST_RETURNS, CTS_HOST_WAITS };
+/* Two operations A and B issued in two streams (the overlap family): did
+ * they run at once?  OVERLAPS: the pair took little more than the longer
+ * alone; SERIALIZES: about the sum, the first to end at its own speed (or B
+ * provably started after A ended); SHARES: about the sum, but both slowed:
+ * they ran at once and shared what bounds them (a copy engine's bandwidth,
+ * the SMs); PARTIAL: in between. */
+enum cts_overlap { CTS_OVERLAP_NA, CTS_OVERLAP_OVERLAPS, CTS_OVERLAP_PARTIAL, CTS_OVERLAP_SHARES,
+                   CTS_OVERLAP_SERIALIZES };
 
 const char *cts_order_name(enum cts_order o); /* NULL for NA */
 const char *cts_src_name(enum cts_src s);
 const char *cts_dst_name(enum cts_dst d);
 const char *cts_host_name(enum cts_host h);
+const char *cts_overlap_name(enum cts_overlap o); /* "overlaps"; NULL for NA */
+
+/* One measurement of a staged-copy pattern (the overlap family's staged_*):
+ * one array in N slices, each copied in, worked on and copied out on its own
+ * stream, against the same work in one stream (sequential). */
+struct cts_staged_obs {
+    double sequential_us, version_us;  /* the whole work in one stream, and as the version stages it */
+    double h2d_us, kernel_us, d2h_us;  /* each phase alone, the whole array at once */
+    double fraction; /* (sequential - version) / (sequential - the longest phase): the share of the
+                      * time perfect overlap would save that the version saved */
+};
+
+/* One measurement of a pair (times in microseconds, from the first of the two
+ * start events; device times from events recorded right before and after
+ * each operation on its own stream). */
+struct cts_pair_obs {
+    double a_alone_us, b_alone_us; /* each operation alone, right before */
+    double a_start_us, a_end_us;   /* A's events in the pair */
+    double b_start_us, b_end_us;   /* B's */
+    double issue_us;               /* host time to issue A and B */
+    double makespan_us;            /* from the first start to the last end */
+    double fraction;               /* (A alone + B alone - makespan) / the shorter alone */
+    double stretch;                /* the first to end: (its end - first start) / its alone time */
+    enum cts_overlap overlap;      /* NA: undecided (between the bands) */
+};
 
 /* One repetition, as measured. */
 struct cts_rep {
@@ -287,6 +332,8 @@ struct cts_rep {
     enum cts_src src; /* raw; the verdict keeps it only where it is race-free */
     enum cts_dst dst;
     const char *rejected; /* the error a documented rejection returned (cts_family.rejects), or NULL */
+    struct cts_pair_obs pair; /* the overlap family's: the pair measured (overlap NA otherwise) */
+    struct cts_staged_obs staged; /* the overlap family's staged copies (sequential_us 0 otherwise) */
 };
 
 struct cts_verdict {
@@ -297,6 +344,7 @@ struct cts_verdict {
     enum cts_src src;
     enum cts_dst dst;
     const char *rejected; /* the documented rejection's error, where the call was rejected */
+    enum cts_overlap overlap; /* the overlap family's verdict; NA for every other case */
 };
 
 /* The control: the same gate and markers with no call in between (and, for
@@ -362,5 +410,12 @@ int cts_starved(double closed_us, double starved_us, double prompt_us);
  * third streams the call itself held, "X" for a documented rejection
  * (docs/matrix.md, the cell legend). */
 void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len);
+/* The overlap family's judgement of one pair measurement: fills p->makespan_us,
+ * p->fraction, p->stretch and p->overlap from the times (docs/method.md,
+ * "Overlap"); overlap NA when the fraction falls between the bands. */
+void cts_pair_judge(struct cts_pair_obs *p);
+/* The same bands for a staged-copy pattern's fraction (fills s->fraction):
+ * overlaps, partial or serializes; NA between the bands. */
+enum cts_overlap cts_staged_judge(struct cts_staged_obs *s);
 
 #endif

@@ -128,6 +128,8 @@ static void legend(FILE *f)
                     "call / read them after the call returned / partly each; ! (host destination): "
                     "the destination was complete when the call returned"},
         {"v", "A/W", "VARIES: every repetition was proven and they differed; each symbol seen, in order"},
+        {"a", "O", "O / P / C / S (overlap family: two operations in two streams, no gate): they ran at "
+                   "once / partly / at once but no faster, both slowed (shared) / one after the other"},
         {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
         {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
                         "the call failed"},
@@ -209,8 +211,12 @@ static void environment(FILE *f, const json_t *m)
 /* The cells naming a row's call variant: memory, size, copy kind, op stream. */
 static void variant_cells(FILE *f, const struct row *c)
 {
-    const char *const cells[] = {c->memory, c->size_label, c->kind, c->op_stream};
-    for (size_t k = 0; k < sizeof cells / sizeof *cells; k++) {
+    /* The overlap family's: B's operation where a call has its memory, size and kind. */
+    const char *const call[] = {c->memory, c->size_label, c->kind, c->op_stream};
+    const char *const pair[] = {c->with, c->op_stream};
+    const char *const *cells = *c->with ? pair : call;
+    size_t n = *c->with ? 2 : 4;
+    for (size_t k = 0; k < n; k++) {
         fputs("<td>", f);
         esc(f, cells[k]);
         fputs("</td>", f);
@@ -367,8 +373,10 @@ static void group_heading(FILE *f, const char *group, const struct row *first)
         fputs(", ", f);
         esc(f, cts_dir_words(dir));
     }
-    fputs("</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
-          "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>",
+    fputs(*first->with ? "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">with</th>"
+                         "<th rowspan=\"2\">op stream</th><th rowspan=\"2\">host \xc2\xb5s</th>"
+                       : "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
+                         "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>",
           f);
     fprintf(f, "<th colspan=\"%d\">busy placement</th></tr>\n<tr>", NCOLS);
     for (int c = 0; c < NCOLS; c++)

@@ -80,6 +80,7 @@ TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
 TOKEN(cts_order_name, enum cts_order, 4, NULL, "runs", "held", "held_anyway")
 TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
 TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
+TOKEN(cts_overlap_name, enum cts_overlap, 5, NULL, "overlaps", "partial", "shares", "serializes")
 TOKEN(cts_host_name, enum cts_host, 3, NULL, "returns", "waits")
 
 static const struct {
@@ -151,9 +152,9 @@ int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b)
 int cts_case_make_id(struct cts_case *c)
 {
     int dir = c->dir != CTS_DIR_NONE, mem = c->mem >= 0, size = c->size_idx >= 0,
-        kind = c->kind != CTS_KIND_NONE, var = c->variant != NULL;
-    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
-                     var ? "." : "", var ? c->variant : "",
+        kind = c->kind != CTS_KIND_NONE, var = c->variant != NULL, with = c->with != NULL;
+    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
+                     var ? "." : "", var ? c->variant : "", with ? ".with_" : "", with ? c->with : "",
                      dir ? "." : "", dir ? cts_dir_token(c->dir) : "", mem ? "." : "",
                      mem ? cts_mem_token(c->mem) : "", size ? "." : "",
                      size ? cts_size_token(c->size_idx) : "", kind ? "." : "",

@@ -389,6 +389,8 @@ static void cell_legend(FILE *f)
                "| `!` | (held copies with a host destination) the destination was complete when the "
                "call returned |\n"
                "| `A/W` | (VARIES) the repetitions differed: each symbol seen, in order |\n"
+               "| `O` `P` `C` `S` | (overlap: two operations, no gate) they ran at once / partly / at once "
+               "but no faster, both slowed (shared) / one after the other |\n"
                "| `—` | not a separate case: that busy placement is the op stream itself (see `same`), "
                "or not declared (the `thread_*` columns: busy work issued from a second host thread, "
                "declared for some calls only; `hostfn`: a host function holding another "
@@ -404,10 +406,11 @@ static void group_heading(FILE *f, const struct row *first)
     const char *dir = first->direction, *var = first->variant;
     md(f, "## %t — %t%s%t%s%t\n\n", first->group, first->function, *var ? " " : "", var, *dir ? ", " : "",
        cts_dir_words(dir));
-    fprintf(f, "| memory | size | kind | op stream | idle µs |");
+    /* The overlap family's groups: B's operation where a call has its memory, size and kind. */
+    fprintf(f, *first->with ? "| with | op stream | host µs |" : "| memory | size | kind | op stream | idle µs |");
     for (int c = 0; c < NCOLS; c++)
         fprintf(f, " busy %s |", busy_cols[c]);
-    fprintf(f, "\n|---|---|---|---|---:|");
+    fprintf(f, *first->with ? "\n|---|---|---:|" : "\n|---|---|---|---|---:|");
     for (int c = 0; c < NCOLS; c++)
         fprintf(f, ":-:|");
     fprintf(f, "\n");
@@ -425,7 +428,10 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
             cells[rows[e].rank.busy] = &rows[e];
         e++;
     }
-    md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
+    if (*row->with)
+        md(f, "| %t | %t | ", row->with, row->op_stream);
+    else
+        md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
     if (!isnan(row->idle_us))
         fprintf(f, "%.1f |", row->idle_us);
     else

@@ -33,6 +33,8 @@ static json_t *verdict_json(const struct cts_result *r)
     json_object_set_new(v, "dst", name_or_null(pass ? cts_dst_name(r->verdict.dst) : NULL));
     if (pass && r->verdict.rejected) /* only where the call was rejected: older matrices lack it */
         json_object_set_new(v, "rejected", json_string(r->verdict.rejected));
+    if (pass && r->verdict.overlap != CTS_OVERLAP_NA) /* the overlap family's cases only */
+        json_object_set_new(v, "overlap", json_string(cts_overlap_name(r->verdict.overlap)));
     return v;
 }
 
@@ -83,6 +85,58 @@ static void rep_arrays_json(json_t *ev, const struct cts_result *r)
     }
 }
 
+/* The overlap family's measurements, per repetition (docs/method.md, "Overlap"). */
+static void pair_json(json_t *ev, const struct cts_result *r)
+{
+    enum { N = 8 };
+    static const char *const names[N] = {"a_alone_us", "b_alone_us", "a_end_us", "b_start_us", "b_end_us",
+                                         "makespan_us", "fraction", "stretch"};
+    int any = 0;
+    for (int i = 0; i < r->nreps; i++)
+        any |= r->reps[i].pair.a_alone_us > 0;
+    if (!any)
+        return;
+    json_t *pair = json_object();
+    for (int k = 0; k < N; k++) {
+        json_t *a = json_array();
+        for (int i = 0; i < r->nreps; i++) {
+            const struct cts_pair_obs *p = &r->reps[i].pair;
+            double x[N] = {p->a_alone_us, p->b_alone_us, p->a_end_us - p->a_start_us,
+                           p->b_start_us - p->a_start_us, p->b_end_us - p->a_start_us, p->makespan_us,
+                           p->fraction, p->stretch};
+            json_array_append_new(a, k < 6 ? us(x[k]) : isnan(x[k]) ? json_null()
+                                                                     : json_real(round(x[k] * 1000.0) / 1000.0));
+        }
+        json_object_set_new(pair, names[k], a);
+    }
+    json_object_set_new(ev, "pair", pair);
+}
+
+/* The overlap family's staged-copy measurements, per repetition. */
+static void staged_json(json_t *ev, const struct cts_result *r)
+{
+    enum { N = 6 };
+    static const char *const names[N] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
+                                         "fraction"};
+    int any = 0;
+    for (int i = 0; i < r->nreps; i++)
+        any |= r->reps[i].staged.sequential_us > 0;
+    if (!any)
+        return;
+    json_t *st = json_object();
+    for (int k = 0; k < N; k++) {
+        json_t *a = json_array();
+        for (int i = 0; i < r->nreps; i++) {
+            const struct cts_staged_obs *s = &r->reps[i].staged;
+            double x[N] = {s->sequential_us, s->version_us, s->h2d_us, s->kernel_us, s->d2h_us, s->fraction};
+            json_array_append_new(a, k < 5 ? us(x[k]) : isnan(x[k]) ? json_null()
+                                                                     : json_real(round(x[k] * 1000.0) / 1000.0));
+        }
+        json_object_set_new(st, names[k], a);
+    }
+    json_object_set_new(ev, "staged", st);
+}
+
 static json_t *evidence_json(const struct cts_result *r)
 {
     json_t *ev = json_object();
@@ -115,6 +169,8 @@ static json_t *evidence_json(const struct cts_result *r)
                                              "with_case_setup", r->control_own)
                                  : json_null());
     rep_arrays_json(ev, r);
+    pair_json(ev, r);
+    staged_json(ev, r);
     return ev;
 }
 
@@ -128,6 +184,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "group", json_string(group));
     json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
     json_object_set_new(j, "variant", name_or_null(c->variant));
+    if (c->with) /* the overlap family's cases only: older matrices lack it */
+        json_object_set_new(j, "with", json_string(c->with));
     json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
     json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
     int mem = c->mem >= 0, sized = c->size_idx >= 0;

@@ -110,6 +110,7 @@ static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
 static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
 static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
 static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
+static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
 static const char *about_n(int i) { return i ? cts_about_name((enum cts_about)(i - 1)) : NULL; }
 static const char *pred_n(int i) { return i ? cts_pred_name((enum cts_pred)(i - 1)) : NULL; }
@@ -118,7 +119,7 @@ struct names {
     int count;
 };
 static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
-                          CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
+                          OVERLAP = {overlap_n, 5}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
 
 /* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
 static int name_ok(const json_t *v, struct names n, int flags, const char *pre, const char *key, char *why,
@@ -251,6 +252,25 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
         return BAD("evidence.control.with_case_setup is %s, not true or false", type_name(own));
     if (check_rep_arrays(ev, reps, why, len))
         return -1;
+    /* The overlap family's measurements (a pair, a staged-copy pattern): arrays of
+     * numbers, one a repetition. */
+    static const char *const measured[] = {"pair", "staged"};
+    for (size_t m = 0; m < 2; m++) {
+        const json_t *obj;
+        if (v_obj(ev, P, measured[m], OPT, &obj, why, len))
+            return -1;
+        const char *pk;
+        const json_t *pa;
+        json_object_foreach((json_t *)obj, pk, pa) {
+            if (!json_is_array(pa) || (json_int_t)json_array_size(pa) != reps)
+                return BAD("evidence.%s.%.40s is not an array of %lld numbers", measured[m], pk, (long long)reps);
+            size_t i;
+            const json_t *x;
+            json_array_foreach(pa, i, x)
+                if (!json_is_number(x) && !json_is_null(x))
+                    return BAD("evidence.%s.%.40s[%zu] is %s, not a number", measured[m], pk, i, type_name(x));
+        }
+    }
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))
         return BAD("evidence.call_us has no time, but the case has a verdict (%s)", cts_status_name(status));
@@ -309,7 +329,11 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
         return -1;
     if (rejected && !*rejected)
         return BAD("verdict.rejected is empty");
-    if (json_object_size(verdict) != 6 + (rejected != NULL)) {
+    /* "overlap": the overlap family's verdict, in its cases only. */
+    int overlap = 0;
+    if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len))
+        return -1;
+    if (json_object_size(verdict) != 6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0)) {
         const char *k;
         json_t *x;
         json_object_foreach((json_t *)verdict, k, x)
@@ -317,8 +341,8 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
             size_t i = 0;
             while (i < 6 && strcmp(k, verdict_keys[i]))
                 i++;
-            if (i == 6 && strcmp(k, "rejected"))
-                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s or rejected)", k,
+            if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap"))
+                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected or overlap)", k,
                            verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
                            verdict_keys[5]);
         }
@@ -348,6 +372,8 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
     for (size_t i = 0; i < sizeof nullable / sizeof *nullable; i++)
         if (v_str(c, "", nullable[i], NUL, NULL, why, len))
             return -1;
+    if (v_str(c, "", "with", OPT, NULL, why, len)) /* the other operation: overlap cases only */
+        return -1;
     const char *reason, *symbol;
     const json_t *verdict, *ev, *spec, *shape;
     int verdict_status = status == CTS_PASS || status == CTS_VARIES;

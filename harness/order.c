@@ -82,6 +82,8 @@ static int view_order(const struct cts_case_view *a, const struct cts_case_view 
         return d;
     if ((d = strcmp(a->group, b->group))) /* each group contiguous, whatever its name */
         return d;
+    if ((d = strcmp(a->with, b->with))) /* the overlap family's B: its rows together */
+        return d;
     if ((d = a->rank.memory - b->rank.memory))
         return d;
     if (a->size != b->size)
@@ -96,7 +98,7 @@ static int view_order(const struct cts_case_view *a, const struct cts_case_view 
 int cts_same_call_variant(const struct cts_case_view *a, const struct cts_case_view *b)
 {
     return !strcmp(a->memory, b->memory) && a->size == b->size && !strcmp(a->kind, b->kind) &&
-           !strcmp(a->op_stream, b->op_stream);
+           !strcmp(a->with, b->with) && !strcmp(a->op_stream, b->op_stream);
 }
 
 const char *cts_dir_words(const char *d)

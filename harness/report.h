@@ -78,8 +78,8 @@ struct cts_case_rank { /* a case's place in each declared list; unknown values l
 struct cts_case_view {
     const char *id;
     const json_t *c; /* the case's JSON: for cite's per-repetition proof, which the view does not carry */
-    const char *family, *group, *api, *function, *variant, *direction, *memory, *allocator, *size_label,
-        *kind, *copy_kind, *op_stream, *busy, *symbol, *reason;
+    const char *family, *group, *api, *function, *variant, *with, *direction, *memory, *allocator,
+        *size_label, *kind, *copy_kind, *op_stream, *busy, *symbol, *reason;
     json_int_t size; /* 0 where null */
     int sized, has_symbol, has_reason;
     enum cts_status status;

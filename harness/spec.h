@@ -19,7 +19,9 @@
 #include <jansson.h>
 
 enum cts_about { CTS_ABOUT_HOST, CTS_ABOUT_THIRD_BLOCKING, CTS_ABOUT_THIRD_NONBLOCKING,
-                 CTS_ABOUT_SRC_AT_CALL, CTS_ABOUT_REJECTED, CTS_ABOUT_COUNT };
+                 CTS_ABOUT_SRC_AT_CALL, CTS_ABOUT_REJECTED,
+                 CTS_ABOUT_CONCURRENT, /* the overlap family: A and B ran at once (overlaps, partial, shares) */
+                 CTS_ABOUT_COUNT };
 enum cts_pred { CTS_PRED_GUARANTEED, CTS_PRED_GUARANTEED_NOT, CTS_PRED_MAY, CTS_PRED_UNDOCUMENTED };
 enum cts_conformance { CTS_CONF_NONE, CTS_CONFORMS, CTS_DEVIATES, CTS_RECORDED };
 

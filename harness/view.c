@@ -81,7 +81,8 @@ static const struct {
 } strings[] = {
     {"family", offsetof(struct cts_case_view, family)},       {"group", offsetof(struct cts_case_view, group)},
     {"api", offsetof(struct cts_case_view, api)},             {"function", offsetof(struct cts_case_view, function)},
-    {"variant", offsetof(struct cts_case_view, variant)},     {"direction", offsetof(struct cts_case_view, direction)},
+    {"variant", offsetof(struct cts_case_view, variant)},     {"with", offsetof(struct cts_case_view, with)},
+    {"direction", offsetof(struct cts_case_view, direction)},
     {"memory", offsetof(struct cts_case_view, memory)},       {"allocator", offsetof(struct cts_case_view, allocator)},
     {"size_label", offsetof(struct cts_case_view, size_label)}, {"kind", offsetof(struct cts_case_view, kind)},
     {"copy_kind", offsetof(struct cts_case_view, copy_kind)}, {"op_stream", offsetof(struct cts_case_view, op_stream)},
@@ -103,8 +104,9 @@ static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
 static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
 static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
+static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
 /* How many values each has, NA included. */
-enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4 };
+enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4, OVERLAP_COUNT = 5 };
 
 static struct cts_verdict verdict_of(const json_t *v)
 {
@@ -117,6 +119,7 @@ static struct cts_verdict verdict_of(const json_t *v)
         .src = (enum cts_src)name_index(src_n, SRC_COUNT, json_object_get(v, "src")),
         .dst = (enum cts_dst)name_index(dst_n, DST_COUNT, json_object_get(v, "dst")),
         .rejected = json_string_value(json_object_get(v, "rejected")),
+        .overlap = (enum cts_overlap)name_index(overlap_n, OVERLAP_COUNT, json_object_get(v, "overlap")),
     };
 }
 
@@ -159,7 +162,8 @@ int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
     if (!a->rejected != !b->rejected || (a->rejected && strcmp(a->rejected, b->rejected)))
         return 0;
     return a->host == b->host && a->op_after == b->op_after && a->third_blocking == b->third_blocking &&
-           a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst;
+           a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst &&
+           a->overlap == b->overlap;
 }
 
 void cts_env_view(struct cts_env_view *e, const json_t *m)

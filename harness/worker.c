@@ -3,6 +3,7 @@
  * two processes). */
 #define _GNU_SOURCE
 #include "run_int.h"
+#include "family.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,6 +85,24 @@ static json_t *harness_json(const struct cts_engine *e)
 /* Runs sel[from..n) and reports on fd.  Returns the exit status: 0 when
  * every case was reported, EXIT_SKIP without a device, EXIT_CONTEXT_LOST
  * after a case that lost the context, EXIT_NO_VERDICT if it cannot start. */
+/* A case its family measures itself (cts_family.measure). */
+static void measure_own(const struct cts_engine *e, const struct cts_case *c, int repeat,
+                        struct cts_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (e->broken[0]) {
+        res->status = CTS_BROKEN;
+        snprintf(res->reason, sizeof res->reason, "%s", e->broken);
+        return;
+    }
+    if (cts_need_runtime(c, res->reason, sizeof res->reason) ||
+        (c->family->needs && c->family->needs(c, res->reason, sizeof res->reason))) {
+        res->status = CTS_NOTSUPP;
+        return;
+    }
+    c->family->measure(c, repeat, res);
+}
+
 int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t n)
 {
     FILE *ev = fdopen(o->worker_fd, "w");
@@ -121,12 +140,16 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
         /* Cases differing only in busy placement share one idle measurement. */
         const char *dot = strrchr(cs->id, '.');
         size_t klen = (size_t)(dot - cs->id);
-        if (strncmp(idle_key, cs->id, klen) || idle_key[klen] != '\0') {
-            snprintf(idle_key, sizeof idle_key, "%.*s", (int)klen, cs->id);
-            if (!e->broken[0])
-                cts_engine_idle(e, cs, &idle);
+        if (cs->family->measure) {
+            measure_own(e, cs, o->repeat, res);
+        } else {
+            if (strncmp(idle_key, cs->id, klen) || idle_key[klen] != '\0') {
+                snprintf(idle_key, sizeof idle_key, "%.*s", (int)klen, cs->id);
+                if (!e->broken[0])
+                    cts_engine_idle(e, cs, &idle);
+            }
+            cts_engine_run_case(e, cs, &idle, o->repeat, res);
         }
-        cts_engine_run_case(e, cs, &idle, o->repeat, res);
         int lost = !e->broken[0] && context_lost(why, sizeof why);
         if (lost) {
             res->status = CTS_CRASH;

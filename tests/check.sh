@@ -115,4 +115,34 @@ error "'$tmp/unjudged.json' is not judged against the documentation: run sync-ct
 error "'$tmp/w.json': waiver 1 has a driver bound" run 'memcpy.d2d.*' --waivers "$tmp/w.json" --out "$tmp/m.json"
 [ -e "$tmp/m.json" ] && fail "a run with a bad waivers file left a matrix"
 
+# The overlap family's cases (a pair, a staged-copy pattern): their verdict and
+# evidence members are checked like the others', and cite tells them apart.
+k0=overlap.kernel.with_h2d_pinned.op_nonblocking.busy_nonblocking
+ov="$root/reports/comparisons/driver-580.159.04-cuda-13.0/families-wip-258a333/h100/overlap-default-508aec6.json.gz"
+run 0 check "$ov"
+run 0 cite overlap.d2d.with_kernel_high.op_nonblocking.busy_nonblocking "$ov"
+grep -q '^Two operations issued one after the other from one host thread: d2d on a non-blocking stream, then kernel on a non-blocking stream of the highest priority\. They ran at once (overlaps) (`O`)\. Repetition 1: ' "$tmp/out" ||
+    fail "cite of an overlap pair: $(cut -c1-300 "$tmp/out")"
+run 0 cite overlap.staged_v1.op_blocking.busy_blocking "$ov"
+grep -q '^The staged-copy pattern staged_v1: one 32 MiB pinned array in 4 slices, .* on 4 blocking streams, .* Repetition 1: sequential [0-9.]* us, staged [0-9.]* us' "$tmp/out" ||
+    fail "cite of a staged-copy case: $(cut -c1-300 "$tmp/out")"
+python3 - "$ov" "$tmp" <<'PY'
+import gzip, json, sys
+k = "overlap.kernel.with_h2d_pinned.op_nonblocking.busy_nonblocking"
+m = json.load(gzip.open(sys.argv[1]))
+m["cases"][k]["verdict"]["overlap"] = "sometimes"
+json.dump(m, open(sys.argv[2] + "/ov-verdict.json", "w"))
+m = json.load(gzip.open(sys.argv[1]))
+m["cases"][k]["evidence"]["pair"]["fraction"] = [1.0]
+json.dump(m, open(sys.argv[2] + "/ov-pair.json", "w"))
+m = json.load(gzip.open(sys.argv[1]))
+m["cases"][k]["with"] = 7
+json.dump(m, open(sys.argv[2] + "/ov-with.json", "w"))
+PY
+error "case '$k0': verdict.overlap is \"sometimes\", not overlaps, partial, shares or serializes" check "$tmp/ov-verdict.json"
+error "case '$k0': evidence.pair.fraction is not an array of 2 numbers" check "$tmp/ov-pair.json"
+error "case '$k0': with is" check "$tmp/ov-with.json"
+error "verdict.overlap is" render "$tmp/ov-verdict.json" --out "$tmp/ov.md"
+[ -e "$tmp/ov.md" ] && fail "render of a bad overlap matrix left a file"
+
 finish "check tests"

@@ -208,5 +208,59 @@ int main(void)
     CHECK_INT(res.status, CTS_VARIES);
     CHECK(res.verdict.rejected == NULL);
     CHECK_CONTAINS(res.reason, "rejected: cudaErrorInvalidValue cudaErrorInvalidValue n/a");
+
+    /* A pair (the overlap family), from the H100 prototype's medians: times
+     * alone, then A's and B's start and end events in the pair. */
+    struct { double aa, ba, a0, a1, b0, b1; enum cts_overlap want; } pairs[] = {
+        {2014.6, 1235.3, 0, 2011.8, 5, 1241.0, CTS_OVERLAP_OVERLAPS},    /* kernel, h2d pinned */
+        {1235.3, 1229.2, 0, 1579.0, 4, 1500.0, CTS_OVERLAP_OVERLAPS},    /* h2d and d2h pinned: 0.72, contended */
+        {1235.3, 1235.3, 0, 1222.5, 4, 2447.1, CTS_OVERLAP_SERIALIZES},  /* h2d, h2d: one engine */
+        {723.7, 723.7, 0, 1421.0, 3, 1425.7, CTS_OVERLAP_SHARES},         /* d2d, d2d: bandwidth */
+        {723.7, 2014.6, 0, 716.1, 6, 2710.2, CTS_OVERLAP_SERIALIZES},    /* d2d, then a kernel */
+        {9632.3, 2014.6, 0, 8762.2, 8770.0, 10784.6, CTS_OVERLAP_SERIALIZES}, /* pageable first */
+        {1000, 1000, 0, 1000, 2, 1500, CTS_OVERLAP_PARTIAL},
+        {1000, 1000, 0, 1000, 2, 1450, CTS_OVERLAP_NA},                   /* between the bands */
+        {1000, 1000, 0, 1000, 2, 1750, CTS_OVERLAP_NA},                   /* 0.25: between serial and partial */
+        {1000, 1000, 0, 1400, 2, 1900, CTS_OVERLAP_NA},                   /* slowed a little */
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+        struct cts_pair_obs p = {.a_alone_us = pairs[k].aa, .b_alone_us = pairs[k].ba,
+                                 .a_start_us = pairs[k].a0, .a_end_us = pairs[k].a1,
+                                 .b_start_us = pairs[k].b0, .b_end_us = pairs[k].b1};
+        cts_pair_judge(&p);
+        CHECK_INT(p.overlap, pairs[k].want);
+    }
+    /* Same stream: B's start event after A's end proves it, whatever the times say. */
+    struct cts_pair_obs same = {.a_alone_us = 1000, .b_alone_us = 10, .a_start_us = 0, .a_end_us = 500,
+                                .b_start_us = 500.5, .b_end_us = 600};
+    cts_pair_judge(&same);
+    CHECK_INT(same.overlap, CTS_OVERLAP_SERIALIZES);
+    CHECK(fabs(same.makespan_us - 600) < 1e-9 && fabs(same.fraction - 41.0) < 1e-9);
+    /* A staged-copy version: the share of the saving perfect overlap would give. */
+    struct cts_staged_obs st = {.sequential_us = 2590, .version_us = 1690, .h2d_us = 620, .kernel_us = 1300,
+                                .d2h_us = 620};
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_OVERLAPS); /* (2590-1690)/(2590-1300) = 0.70 */
+    st.version_us = 2500;
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_SERIALIZES);
+    st.version_us = 2000;
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_PARTIAL);
+    st.version_us = 2250; /* 0.26: between the bands */
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_NA);
+    st.kernel_us = 3000; /* no phase may be longer than the whole */
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_NA);
+    /* Repetitions of a pair: their verdicts agree (PASS, the letter) or not (VARIES). */
+    memset(&res, 0, sizeof res);
+    res.nreps = 3;
+    for (int i = 0; i < 3; i++)
+        res.reps[i].pair.overlap = CTS_OVERLAP_SHARES;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_STR(res.symbol, "C");
+    CHECK_INT(res.verdict.host, CTS_HOST_NA);
+    res.reps[1].pair.overlap = CTS_OVERLAP_OVERLAPS;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK_STR(res.symbol, "C/O");
+    CHECK_CONTAINS(res.reason, "overlap: shares overlaps shares");
     CHECK_DONE();
 }

@@ -78,7 +78,7 @@ int main(void)
      * (half with a stream) only at the 4 sizes they divide; the 6 runtime
      * ones at 4 KiB with the second-thread placements, and at 4 KiB, 1 and
      * 16 MiB behind a host function on the op stream. */
-    CHECK_INT(count_glob("*memset*"), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10) +
+    CHECK_INT(count_in("*memset*", "memset", NULL), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10) +
                                           4 * 3 * (3 * 1 + 3 * 5));
     CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), 0);
     /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
@@ -93,6 +93,9 @@ int main(void)
     CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6 + 3 * 5 + 2 * 6 + 32);
     /* trigger: 9 calls without a stream, 2 with one. */
     CHECK_INT(count_family("trigger"), 9 * 6 + 2 * 32);
+    /* first_launch: the first launch of a fresh kernel, on every op stream and placement. */
+    CHECK_INT(count_family("first_launch"), 32);
+    CHECK_INT(count_in("launch.first.*", "first_launch", "launch.first"), 32);
     /* copy: the grid in cases/copy.c's header comment. */
     CHECK_INT(count_family("copy"), 3376);
     /* declared on every stream; NOTSUPP on the legacy one is decided at run time */
@@ -108,7 +111,15 @@ int main(void)
     CHECK_INT(count_family("nope"), 0);
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("stream") + count_family("managed") +
-                          count_family("trigger")));
+                          count_family("trigger") + count_family("first_launch") +
+                          count_family("overlap")));
+    /* overlap: 64 ordered pairs of 8 operations x 18 (A's stream, B's) pairs: 4 op streams x 5
+     * placements, less B on the legacy or per-thread stream that is A's. */
+    /* and B a kernel on a high-priority stream: 8 A x 4 op streams x 2 placements; and 3 staged-copy
+     * versions x 2 stream kinds */
+    CHECK_INT(count_family("overlap"), 64 * 18 + 8 * 4 * 2 + 3 * 2);
+    CHECK_INT(count_in("overlap.kernel.with_h2d_pinned.*", "overlap", NULL), 18);
+    CHECK_INT(count_in(NULL, NULL, "overlap.kernel"), 8 * 18 + 4 * 2); /* B does not split A's group */
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
@@ -140,7 +151,7 @@ int main(void)
     CHECK(cts_busy_is_hostfn(CTS_BUSY_SAME_HOSTFN) && cts_busy_in_op_stream(CTS_BUSY_SAME_HOSTFN) &&
           !cts_busy_is_hostfn(CTS_BUSY_SAME) && !cts_busy_in_op_stream(CTS_BUSY_HOSTFN));
     CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
-    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14);
+    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10);
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
@@ -156,7 +167,7 @@ int main(void)
         int dots = 0;
         for (const char *p = all[i].id; *p; p++)
             dots += *p == '.';
-        CHECK_INT(dots, 2 + (all[i].variant != NULL) + (all[i].dir != CTS_DIR_NONE) +
+        CHECK_INT(dots, 2 + (all[i].variant != NULL) + (all[i].with != NULL) + (all[i].dir != CTS_DIR_NONE) +
                             (all[i].mem >= 0) + (all[i].size_idx >= 0) +
                             (all[i].kind != CTS_KIND_NONE));
         struct cts_case copy = all[i];

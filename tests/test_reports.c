@@ -535,6 +535,17 @@ static void view(void)
     CHECK(cts_verdict_equal(&v.verdict, &x));
     x.rejected = NULL;
     CHECK(!cts_verdict_equal(&v.verdict, &x));
+    /* An overlap case: its second operation and its verdict, read; a verdict that
+     * differs only there is another verdict. */
+    CHECK_STR(v.with, "");
+    json_object_set_new(c, "with", json_string("d2d"));
+    json_object_set_new(json_object_get(c, "verdict"), "overlap", json_string("shares"));
+    cts_case_view(&v, "the.id", c);
+    CHECK_STR(v.with, "d2d");
+    CHECK_INT(v.verdict.overlap, CTS_OVERLAP_SHARES);
+    x = v.verdict;
+    x.overlap = CTS_OVERLAP_SERIALIZES;
+    CHECK(!cts_verdict_equal(&v.verdict, &x));
     json_decref(c);
 }
 

@@ -1,0 +1,34 @@
+/* The first_launch family's kernels: CTS_FRESH_KERNELS distinct kernels, so
+ * that every launch the family makes is the first launch of its kernel in the
+ * process.  Under lazy loading the runtime loads a kernel at its first use;
+ * this file is its own module (fatbin), loaded at the first use of any of
+ * them: the family's first idle call, before anything is measured. */
+#include <cuda_runtime.h>
+#include <utility>
+
+#define CTS_FRESH_KERNELS 1024
+
+/* Stores value + N where it is told: the launch ran, and it was this kernel. */
+template <int N> __global__ void cts_fresh(unsigned int *where, unsigned int value)
+{
+    *where = value + N;
+}
+
+template <int... I> static const void *const *fresh_table(std::integer_sequence<int, I...>)
+{
+    static const void *const table[] = {(const void *)&cts_fresh<I>...};
+    return table;
+}
+
+extern "C" int cts_fresh_kernels(void) { return CTS_FRESH_KERNELS; }
+
+/* Launches kernel i (1 block, 1 thread) on s through cudaLaunchKernel: it
+ * stores value + i into *where. */
+extern "C" cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value)
+{
+    const void *const *table = fresh_table(std::make_integer_sequence<int, CTS_FRESH_KERNELS>());
+    void *args[] = {&where, &value};
+    if (i < 0 || i >= CTS_FRESH_KERNELS)
+        return cudaErrorInvalidValue;
+    return cudaLaunchKernel(table[i], dim3(1), dim3(1), args, 0, s);
+}
