@@ -218,9 +218,11 @@ int main(void)
         {723.7, 723.7, 0, 1421.0, 3, 1425.7, CTS_OVERLAP_SHARES},         /* d2d, d2d: bandwidth */
         {723.7, 2014.6, 0, 716.1, 6, 2710.2, CTS_OVERLAP_SERIALIZES},    /* d2d, then a kernel */
         {9632.3, 2014.6, 0, 8762.2, 8770.0, 10784.6, CTS_OVERLAP_SERIALIZES}, /* pageable first */
-        {1000, 1000, 0, 1000, 2, 1500, CTS_OVERLAP_PARTIAL},
-        {1000, 1000, 0, 1000, 2, 1450, CTS_OVERLAP_NA},                   /* between the bands */
-        {1000, 1000, 0, 1000, 2, 1750, CTS_OVERLAP_NA},                   /* 0.25: between serial and partial */
+        {612, 579, 0, 866, 12, 774, CTS_OVERLAP_OVERLAPS},  /* h2d pinned, d2h pageable: 0.57, both slowed */
+        {1000, 1000, 0, 1000, 2, 1500, CTS_OVERLAP_OVERLAPS},              /* 0.50: half hidden */
+        {1000, 1000, 0, 1000, 2, 1600, CTS_OVERLAP_PARTIAL},               /* 0.40 */
+        {1000, 1000, 0, 1000, 2, 1530, CTS_OVERLAP_NA},                   /* 0.47: between the bands */
+        {1000, 1000, 0, 1000, 2, 1770, CTS_OVERLAP_NA},                   /* 0.23: between serial and partial */
         {1000, 1000, 0, 1400, 2, 1900, CTS_OVERLAP_NA},                   /* slowed a little */
     };
     for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
@@ -242,9 +244,9 @@ int main(void)
     CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_OVERLAPS); /* (2590-1690)/(2590-1300) = 0.70 */
     st.version_us = 2500;
     CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_SERIALIZES);
-    st.version_us = 2000;
+    st.version_us = 2100; /* 0.38 */
     CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_PARTIAL);
-    st.version_us = 2250; /* 0.26: between the bands */
+    st.version_us = 2300; /* 0.22: between the bands */
     CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_NA);
     st.kernel_us = 3000; /* no phase may be longer than the whole */
     CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_NA);
