@@ -405,8 +405,8 @@ fail:
     return -1;
 }
 
-/* One repetition into r, measured again while undecided (TRIES times at
- * most, then INCONCLUSIVE); *host_us: the host's time for it. */
+/* One repetition into r, measured again while its times give no fraction
+ * (TRIES times at most, then INCONCLUSIVE); *host_us: the host's time for it. */
 static void one_rep(const struct cts_case *c, enum op a, enum op b, int version, struct cts_result *res,
                     struct cts_rep *r, double *host_us)
 {
@@ -427,17 +427,17 @@ static void one_rep(const struct cts_case *c, enum op a, enum op b, int version,
         }
         if (r->pair.overlap != CTS_OVERLAP_NA)
             return;
-        res->window_retries++; /* undecided: measured again */
+        res->window_retries++; /* no fraction: measured again */
     }
     r->status = CTS_INCONCLUSIVE;
     if (version)
         snprintf(r->reason, sizeof r->reason,
-                 "the staged version's overlap fraction stayed between the bands %d times (last %.2f)", TRIES,
-                 r->staged.fraction);
+                 "the staged version's times gave no fraction %d times (the sequential run was not longer "
+                 "than its longest phase)", TRIES);
     else
         snprintf(r->reason, sizeof r->reason,
-                 "the pair's overlap fraction stayed between the bands %d times (last %.2f, the first to end "
-                 "stretched %.2f)", TRIES, r->pair.fraction, r->pair.stretch);
+                 "the pair's times gave no overlap fraction %d times (an operation alone took no time)",
+                 TRIES);
 }
 
 static void measure(const struct cts_case *c, int repeat, struct cts_result *res)

@@ -221,9 +221,12 @@ int main(void)
         {612, 579, 0, 866, 12, 774, CTS_OVERLAP_OVERLAPS},  /* h2d pinned, d2h pageable: 0.57, both slowed */
         {1000, 1000, 0, 1000, 2, 1500, CTS_OVERLAP_OVERLAPS},              /* 0.50: half hidden */
         {1000, 1000, 0, 1000, 2, 1600, CTS_OVERLAP_PARTIAL},               /* 0.40 */
-        {1000, 1000, 0, 1000, 2, 1530, CTS_OVERLAP_NA},                   /* 0.47: between the bands */
-        {1000, 1000, 0, 1000, 2, 1770, CTS_OVERLAP_NA},                   /* 0.23: between serial and partial */
-        {1000, 1000, 0, 1400, 2, 1900, CTS_OVERLAP_NA},                   /* slowed a little */
+        {1000, 1000, 0, 1000, 2, 1510, CTS_OVERLAP_PARTIAL},              /* 0.49: no gap below overlaps */
+        {1000, 1000, 0, 1000, 2, 1800, CTS_OVERLAP_PARTIAL},              /* 0.20 */
+        {1000, 1000, 0, 1000, 2, 1810, CTS_OVERLAP_SERIALIZES},           /* 0.19, not slowed */
+        {1000, 1000, 0, 1400, 2, 1900, CTS_OVERLAP_SERIALIZES},           /* 0.10, slowed 1.4 times */
+        {1000, 1000, 0, 1500, 2, 1900, CTS_OVERLAP_SHARES},               /* 0.10, slowed 1.5 times */
+        {0, 1000, 0, 1000, 2, 1900, CTS_OVERLAP_NA},                      /* no time alone: no fraction */
     };
     for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
         struct cts_pair_obs p = {.a_alone_us = pairs[k].aa, .b_alone_us = pairs[k].ba,
@@ -246,8 +249,10 @@ int main(void)
     CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_SERIALIZES);
     st.version_us = 2100; /* 0.38 */
     CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_PARTIAL);
-    st.version_us = 2300; /* 0.22: between the bands */
-    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_NA);
+    st.version_us = 2330; /* 0.20 */
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_PARTIAL);
+    st.version_us = 2340; /* 0.19 */
+    CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_SERIALIZES);
     st.kernel_us = 3000; /* no phase may be longer than the whole */
     CHECK_INT(cts_staged_judge(&st), CTS_OVERLAP_NA);
     /* Repetitions of a pair: their verdicts agree (PASS, the letter) or not (VARIES). */
