@@ -81,17 +81,17 @@ static size_t put(struct cts_case *out, size_t cap, size_t n, const char *a, con
 static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0, nops = sizeof op_streams / sizeof *op_streams, nb = sizeof b_streams / sizeof *b_streams;
-    for (int a = 0; a < NOPS; a++) /* every ordered pair, every (A's stream, B's) */
-        for (int b = 0; b < NOPS; b++)
+    for (int a = 0; a < NOPS; a++) { /* A's cases together: one CTest group */
+        for (int b = 0; b < NOPS; b++) /* every ordered pair, every (A's stream, B's) */
             for (size_t o = 0; o < nops; o++)
                 for (size_t p = 0; p < nb; p++)
                     if (!cts_busy_is_op_stream(op_streams[o], b_streams[p]))
                         n = put(out, cap, n, op_names[a], op_names[b], op_streams[o], b_streams[p]);
-    for (int a = 0; a < NOPS; a++) /* B a kernel of the highest priority, on a created stream */
-        for (size_t o = 0; o < nops; o++)
+        for (size_t o = 0; o < nops; o++) /* B a kernel of the highest priority, on a created stream */
             for (int k = 0; k < 2; k++)
                 n = put(out, cap, n, op_names[a], KERNEL_HIGH, op_streams[o],
                         k ? CTS_BUSY_NONBLOCKING : CTS_BUSY_BLOCKING);
+    }
     for (size_t v = 0; v < sizeof staged / sizeof *staged; v++) /* the staged copies, on created streams */
         for (int k = 0; k < 2; k++)
             n = put(out, cap, n, staged[v], NULL, k ? CTS_OP_NONBLOCKING : CTS_OP_BLOCKING,
