@@ -88,9 +88,9 @@ static int control_observe(struct control_state *st, int rep)
     enum cts_order *first = st->first;
     unsigned seq = st->seq;
 
-    HCHECK(ce->reason, cts_launch_marker(s[1], &e->mk_dev[1], seq));
-    HCHECK(ce->reason, cts_launch_marker(s[2], &e->mk_dev[2], seq));
-    HCHECK(ce->reason, cts_launch_marker(s[0], &e->mk_dev[0], seq));
+    HCHECK(ce->reason, cts_eng_marker(e, s[1], &e->mk_dev[1], seq));
+    HCHECK(ce->reason, cts_eng_marker(e, s[2], &e->mk_dev[2], seq));
+    HCHECK(ce->reason, cts_eng_marker(e, s[0], &e->mk_dev[0], seq));
     double tm = cts_now_us();
     while (cts_now_us() - tm < CONTROL_WINDOW_US &&
            !(e->mk_host[0].done == seq && e->mk_host[1].done == seq && e->mk_host[2].done == seq))

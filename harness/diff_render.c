@@ -186,7 +186,8 @@ int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm)
                   {"toolkit", "environment.versions.toolkit"},
                   {"default stream", "environment.settings.default_stream"},
                   {"device schedule", "environment.settings.device_schedule"},
-                  {"module loading", "environment.settings.module_loading"}},
+                  {"module loading", "environment.settings.module_loading"},
+                  {"hold", "run.harness.hold"}},
       after[] = {{"suite revision", "environment.suite_revision"}, {"date", "run.date"}, {"counts", "run.counts"}};
     const size_t nb = sizeof before / sizeof *before, na = sizeof after / sizeof *after;
 

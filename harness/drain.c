@@ -39,7 +39,7 @@ static int rep_drain(struct rep_state *st)
         cts_eng_setf(r->reason, "the gate reached its %%globaltimer deadline: the watchdog never opened it");
         return 0;
     }
-    if (markers && !cts_busy_is_hostfn(st->c->busy)) { /* a host-function gate's: host-observed, above */
+    if (markers && !cts_busy_is_hostfn(st->c->busy) && cts_eng_gpu_stamps(e)) { /* else host-observed (rep.c) */
         double gate_end = (double)e->gate_host->end_ns;
         r->op_after_gpu_us = ((double)e->mk_host[0].stamp_ns - gate_end) / 1e3;
         r->third_blocking_gpu_us = ((double)e->mk_host[1].stamp_ns - gate_end) / 1e3;

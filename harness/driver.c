@@ -27,7 +27,7 @@ static const struct {
     E(cuMemMap),          E(cuMemUnmap),        E(cuMemSetAccess),
     E(cuMemGetAllocationGranularity),
     E(cuCtxGetDevice),    E(cuDeviceGetAttribute), E(cuModuleLoadData), E(cuModuleUnload),
-    E(cuModuleGetFunction), E(cuLaunchKernel),
+    E(cuModuleGetFunction), E(cuLaunchKernel), E(cuStreamWaitValue32), E(cuStreamWriteValue32),
 #undef E
 };
 

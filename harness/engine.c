@@ -104,7 +104,7 @@ static int selfcheck_marker_idle(struct cts_engine *e)
     for (int i = 0; i < IDLE_SAMPLES; i++) {
         unsigned seq = ++e->seq;
         double t0 = cts_now_us();
-        HCHECK(e->broken, cts_launch_marker(e->nonblocking[0], &e->mk_dev[0], seq));
+        HCHECK(e->broken, cts_eng_marker(e, e->nonblocking[0], &e->mk_dev[0], seq));
         if (!cts_eng_wait_marker(e, 0, seq, START_LIMIT_US)) {
             cts_eng_setf(e->broken, "self-check: a marker on an idle GPU did not run within %.0f s",
                          START_LIMIT_US / 1e6);
@@ -160,7 +160,7 @@ static int selfcheck_streams(struct cts_engine *e, int *held)
         HCHECK(e->broken, cudaDeviceSynchronize());
         cts_latch_close(&e->latch);
         if (checks[k].gate)
-            HCHECK(e->broken, cts_launch_gate(checks[k].gate, e->flag_dev, 10000000000ull, e->gate_dev, seq));
+            HCHECK(e->broken, cts_eng_gate(e, checks[k].gate, 10000000000ull, seq));
         else
             HCHECK(e->broken, worker_launch_gate(e, 1, 10000000000ull, seq));
         if (!cts_eng_wait_gate_started(e, seq)) {
@@ -169,11 +169,11 @@ static int selfcheck_streams(struct cts_engine *e, int *held)
             return -1;
         }
         if (checks[k].gate)
-            HCHECK(e->broken, cts_launch_marker(checks[k].gate, &e->mk_dev[0], seq));
+            HCHECK(e->broken, cts_eng_marker(e, checks[k].gate, &e->mk_dev[0], seq));
         else
             HCHECK(e->broken, worker_launch_marker(e, 1, &e->mk_dev[0], seq));
         for (int i = 0; i < checks[k].n; i++)
-            HCHECK(e->broken, cts_launch_marker(checks[k].run[i], &e->mk_dev[1 + i], seq));
+            HCHECK(e->broken, cts_eng_marker(e, checks[k].run[i], &e->mk_dev[1 + i], seq));
         for (int i = 0; i < checks[k].n; i++) {
             if (cts_eng_wait_marker(e, 1 + i, seq, 200000.0))
                 continue;
@@ -234,6 +234,37 @@ static int selfcheck(struct cts_engine *e)
     return 0;
 }
 
+/* The wait-value hold: its driver functions and deadline thread, and one
+ * open wait and marker on every stream.  A driver or device without stream
+ * memory operations leaves every case NOTSUPP, naming the error.  0, or -1
+ * with e->broken or e->unmeasurable set. */
+static int warm_wait_value(struct cts_engine *e)
+{
+    if (cts_hold_start(e)) {
+        cts_eng_setf(e->unmeasurable, "the wait-value hold needs cuStreamWaitValue32 and "
+                                      "cuStreamWriteValue32, which this driver does not give");
+        return -1;
+    }
+    cudaStream_t all[] = {(cudaStream_t)0,  cudaStreamLegacy,  cudaStreamPerThread,
+                          e->blocking[0],   e->blocking[1],    e->blocking[2],
+                          e->nonblocking[0], e->nonblocking[1], e->nonblocking[2]};
+    *e->flag_host = 1u;
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        unsigned seq = ++e->seq;
+        if (cts_eng_gate(e, all[i], 1000000000ull, seq) != cudaSuccess ||
+            cts_eng_marker(e, all[i], &e->mk_dev[i], seq) != cudaSuccess) {
+            (void)cudaGetLastError();
+            cts_eng_setf(e->unmeasurable, "the wait-value hold cannot be used here: a stream memory "
+                                          "operation returned %s", cts_driver_error_name(e->hold_error));
+            return -1;
+        }
+        HCHECK(e->broken, cudaDeviceSynchronize());
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 /* Launches must return before their kernel ends, or nothing can be held:
  * under CUDA_LAUNCH_BLOCKING=1 the gate's own launch would wait for the gate.
  * A gate that ends itself after PROBE_BUDGET_NS tells which.  If launches are
@@ -250,7 +281,7 @@ static int launch_probe(struct cts_engine *e)
     cts_latch_open(&e->latch);
     HCHECK(e->broken, cudaDeviceSynchronize());
     e->selfcheck.launches_async = !ended;
-    if (ended) {
+    if (ended && e->hold == CTS_HOLD_KERNEL) { /* a wait-value hold is no launch */
         const char *lb = getenv("CUDA_LAUNCH_BLOCKING");
         cts_eng_setf(e->unmeasurable,
                      "kernel launches are synchronous here (CUDA_LAUNCH_BLOCKING=%s): the gate's launch "
@@ -276,7 +307,7 @@ static int measure_wake(struct cts_engine *e)
         unsigned seq = ++e->seq;
         HCHECK(e->broken, cudaDeviceSynchronize());
         cts_latch_close(&e->latch);
-        HCHECK(e->broken, cts_launch_gate(e->nonblocking[1], e->flag_dev, 10000000000ull, e->gate_dev, seq));
+        HCHECK(e->broken, cts_eng_gate(e, e->nonblocking[1], 10000000000ull, seq));
         if (!cts_eng_wait_gate_started(e, seq)) {
             cts_latch_open(&e->latch);
             cts_eng_setf(e->broken, "self-check: the gate did not start");
@@ -310,6 +341,7 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
 {
     memset(e, 0, sizeof *e);
     e->device = device;
+    e->hold = cts_hold_selected;
     e->buf_bytes = buf_bytes;
     void *mapped = NULL;
 
@@ -374,6 +406,8 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
             HCHECK(e->broken, cudaDeviceSynchronize());
         }
     }
+    if (e->hold != CTS_HOLD_KERNEL && warm_wait_value(e))
+        return e->broken[0] ? -1 : 0;
     if (launch_probe(e))
         return -1;
     if (e->unmeasurable[0])
@@ -385,6 +419,7 @@ fail:
 
 void cts_engine_fini(struct cts_engine *e)
 {
+    cts_hold_stop(e);
     cts_eng_worker_stop(e);
     cts_latch_stop(&e->latch);
     (void)cudaDeviceSynchronize();

@@ -4,8 +4,12 @@
 #define CTS_ENGINE_H
 
 #include "cts.h"
+#include "hold.h"
 #include "kernels.h"
 #include "latch.h"
+
+#include <cuda.h>
+#include <stdatomic.h>
 
 #include <cuda_runtime_api.h>
 
@@ -95,6 +99,13 @@ struct cts_engine {
         unsigned seq;
         double budget_us;
     } hostfn_gate; /* the one host-function gate in flight (busy_hostfn) */
+    enum cts_hold hold;            /* how work is held (hold.h) */
+    _Atomic double hold_deadline_us; /* wait-value: when the deadline thread opens the flag */
+    atomic_uint hold_seq;          /* ... for the wait of this gate */
+    atomic_int hold_quit;
+    int hold_running;
+    pthread_t hold_thread;
+    CUresult hold_error;           /* the stream memory operation that failed, if one did */
     unsigned int seq;
     struct cts_selfcheck selfcheck;
     struct cts_control_entry control[CTS_OP_COUNT][CTS_BUSY_COUNT];

@@ -175,6 +175,10 @@ static void environment(FILE *f, const json_t *m)
         fputs("; module loading ", f);
         esc(f, e.module_loading);
     }
+    if (*e.hold) { /* recorded from 3b83165f98b2 on */
+        fputs("; work held by ", f);
+        esc(f, e.hold);
+    }
     fputs("; ", f);
     {
         const char *k;

@@ -145,7 +145,7 @@ static int idle_complete(struct idle_state *st)
     cudaStream_t s = st->s;
     unsigned seq = st->seq;
 
-    HCHECK(idle->reason, cts_launch_marker(s, &e->mk_dev[0], seq));
+    HCHECK(idle->reason, cts_eng_marker(e, s, &e->mk_dev[0], seq));
     /* Nothing is held here, so the stream may be asked after a while:
      * work that failed (a lost context) ends the wait at once. */
     cudaError_t qerr = cudaSuccess;

@@ -31,7 +31,7 @@ static const char usage_text[] =
     "usage: sync-cts list [GLOB] [--family NAME] [--group NAME] [--groups]\n"
     "       sync-cts run [GLOB] [--family NAME] [--group NAME] [--repeat N] [--out FILE.json[.gz]]\n"
     "                    [--log FILE] [--device N] [--schedule auto|spin|yield|blocking-sync]\n"
-    "                    [--waivers FILE] [--baseline MATRIX] [--split-groups DIR]\n"
+    "                    [--waivers FILE] [--baseline MATRIX] [--split-groups DIR] [--hold kernel|wait-value]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
     "       sync-cts render MATRIX.json[.gz] [--format md|csv|html] [--out FILE|-]   (default: stdout)\n"

@@ -310,6 +310,8 @@ static void environment(FILE *f, const json_t *m)
     md(f, "| Settings | default stream %t; schedule %t", e.default_stream, e.schedule);
     if (*e.module_loading) /* recorded from 2026-11 on */
         md(f, "; module loading %t", e.module_loading);
+    if (*e.hold) /* recorded from 3b83165f98b2 on */
+        md(f, "; work held by %t", e.hold);
     fprintf(f, " |\n");
     {
         const char *k;

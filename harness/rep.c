@@ -183,9 +183,9 @@ static int rep_returned(struct rep_state *st)
             ((volatile unsigned char *)src)[off[i]] = w;
     /* Third streams first: a marker on the op stream could itself make
      * them wait (the legacy stream does), and that would be ours, not the call's. */
-    HCHECK(r->reason, cts_launch_marker(third[0], &e->mk_dev[1], seq));
-    HCHECK(r->reason, cts_launch_marker(third[1], &e->mk_dev[2], seq));
-    HCHECK(r->reason, cts_launch_marker(ops, &e->mk_dev[0], seq));
+    HCHECK(r->reason, cts_eng_marker(e, third[0], &e->mk_dev[1], seq));
+    HCHECK(r->reason, cts_eng_marker(e, third[1], &e->mk_dev[2], seq));
+    HCHECK(r->reason, cts_eng_marker(e, ops, &e->mk_dev[0], seq));
     st->markers = 3;
     /* The window ends early once every marker the control saw run has
      * run: one the control saw held is held by stream semantics alone
@@ -205,8 +205,9 @@ static int rep_returned(struct rep_state *st)
         *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
     double t_open = cts_now_us();
     cts_latch_open(&e->latch);
-    if (cts_busy_is_hostfn(c->busy)) {
-        /* A host function ends on the host clock, which the GPU's cannot
+    if (cts_busy_is_hostfn(c->busy) || !cts_eng_gpu_stamps(e)) {
+        /* A host function ends on the host clock (and a wait-value hold's
+         * markers carry no stamp), which the GPU's cannot
          * be compared with: when each marker ran after the gate opened is
          * what the host sees, polling (sub-microsecond). */
         double *lat[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us,

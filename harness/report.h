@@ -112,6 +112,7 @@ struct cts_env_view {
     const char *gpu, *compute_capability, *uuid;
     const char *driver; /* versions.driver; "unknown" where null */
     const char *driver_api, *runtime, *toolkit, *default_stream, *schedule, *module_loading, *suite_revision, *date;
+    const char *hold; /* run.harness.hold: "kernel", "wait-value"; "" before it was recorded */
     const json_t *variables; /* settings.environment_variables: a string, or null where unset */
 };
 void cts_env_view(struct cts_env_view *e, const json_t *m);

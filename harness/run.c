@@ -109,6 +109,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
         {"family", required_argument, NULL, 'f'}, {"schedule", required_argument, NULL, 's'},
         {"group", required_argument, NULL, 'G'}, {"waivers", required_argument, NULL, 'w'},
         {"baseline", required_argument, NULL, 'b'}, {"split-groups", required_argument, NULL, 'S'},
+        {"hold", required_argument, NULL, 'H'},
         /* internal: the supervisor starts workers so */
         {"worker-from", required_argument, NULL, 'W'}, {"worker-fd", required_argument, NULL, 'F'},
         {0}};
@@ -151,6 +152,12 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
             if (o->sched == 4)
                 return cts_die(EXIT_USAGE, "--schedule wants auto, spin, yield or blocking-sync, not '%s'",
                                optarg);
+            break;
+        case 'H':
+            for (o->hold = 0; o->hold < CTS_HOLD_COUNT && strcmp(optarg, cts_hold_names[o->hold]); o->hold++)
+                ;
+            if (o->hold == CTS_HOLD_COUNT)
+                return cts_die(EXIT_USAGE, "--hold wants kernel or wait-value, not '%s'", optarg);
             break;
         default:
             return cts_bad_option(c, argv);

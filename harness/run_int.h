@@ -29,7 +29,7 @@ struct cts_run_schedule {
 extern const struct cts_run_schedule cts_run_schedules[];
 
 struct run_opts {
-    int repeat, device, sched;
+    int repeat, device, sched, hold; /* hold: enum cts_hold */
     const char *out, *logpath, *glob, *family, *group, *waivers, *baseline, *split;
     long worker_from; /* -1: the supervisor */
     int worker_fd;

@@ -65,11 +65,10 @@ void cts_eng_worker_stop(struct cts_engine *e)
 
 /* A launch the worker makes on its own legacy or per-thread default stream. */
 struct launch_job {
+    struct cts_engine *e;
     int perthread; /* cudaStreamPerThread (the worker's), else cudaStreamLegacy */
     int gate;      /* the gate, else a marker */
-    const volatile unsigned int *flag;
     unsigned long long budget_ns;
-    struct cts_gate_record *gate_rec;
     struct cts_marker_record *marker_rec;
     unsigned int seq;
 };
@@ -78,21 +77,20 @@ static cudaError_t launch_job(void *arg)
 {
     struct launch_job *j = arg;
     cudaStream_t s = j->perthread ? cudaStreamPerThread : cudaStreamLegacy;
-    return j->gate ? cts_launch_gate(s, j->flag, j->budget_ns, j->gate_rec, j->seq)
-                   : cts_launch_marker(s, j->marker_rec, j->seq);
+    return j->gate ? cts_eng_gate(j->e, s, j->budget_ns, j->seq) : cts_eng_marker(j->e, s, j->marker_rec, j->seq);
 }
 
 cudaError_t worker_launch_gate(struct cts_engine *e, int perthread,
                                unsigned long long budget_ns, unsigned seq)
 {
-    struct launch_job j = {perthread, 1, e->flag_dev, budget_ns, e->gate_dev, NULL, seq};
+    struct launch_job j = {e, perthread, 1, budget_ns, NULL, seq};
     return on_worker(e, launch_job, &j);
 }
 
 cudaError_t worker_launch_marker(struct cts_engine *e, int perthread,
                                  struct cts_marker_record *rec, unsigned seq)
 {
-    struct launch_job j = {perthread, 0, NULL, 0, NULL, rec, seq};
+    struct launch_job j = {e, perthread, 0, 0, rec, seq};
     return on_worker(e, launch_job, &j);
 }
 
@@ -160,7 +158,7 @@ cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum cts_busy
         return cudaLaunchHostFunc(busy == CTS_BUSY_HOSTFN ? e->nonblocking[1] : cts_eng_op_stream(e, op),
                                   hostfn_gate, e);
     }
-    return cts_launch_gate(busy_stream(e, op, busy), e->flag_dev, budget_ns, e->gate_dev, seq);
+    return cts_eng_gate(e, busy_stream(e, op, busy), budget_ns, seq);
 }
 
 /* ---- polling mapped records (no CUDA call) -------------------------------- */

@@ -112,6 +112,8 @@ static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
     argv[a++] = rep_s;
     argv[a++] = "--schedule";
     argv[a++] = (char *)cts_run_schedules[o->sched].name;
+    argv[a++] = "--hold";
+    argv[a++] = (char *)cts_hold_names[o->hold];
     if (o->family) {
         argv[a++] = "--family";
         argv[a++] = (char *)o->family;

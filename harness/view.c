@@ -182,6 +182,7 @@ void cts_env_view(struct cts_env_view *e, const json_t *m)
     e->module_loading = cts_json_str(set, "module_loading"); /* "" in matrices before it was recorded */
     e->suite_revision = cts_json_str(env, "suite_revision");
     e->date = cts_json_path_str(m, "run", "date");
+    e->hold = cts_json_str(json_object_get(json_object_get(m, "run"), "harness"), "hold");
     e->variables = json_object_get(set, "environment_variables");
 }
 

@@ -79,6 +79,7 @@ static json_t *harness_json(const struct cts_engine *e)
     json_object_set_new(harness, "track_fraction", json_real(TRACK_FRACTION));
     json_object_set_new(harness, "timeout_factor_managed", json_real(TIMEOUT_FACTOR_MANAGED));
     json_object_set_new(harness, "starved_retries", json_integer(STARVED_RETRIES));
+    json_object_set_new(harness, "hold", json_string(cts_hold_names[e->hold]));
     return json_pack("{s:s,s:o,s:o}", "event", "start", "selfcheck", selfcheck, "harness", harness);
 }
 
@@ -120,6 +121,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
             return cts_die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s",
                            cts_run_schedules[o->sched].name, cudaGetErrorName(serr));
     }
+    cts_hold_selected = (enum cts_hold)o->hold;
     json_t *env = cts_env_collect(o->device, err, sizeof err);
     struct cts_engine *e = calloc(1, sizeof *e);
     struct cts_result *res = calloc(1, sizeof *res);

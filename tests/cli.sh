@@ -21,6 +21,7 @@ expect 2 "unexpected argument 'extra'" list 'memcpy.*' extra
 expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger, first_launch, overlap)" list --family nope
 expect 2 "no case of group 'nope' matches '*'" list --group nope
 expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" run --schedule fast
+expect 2 "--hold wants kernel or wait-value, not 'gate'" run --hold gate
 expect 2 "cannot write '/nonexistent/dir/m.json.gz'" run --out /nonexistent/dir/m.json.gz
 expect 2 "no case of family 'alloc' matches 'memcpy*'" run --family alloc 'memcpy*' --out "$tmp/m.json"
 expect 2 "cannot write '/nonexistent/dir/m.json'" run --out /nonexistent/dir/m.json

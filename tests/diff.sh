@@ -298,6 +298,21 @@ grep -q "^\* module loading  *(not recorded)  *(not recorded)  *(not recorded)  
     fail "series: no module-loading row marking the matrices that lack it: $(grep 'module' "$tmp/out")"
 run 1 diff --series "$tmp/s1.json" "$tmp/s2.json" "$tmp/s3.json"
 lacks "$tmp/out" "module loading"
+# The way work was held (run --hold) is a setting of the run: shown, and marked where it differs.
+python3 - "$tmp" <<'EOF' || fail "python3 could not build the held-by matrices"
+import json, sys
+d = sys.argv[1]
+m = json.load(open(f"{d}/a.json"))
+for name, hold in (("k", "kernel"), ("wv", "wait-value")):
+    m["run"]["harness"] = {"hold": hold}
+    json.dump(m, open(f"{d}/hold-{name}.json", "w"))
+EOF
+run 0 diff "$tmp/hold-k.json" "$tmp/hold-wv.json"
+grep -q "^\* hold  *kernel  *wait-value$" "$tmp/out" || fail "no hold row marking the difference: $(grep hold "$tmp/out")"
+run 0 diff "$tmp/a.json" "$tmp/a.json"
+lacks "$tmp/out" "hold"
+run 0 render "$tmp/hold-wv.json"
+grep -q "^| Settings | .*; work held by wait-value |$" "$tmp/out" || fail "render: no 'work held by': $(grep Settings "$tmp/out")"
 # A change and its reversal, and a case absent from one: each step named; no one setting differs: letters.
 run 1 diff --series "$tmp/a.json" "$tmp/b.json.gz" "$tmp/a2.json" --format csv
 has "$tmp/out" "id,A,B,C,changed_at"
