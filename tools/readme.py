@@ -199,10 +199,14 @@ class Comparison:
         B is `X`, at an older revision): not a difference of the GPUs."""
         return sum(one_side_only(r) for r in self.rows)
 
+    @cached_property
+    def held_rows(self):
+        """The held-call cases that changed: neither measured on one side only nor an overlap pair."""
+        return [r for r in self.rows if not one_side_only(r) and not is_overlap(r[1])]
+
     @property
     def measured_changed(self):
-        """The held-call cases that changed: neither measured on one side only nor an overlap pair."""
-        return self.changed - self.unmeasured - len(self.overlap_rows)
+        return len(self.held_rows)
 
     @cached_property
     def overlap_rows(self):
@@ -513,7 +517,7 @@ GPUS = ["h200-vs-h100.default.md", "h200-vs-h100.per-thread-default-stream.md",
 
 def gpus_flaky():
     """'each' when every case the GPUs differ on was VARIES or INCONCLUSIVE on the H200."""
-    rows = [r for name in GPUS for r in comparison(name).rows if not one_side_only(r) and not is_overlap(r[1])]
+    rows = [r for name in GPUS for r in comparison(name).held_rows]
     bad = sum(not (r[2].startswith(("VARIES", "INCONCLUSIVE")) or r[3].startswith(("VARIES", "INCONCLUSIVE")))
               for r in rows)
     return "each" if not bad else f"{bad} of them not"
@@ -525,7 +529,7 @@ LAZY_KINDS = ("cu_module_get_function.", "launch.first.")
 def lazy_eager(kind):
     """The held-call cases lazy and eager loading differ on that start with kind (one of
     LAZY_KINDS), or, for kind None, that start with neither (the intermittent host callback)."""
-    rows = [r for r in comparison("h200.lazy-vs-eager.md").rows if not one_side_only(r) and not is_overlap(r[1])]
+    rows = comparison("h200.lazy-vs-eager.md").held_rows
     if kind is None:
         return sum(not r[1].startswith(LAZY_KINDS) for r in rows)
     return sum(r[1].startswith(kind) for r in rows)
@@ -682,8 +686,7 @@ def mc_held(n, gpu=H200):
 def mc_notsupp(gpu=H200):
     """'every' when each max-connections matrix's held-call cases are all NOTSUPP (the overlap
     family holds nothing, so it measures under any setting)."""
-    ok = all(held_count(f"max-connections-{n}", "NOTSUPP", gpu) ==
-             sum(not is_overlap(cid) for cid in matrix(f"max-connections-{n}", gpu).lines)
+    ok = all(held_count(f"max-connections-{n}", "NOTSUPP", gpu) == held_cases(f"max-connections-{n}", gpu)
              for n in (1, 2, 4))
     return "every" if ok else "not every"
 
