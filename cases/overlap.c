@@ -257,6 +257,17 @@ static cudaError_t run(enum op a, cudaStream_t sa, enum op b, cudaStream_t sb, d
     return cudaSuccess;
 }
 
+/* A harness call failed inside a repetition: clear the error, drain the
+ * device, and mark the repetition BROKEN naming the call.  Returns -1. */
+static int rep_broken(struct cts_rep *r, const char *what, cudaError_t err)
+{
+    (void)cudaGetLastError();
+    (void)cudaDeviceSynchronize();
+    r->status = CTS_BROKEN;
+    snprintf(r->reason, sizeof r->reason, "harness: %s returned %s", what, cudaGetErrorName(err));
+    return -1;
+}
+
 /* One measured repetition: A alone, B alone, the pair; judged. */
 static int measure_rep(const struct cts_case *c, enum op a, enum op b, struct cts_rep *r, double *alone_issue)
 {
@@ -268,13 +279,8 @@ static int measure_rep(const struct cts_case *c, enum op a, enum op b, struct ct
         err = run(b, sb, NOPS, sa, tb, &ib, &what);
     if (err == cudaSuccess)
         err = run(a, sa, b, sb, tp, &ip, &what);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        (void)cudaDeviceSynchronize();
-        r->status = CTS_BROKEN;
-        snprintf(r->reason, sizeof r->reason, "harness: %s returned %s", what, cudaGetErrorName(err));
-        return -1;
-    }
+    if (err != cudaSuccess)
+        return rep_broken(r, what, err);
     struct cts_pair_obs *p = &r->pair;
     p->a_alone_us = ta[1];
     p->b_alone_us = tb[1];
@@ -360,13 +366,8 @@ static int measure_staged_rep(const struct cts_case *c, int version, struct cts_
     const char *what = "";
     for (int k = 0; k < 5; k++) {
         cudaError_t err = run_staged(runs[k], s, at[k], &what);
-        if (err != cudaSuccess) {
-            (void)cudaGetLastError();
-            (void)cudaDeviceSynchronize();
-            r->status = CTS_BROKEN;
-            snprintf(r->reason, sizeof r->reason, "harness: %s returned %s", what, cudaGetErrorName(err));
-            return -1;
-        }
+        if (err != cudaSuccess)
+            return rep_broken(r, what, err);
     }
     r->pair.overlap = cts_staged_judge(o);
     r->call_us = 0; /* filled by the caller: the host's time is not this measurement's subject */

@@ -234,6 +234,18 @@ static int selfcheck(struct cts_engine *e)
     return 0;
 }
 
+/* Every stream a case can name, in warm-up order: the NULL handle, the two
+ * default streams, three blocking and three non-blocking streams. */
+enum { ENGINE_STREAMS = 9 };
+static void engine_streams(const struct cts_engine *e, cudaStream_t all[ENGINE_STREAMS])
+{
+    const cudaStream_t s[ENGINE_STREAMS] = {(cudaStream_t)0,  cudaStreamLegacy,  cudaStreamPerThread,
+                                            e->blocking[0],   e->blocking[1],    e->blocking[2],
+                                            e->nonblocking[0], e->nonblocking[1], e->nonblocking[2]};
+    for (int i = 0; i < ENGINE_STREAMS; i++)
+        all[i] = s[i];
+}
+
 /* The wait-value hold: its driver functions and deadline thread, and one
  * open wait and marker on every stream.  A driver or device without stream
  * memory operations leaves every case NOTSUPP, naming the error.  0, or -1
@@ -245,11 +257,10 @@ static int warm_wait_value(struct cts_engine *e)
                                       "cuStreamWriteValue32, which this driver does not give");
         return -1;
     }
-    cudaStream_t all[] = {(cudaStream_t)0,  cudaStreamLegacy,  cudaStreamPerThread,
-                          e->blocking[0],   e->blocking[1],    e->blocking[2],
-                          e->nonblocking[0], e->nonblocking[1], e->nonblocking[2]};
+    cudaStream_t all[ENGINE_STREAMS];
+    engine_streams(e, all);
     *e->flag_host = 1u;
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+    for (size_t i = 0; i < ENGINE_STREAMS; i++) {
         unsigned seq = ++e->seq;
         if (cts_eng_gate(e, all[i], 1000000000ull, seq) != cudaSuccess ||
             cts_eng_marker(e, all[i], &e->mk_dev[i], seq) != cudaSuccess) {
@@ -384,11 +395,10 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
 
     /* Warm-up: load the module and touch every stream with every kernel. */
     {
-        cudaStream_t all[] = {(cudaStream_t)0,  cudaStreamLegacy,  cudaStreamPerThread,
-                              e->blocking[0],   e->blocking[1],    e->blocking[2],
-                              e->nonblocking[0], e->nonblocking[1], e->nonblocking[2]};
+        cudaStream_t all[ENGINE_STREAMS];
+        engine_streams(e, all);
         *e->flag_host = 1u;
-        for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        for (size_t i = 0; i < ENGINE_STREAMS; i++) {
             unsigned seq = ++e->seq;
             HCHECK(e->broken, cts_launch_gate(all[i], e->flag_dev, 1000000000ull, e->gate_dev, seq));
             HCHECK(e->broken, cts_launch_marker(all[i], &e->mk_dev[i], seq));
