@@ -37,6 +37,10 @@
  * the device idle.  The array is allocated once, by the first prepare() or poke() that needs
  * it, and kept for the process.  No other prepare, and no cleanup/before/after.
  *
+ * Data order (the id segment "written"): every copy between the engine's buffers (not a symbol
+ * or an array), at the sizes above, with its explicit kind, held by work in its own stream
+ * that writes its source as its last act (cts_emit_written; docs/method.md "Data order").
+ *
  * Rejections: cudaMemcpyBatchAsync given the handle 0 (in both builds) or cudaStreamLegacy,
  * whose reference says the stream "must not be legacy NULL stream" and lists
  * cudaErrorInvalidValue among its errors (RT-BATCH-NULL-STREAM).
@@ -144,10 +148,13 @@ static void shape(struct cts_case *c, int dims)
     }
 }
 
-static size_t generate(struct cts_case *out, size_t cap)
+/* One pass over the grid: the plain cases, or (written) the data-order ones,
+ * after them so that each CTest group is contiguous. */
+static size_t generate_pass(struct cts_case *out, size_t cap, size_t n, int written)
 {
-    size_t n = 0;
     for (size_t a = 0; a < NAPIS; a++) {
+        if (written && apis[a].own != OWN_NONE)
+            continue;
         int batch = apis[a].api == CTS_API_MEMCPY_BATCH_ASYNC;
         size_t nvar = batch ? sizeof batch_variants / sizeof *batch_variants : 1;
         for (size_t v = 0; v < nvar; v++)
@@ -162,7 +169,7 @@ static size_t generate(struct cts_case *out, size_t cap)
                     int both = dir == CTS_DIR_H2D && mems[m] == CTS_MEM_PINNED;
                     static const int sizes[] = {SIZE_4KIB, SIZE_1MIB};
                     for (size_t s = both ? 0 : 1; s < 2; s++) {
-                        int nkind = !apis[a].kind ? 1 : mems[m] == CTS_MEM_MANAGED ? 2 : 1;
+                        int nkind = !apis[a].kind || written ? 1 : mems[m] == CTS_MEM_MANAGED ? 2 : 1;
                         for (int k = 0; k < nkind; k++) {
                             struct cts_case c = {
                                 .family = &cts_family_copy, .api = apis[a].api,
@@ -171,12 +178,22 @@ static size_t generate(struct cts_case *out, size_t cap)
                                 .size = cts_size_bytes(sizes[s]),
                                 .kind = apis[a].kind ? (enum cts_kind)k : CTS_KIND_NONE};
                             shape(&c, apis[a].dims);
-                            n = cts_emit(&c, out, cap, n);
+                            if (!written)
+                                n = cts_emit(&c, out, cap, n);
+                            else /* the held work writes the source */
+                                n = cts_emit_written(&c, dir == CTS_DIR_D2H ? CTS_MEM_DEVICE : mems[m], out,
+                                                     cap, n);
                         }
                     }
                 }
             }
     }
+    return n;
+}
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = generate_pass(out, cap, generate_pass(out, cap, 0, 0), 1);
     return out ? (n < cap ? n : cap) : n;
 }
 

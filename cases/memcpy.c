@@ -10,7 +10,13 @@
  * At 4 KiB, 1 MiB and 16 MiB the held work is also a host function on the op
  * stream itself (busy_same_hostfn): does a copy behind a host function in its
  * own stream read its source before the host function ran (a public report,
- * cccl #3814, says pageable staging does)?  The source's bytes say. */
+ * cccl #3814, says pageable staging does)?  The source's bytes say.
+ *
+ * Data order (the id segment "written"): at 1 B, 4 KiB, 1, 2, 2 + 1 byte and
+ * 16 MiB (2 MiB: the pageable staging threshold the thresholds search found),
+ * explicit kinds, the held work in the copy's own stream writes the source as
+ * its last act: the whole destination says whether the copy moved those
+ * bytes, and a reader queued after it whether later work saw them. */
 #include "../harness/cts.h"
 
 #include <cuda_runtime_api.h>
@@ -20,6 +26,12 @@ static const enum cts_mem host_kinds[] = {
     CTS_MEM_WC,       CTS_MEM_REGISTERED, CTS_MEM_MANAGED,
 };
 static const enum cts_mem device_kinds[] = {CTS_MEM_DEVICE, CTS_MEM_MANAGED};
+
+/* Data order: the held work in the copy's own stream writes its source. */
+static size_t written(const struct cts_case *c, struct cts_case *out, size_t cap, size_t n)
+{
+    return cts_emit_written(c, c->dir == CTS_DIR_D2H ? CTS_MEM_DEVICE : c->mem, out, cap, n);
+}
 
 static size_t generate(struct cts_case *out, size_t cap)
 {
@@ -43,6 +55,21 @@ static size_t generate(struct cts_case *out, size_t cap)
                         if (s == 1 || s >= 5) /* 4 KiB, 1 and 16 MiB: a host function ahead in the stream */
                             n = cts_emit_same_hostfn(&c, out, cap, n);
                     }
+        }
+    /* Data order, after the rest: each CTest group (api.written.dir) contiguous. */
+    static const int wsizes[] = {0, 1, 5, CTS_SIZE_2MIB, CTS_SIZE_2MIB_1, 6}; /* 1 B .. 16 MiB, in order */
+    for (size_t a = 0; a < sizeof apis / sizeof *apis; a++)
+        for (int dir = 0; dir < CTS_DIR_COUNT; dir++) {
+            const enum cts_mem *mems = dir == CTS_DIR_D2D ? device_kinds : host_kinds;
+            size_t nmem = dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
+                                             : sizeof host_kinds / sizeof *host_kinds;
+            for (size_t m = 0; m < nmem; m++)
+                for (size_t s = 0; s < sizeof wsizes / sizeof *wsizes; s++) {
+                    struct cts_case c = {.family = &cts_family_memcpy, .api = apis[a], .dir = dir,
+                                         .mem = mems[m], .size_idx = wsizes[s],
+                                         .size = cts_size_bytes(wsizes[s]), .kind = CTS_KIND_EXPLICIT};
+                    n = written(&c, out, cap, n);
+                }
         }
     return out ? (n < cap ? n : cap) : n;
 }

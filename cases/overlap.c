@@ -474,13 +474,6 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     cts_classify(res);
 }
 
-static const struct cts_clause clauses[] = {
-    {"PG-STREAM-ORDER", "CUDA C++ Programming Guide, Streams",
-     "A stream is a sequence of commands (possibly issued by different host threads) that execute in order.",
-     "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#streams", NULL},
-    {NULL},
-};
-
 /* Whether stream kind a is one the legacy default stream synchronizes with
  * (a blocking stream, the per-thread default stream), or is it. */
 static int legacy_side(enum cts_busy b)
@@ -506,5 +499,5 @@ static void judge(struct cts_judge *j)
 
 const struct cts_family cts_family_overlap = {
     .name = "overlap", .generate = generate, .buffers = buffers, .measure = measure,
-    .clauses = clauses, .judge = judge,
+    .judge = judge, /* PG-STREAM-ORDER and PG-IMPLICIT: harness/clauses.def */
 };

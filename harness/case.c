@@ -170,6 +170,10 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->window_us = fmax(WINDOW_FLOOR_US, WINDOW_FACTOR * idle->complete_max_us);
     if (case_unmeasurable(e, idle, res) || case_control(e, c, res))
         return;
+    if (c->writes && cts_eng_data_ready(e, res->reason)) {
+        res->status = CTS_BROKEN;
+        return;
+    }
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
     double first_timeout_us = res->timeout_us;

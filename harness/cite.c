@@ -117,6 +117,44 @@ static void returned(struct buf *b, const struct cts_case_view *v)
         say(b, "; its host destination was complete when it returned");
 }
 
+/* Data order (written cases): which bytes the copy moved, read from the
+ * whole destination, and what the work after it on its stream saw. */
+static void data_words(struct buf *b, const struct cts_case_view *v)
+{
+    const json_t *ev = json_object_get(v->c, "evidence"), *d = json_object_get(ev, "data");
+    if (!json_array_size(d))
+        return;
+    const json_t *nb = json_object_get(ev, "data_new_bytes"), *bd = json_object_get(ev, "data_boundary"),
+                 *rd = json_object_get(ev, "reader");
+    long long size = (long long)v->size;
+    say(b, "; the destination's bytes (all %lld, read after the device drained) show that the copy moved", size);
+    for (size_t i = 0; i < json_array_size(d); i++) {
+        const char *o = json_string_value(json_array_get(d, i));
+        say(b, "%s in repetition %zu ", i ? "," : "", i + 1);
+        if (!o)
+            say(b, "nothing judged");
+        else if (!strcmp(o, "ordered"))
+            say(b, "the held work's new bytes (in stream order)");
+        else if (!strcmp(o, "stale"))
+            say(b, "the bytes from before the held work's write (stale: taken out of stream order)");
+        else
+            say(b, "%lld new bytes and %lld stale ones (partial; the first change at byte %lld)",
+                (long long)json_integer_value(json_array_get(nb, i)),
+                size - (long long)json_integer_value(json_array_get(nb, i)),
+                (long long)json_integer_value(json_array_get(bd, i)));
+    }
+    int missed = 0, saw = 0;
+    for (size_t i = 0; i < json_array_size(rd); i++) {
+        const char *r = json_string_value(json_array_get(rd, i));
+        missed += r && !strcmp(r, "missed");
+        saw += r && !strcmp(r, "saw");
+    }
+    if (missed || saw)
+        say(b, "; work queued after it on its stream read %s (%d of %d repetitions)",
+            missed ? "other bytes than the copy left there" : "exactly the bytes the copy left", missed ? missed : saw,
+            missed + saw);
+}
+
 static void observed(struct buf *b, const struct cts_case_view *v)
 {
     long reps = (long)v->repetitions;
@@ -140,6 +178,7 @@ static void observed(struct buf *b, const struct cts_case_view *v)
     } else {
         say(b, "the repetitions agree on no host behaviour");
     }
+    data_words(b, v);
     say(b, ".");
 }
 
@@ -198,7 +237,11 @@ static void the_call(struct buf *b, const struct cts_case_view *v, const struct 
         say(b, ", %s memory (%s)", v->memory, v->allocator);
     if (*v->copy_kind)
         say(b, ", kind %s", v->copy_kind);
-    say(b, ", %s, issued while %s: ", op_words(v->op_stream, e->default_stream), busy_words(v->busy));
+    int writes = json_is_true(json_object_get(v->c, "writes"));
+    say(b, ", %s, issued while %s%s: ", op_words(v->op_stream, e->default_stream), busy_words(v->busy),
+        !writes ? ""
+        : !strcmp(v->busy, "same") ? ", followed there by a kernel that wrote new bytes into the copy's source"
+                                   : ", which wrote new bytes into the copy's source as its last act");
 }
 
 /* Where it was measured. */

@@ -19,6 +19,10 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
         return v; /* a pair: no gate, no call held */
     v.host = r->host;
     v.rejected = r->rejected;
+    /* Data order is read from the bytes after the drain: it holds whether
+     * or not the call waited. */
+    v.data = r->data;
+    v.reader = r->reader;
     if (r->host != CTS_HOST_RETURNS)
         return v; /* the gate was open before the call returned: no order to see */
     v.op_after = against(r->op_after, ctl->op_after);
@@ -49,13 +53,16 @@ static const char *field_value(const struct cts_verdict *v, int field)
     case 5: s = cts_dst_name(v->dst); break;
     case 6: s = v->rejected; break;
     case 7: s = cts_overlap_name(v->overlap); break;
+    case 8: s = cts_data_name(v->data); break;
+    case 9: s = cts_reader_name(v->reader); break;
     }
     return s ? s : "n/a";
 }
 
-#define FIELDS 8
+#define FIELDS 10
 static const char *const field_names[FIELDS] = {
     "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected", "overlap",
+    "data", "reader",
 };
 
 /* Clears field f of v (the fields as field_value numbers them). */
@@ -70,6 +77,8 @@ static void clear_field(struct cts_verdict *v, int f)
     case 5: v->dst = CTS_DST_NA; break;
     case 6: v->rejected = NULL; break;
     case 7: v->overlap = CTS_OVERLAP_NA; break;
+    case 8: v->data = CTS_DATA_NA; break;
+    case 9: v->reader = CTS_READER_NA; break;
     }
 }
 
@@ -146,8 +155,14 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
         snprintf(buf, len, "%s", pair_letter[(unsigned)v->overlap < 5 ? v->overlap : 0]);
         return;
     }
+    /* Data order (written cases): "s" the copy moved the bytes from before
+     * the held work's write, "m" some of each; "u" work after the call on
+     * its stream did not see what the copy moved.  Nothing where in order. */
+    static const char *const data_letter[] = {"", "", "s", "m"};
+    const char *data = data_letter[(unsigned)v->data < 4 ? v->data : 0];
+    const char *unseen = v->reader == CTS_READER_MISSED ? "u" : "";
     if (v->host == CTS_HOST_WAITS) {
-        snprintf(buf, len, "%sW", v->rejected ? "X" : "");
+        snprintf(buf, len, "%sW%s%s", v->rejected ? "X" : "", data, unseen);
         return;
     }
     if (v->host != CTS_HOST_RETURNS) {
@@ -155,8 +170,8 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
         return;
     }
     static const char *const src_letter[] = {"", "c", "r", "p"};
-    snprintf(buf, len, "%s%s%s%s%s", v->rejected ? "X" : v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
-             src_letter[(unsigned)v->src < 4 ? v->src : 0], v->dst == CTS_DST_COMPLETE ? "!" : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s", v->rejected ? "X" : v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
+             src_letter[(unsigned)v->src < 4 ? v->src : 0], data, unseen, v->dst == CTS_DST_COMPLETE ? "!" : "",
              v->third_blocking == CTS_ORDER_HELD ? "+b" : "",
              v->third_nonblocking == CTS_ORDER_HELD ? "+n" : "");
 }

@@ -93,7 +93,10 @@ enum cts_busy {
     CTS_BUSY_SAME_HOSTFN,
     CTS_BUSY_COUNT
 };
-#define CTS_SIZE_COUNT 7
+#define CTS_SIZE_COUNT 7 /* the regular grid: 1B .. 16MiB (ids.c) */
+#define CTS_SIZE_2MIB 7  /* beyond it, for the cases that ask: 2 MiB and 2 MiB + 1 */
+#define CTS_SIZE_2MIB_1 8
+#define CTS_SIZE_ALL 9
 
 struct cts_family;
 struct cts_result;
@@ -109,6 +112,9 @@ struct cts_case {
     const char *with;    /* NULL, or the other operation the case issues beside the call (the
                           * overlap family's B: "h2d_pinned"); its id segment "with_<x>" follows
                           * the variant's, and does not split the CTest group */
+    int writes;          /* 1: the held work writes the call's source as its last act (data order:
+                          * busy_same, the gate then a kernel; busy_same_hostfn, the host function
+                          * itself); its id segment "written" follows with_<x>'s (cts_emit_written) */
     enum cts_dir dir;
     enum cts_mem mem; /* the memory kind under test; see cts_case_buffers() */
     int size_idx; /* -1: the call takes no size (cudaFree(NULL)); its id segment is left out */
@@ -242,6 +248,13 @@ size_t cts_emit_hostfn(const struct cts_case *proto, struct cts_case *out, size_
 size_t cts_emit_same_hostfn(const struct cts_case *proto, struct cts_case *out, size_t cap, size_t n);
 /* Whether busy placement b is issued from the second host thread. */
 int cts_busy_from_thread(enum cts_busy b);
+/* Likewise for a case whose held work writes its source (proto->writes set
+ * by it), `written` the kind of memory written: busy_same (the gate, then a
+ * kernel writes) where the device can write it (device, mapped, managed),
+ * busy_same_hostfn (the host function writes) where the host can (every
+ * host kind, managed). */
+size_t cts_emit_written(const struct cts_case *proto, enum cts_mem written, struct cts_case *out, size_t cap,
+                        size_t n);
 /* Whether the held work of busy placement b is a host function, not the gate kernel. */
 int cts_busy_is_hostfn(enum cts_busy b);
 /* Whether busy placement b holds the op stream itself (busy_same, busy_same_hostfn). */
@@ -257,7 +270,7 @@ const struct cts_case *cts_case_find(const char *id);
  * malloc'ed (caller frees). */
 size_t cts_select(const char *glob, const char *family, const char *group,
                   const struct cts_case ***out);
-/* The CTest group of a case: "<api>[.<variant>][.<dir>]" ("memcpy_async.h2d"). */
+/* The CTest group of a case: "<api>[.<variant>][.written][.<dir>]" ("memcpy_async.h2d"). */
 void cts_case_group(const struct cts_case *c, char *buf, size_t len);
 
 /* ---- observations and verdicts ----------------------------------------- */
@@ -271,6 +284,12 @@ enum cts_src { CTS_SRC_NA, CTS_SRC_AT_CALL, CTS_SRC_AFTER_RETURN, CTS_SRC_PARTIA
 /* Whether a host destination held the copied bytes when the call returned. */
 enum cts_dst { CTS_DST_NA, CTS_DST_COMPLETE, CTS_DST_PENDING };
 enum cts_host { CTS_HOST_NA, CTS_HOST_RETURNS, CTS_HOST_WAITS };
+/* Data order (a case whose held work writes its source, c->writes): which
+ * bytes the copy moved, from the whole destination after the drain
+ * (harness/dataorder.h judges them); and whether work queued after the call
+ * on its own stream saw them. */
+enum cts_data { CTS_DATA_NA, CTS_DATA_ORDERED, CTS_DATA_STALE, CTS_DATA_PARTIAL };
+enum cts_reader { CTS_READER_NA, CTS_READER_SAW, CTS_READER_MISSED };
 /* Two operations A and B issued in two streams (the overlap family): did
  * they run at once?  OVERLAPS: the pair took little more than the longer
  * alone; SERIALIZES: about the sum, the first to end at its own speed (or B
@@ -285,6 +304,8 @@ const char *cts_src_name(enum cts_src s);
 const char *cts_dst_name(enum cts_dst d);
 const char *cts_host_name(enum cts_host h);
 const char *cts_overlap_name(enum cts_overlap o); /* "overlaps"; NULL for NA */
+const char *cts_data_name(enum cts_data d);     /* "ordered", "stale", "partial"; NULL for NA */
+const char *cts_reader_name(enum cts_reader r); /* "saw", "missed"; NULL for NA */
 
 /* One measurement of a staged-copy pattern (the overlap family's staged_*):
  * one array in N slices, each copied in, worked on and copied out on its own
@@ -334,6 +355,10 @@ struct cts_rep {
     const char *rejected; /* the error a documented rejection returned (cts_family.rejects), or NULL */
     struct cts_pair_obs pair; /* the overlap family's: the pair measured (overlap NA otherwise) */
     struct cts_staged_obs staged; /* the overlap family's staged copies (sequential_us 0 otherwise) */
+    enum cts_data data;      /* c->writes: the bytes the copy moved */
+    long long data_boundary; /* PARTIAL: the first destination offset of the second run; else -1 */
+    long long data_new_bytes; /* how many of them were the held work's write (-1: not judged) */
+    enum cts_reader reader;  /* c->writes: what work after the call on its stream read */
 };
 
 struct cts_verdict {
@@ -345,6 +370,8 @@ struct cts_verdict {
     enum cts_dst dst;
     const char *rejected; /* the documented rejection's error, where the call was rejected */
     enum cts_overlap overlap; /* the overlap family's verdict; NA for every other case */
+    enum cts_data data;       /* c->writes: data order; NA for every other case */
+    enum cts_reader reader;
 };
 
 /* The control: the same gate and markers with no call in between (and, for

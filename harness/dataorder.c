@@ -3,27 +3,10 @@
 
 #include <string.h>
 
-/* Seven bits of a multiplicative hash of the offset: a copy from a shifted
- * offset matches at about one byte in 128, so it is caught at any shift. */
-static unsigned hash7(size_t offset, unsigned seed, unsigned long long mul)
-{
-    return (unsigned)((((unsigned long long)offset + seed) * mul) >> 25) & 0x7fu;
-}
-
-unsigned char cts_data_before(size_t offset, unsigned seed)
-{
-    return (unsigned char)hash7(offset, seed, 2654435761ull);
-}
-
-unsigned char cts_data_after(size_t offset, unsigned seed)
-{
-    return (unsigned char)(0x80u | hash7(offset, seed, 2246822519ull));
-}
-
-void cts_data_fill(unsigned char *p, size_t n, unsigned seed, int after)
+void cts_data_fill(unsigned char *p, size_t n, unsigned seed, int which)
 {
     for (size_t i = 0; i < n; i++)
-        p[i] = after ? cts_data_after(i, seed) : cts_data_before(i, seed);
+        p[i] = cts_pattern_byte(i, seed, which);
 }
 
 void cts_data_judge(const unsigned char *dst, size_t n, unsigned seed, struct cts_data_obs *o)
@@ -32,15 +15,19 @@ void cts_data_judge(const unsigned char *dst, size_t n, unsigned seed, struct ct
     int last = -1; /* 0 old, 1 new: the run being read */
     for (size_t i = 0; i < n; i++) {
         int kind;
-        if (dst[i] == cts_data_after(i, seed)) {
+        if (dst[i] == cts_pattern_byte(i, seed, CTS_PATTERN_AFTER)) {
             kind = 1;
             o->new_bytes++;
-        } else if (dst[i] == cts_data_before(i, seed)) {
+        } else if (dst[i] == cts_pattern_byte(i, seed, CTS_PATTERN_BEFORE)) {
             kind = 0;
             o->old_bytes++;
         } else {
-            if (!o->foreign_bytes++)
+            if (dst[i] == cts_pattern_byte(i, seed, CTS_PATTERN_CLEAR)) {
+                if (!o->unwritten_bytes++)
+                    o->first_unwritten = i;
+            } else if (!o->foreign_bytes++) {
                 o->first_foreign = i;
+            }
             continue;
         }
         if (kind != last) {
@@ -51,24 +38,12 @@ void cts_data_judge(const unsigned char *dst, size_t n, unsigned seed, struct ct
             last = kind;
         }
     }
-    if (n == 0)
-        o->order = CTS_DATA_NA;
-    else if (o->foreign_bytes)
-        o->order = CTS_DATA_FOREIGN;
-    else if (o->old_bytes == 0)
-        o->order = CTS_DATA_ORDERED;
-    else if (o->new_bytes == 0)
-        o->order = CTS_DATA_STALE;
-    else
-        o->order = CTS_DATA_PARTIAL;
+    o->order = o->new_bytes && o->old_bytes ? CTS_DATA_PARTIAL
+               : o->new_bytes               ? CTS_DATA_ORDERED
+               : o->old_bytes               ? CTS_DATA_STALE
+                                            : CTS_DATA_NA;
     if (o->order != CTS_DATA_PARTIAL) {
         o->boundary = 0;
         o->new_first = 0;
     }
-}
-
-const char *cts_data_order_name(enum cts_data_order o)
-{
-    static const char *const names[] = {NULL, "ordered", "stale", "partial", "foreign"};
-    return (unsigned)o < sizeof names / sizeof *names ? names[o] : NULL;
 }

@@ -120,9 +120,10 @@ static int summarize(void *ctx, const char *id, const json_t *c)
     x->status = (signed char)v.status;
     x->has_spec = (unsigned char)v.has_spec;
     x->conf = (signed char)v.conformance;
-    const int fields[6] = {v.verdict.dst, v.verdict.host, v.verdict.op_after, v.verdict.src,
-                           v.verdict.third_blocking, v.verdict.third_nonblocking}; /* verdict_keys' order */
-    for (int k = 0; k < 6; k++)
+    const int fields[CTS_DIFF_FIELDS] = {v.verdict.dst, v.verdict.host, v.verdict.op_after, v.verdict.src,
+                                         v.verdict.third_blocking, v.verdict.third_nonblocking,
+                                         v.verdict.data, v.verdict.reader}; /* verdict_keys' order */
+    for (int k = 0; k < CTS_DIFF_FIELDS; k++)
         x->verdict[k] = (unsigned char)fields[k];
     x->call = v.call_us;
     d->n++;

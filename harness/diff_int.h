@@ -18,6 +18,8 @@
 enum group { G_REGRESSED, G_FIXED, G_NEW_NOTSUPP, G_OLD_NOTSUPP, G_CHANGED, G_ONLY_A, G_ONLY_B, G_COUNT };
 
 /* What diff keeps of a case. */
+/* The verdict fields diff compares (diff_render.c's verdict_keys). */
+#define CTS_DIFF_FIELDS 8
 struct dcase {
     const char *id, *symbol; /* symbol NULL where null */
     const char *rejected;    /* verdict.rejected; NULL where absent */
@@ -25,7 +27,7 @@ struct dcase {
     signed char status;      /* enum cts_status */
     signed char conf;        /* enum cts_conformance: 0 where null or there is no spec */
     unsigned char has_spec;  /* "spec" is an object */
-    unsigned char verdict[6]; /* the verdict_keys fields: indices into their names, 0 for null */
+    unsigned char verdict[CTS_DIFF_FIELDS]; /* the verdict_keys fields: indices into their names, 0 for null */
 };
 
 struct change {

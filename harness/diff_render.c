@@ -16,14 +16,18 @@
 static const char *const group_names[G_COUNT] = {
     "regressed", "fixed", "newly NOTSUPP", "no longer NOTSUPP", "changed", "only in A", "only in B"};
 
-/* The verdict fields, in the order the matrix writes them (sorted), and their names. */
-static const char *const verdict_keys[6] = {"dst", "host", "op_after", "src", "third_blocking", "third_nonblocking"};
+/* The verdict fields, in the order the matrix writes them (sorted), then the
+ * data-order ones (written cases), and their names. */
+static const char *const verdict_keys[CTS_DIFF_FIELDS] = {"dst", "host", "op_after", "src", "third_blocking",
+                                                          "third_nonblocking", "data", "reader"};
 static const char *vname(int field, int i)
 {
     switch (field) {
     case 0: return cts_dst_name((enum cts_dst)i);
     case 1: return cts_host_name((enum cts_host)i);
     case 3: return cts_src_name((enum cts_src)i);
+    case 6: return cts_data_name((enum cts_data)i);
+    case 7: return cts_reader_name((enum cts_reader)i);
     default: return cts_order_name((enum cts_order)i);
     }
 }
@@ -106,7 +110,7 @@ static char *note(const struct change *ch, const char *arrow)
                                                        : dupf("call %s %s %s", S(ta), arrow, S(tb));
     free(ta);
     free(tb);
-    for (int k = 0; ch->a && ch->b && k < 6; k++) {
+    for (int k = 0; ch->a && ch->b && k < CTS_DIFF_FIELDS; k++) {
         if (k == 3 && ch->a->rejected && ch->b->rejected && strcmp(ch->a->rejected, ch->b->rejected)) {
             char *t = dupf("%s; rejected: %s %s %s", S(s), ch->a->rejected, arrow, ch->b->rejected);
             free(s);

@@ -135,6 +135,8 @@ static int rep_bytes(struct rep_state *st)
     /* Did the copy happen, and when did it read its source? */
     if (r->rejected)
         return to_prove ? REP_WAIT_TO_PROVE : REP_DONE; /* nothing was copied or set */
+    if (c->writes) /* the whole destination, and the reader's copy (written.c) */
+        return cts_eng_data_judge(st) != REP_NEXT ? 0 : to_prove ? REP_WAIT_TO_PROVE : REP_DONE;
     int got_v = 0, got_w = 0;
     unsigned char got[3] = {0};
     if (dm != CTS_MEM_NONE && nsamp) {

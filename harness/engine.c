@@ -407,6 +407,9 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
         }
         struct cts_bytes none = {.n = 0};
         HCHECK(e->broken, cts_launch_poke(e->nonblocking[0], &none));
+        /* The data-order kernels (written.c), loaded before any case too. */
+        HCHECK(e->broken, cts_launch_pattern(e->nonblocking[0], NULL, 0, 0, 0));
+        HCHECK(e->broken, cts_launch_snapshot(e->nonblocking[0], NULL, NULL, 0));
         HCHECK(e->broken, cts_launch_peek(e->nonblocking[0], &none, e->poke_dev));
         HCHECK(e->broken, cudaDeviceSynchronize());
         for (int pt = 0; pt < 2; pt++) { /* the second thread's legacy and per-thread streams */
@@ -456,4 +459,9 @@ void cts_engine_fini(struct cts_engine *e)
         (void)cudaFreeHost((void *)e->flag_host);
     if (e->poke_host)
         (void)cudaFreeHost(e->poke_host);
+    free(e->data.before), free(e->data.after), free(e->data.clear), free(e->data.snap_host);
+    if (e->data.read_host)
+        (void)cudaFreeHost(e->data.read_host);
+    if (e->data.snap_dev)
+        (void)cudaFree(e->data.snap_dev);
 }

@@ -98,7 +98,23 @@ struct cts_engine {
         struct cts_engine *e;
         unsigned seq;
         double budget_us;
+        void *write_to; /* busy_same_hostfn of a written case: the source it writes as its last act */
+        size_t write_bytes;
     } hostfn_gate; /* the one host-function gate in flight (busy_hostfn) */
+    /* Data order (written.c), made at the first case whose held work writes
+     * (c->writes): the patterns (harness/pattern.h, seed 0) on the host,
+     * buf_bytes each, and where the destination and the reader's copy of it
+     * are read back. */
+    struct {
+        unsigned char *before, *after, *clear;
+        unsigned char *read_host; /* pinned: a device-side destination, read back */
+        unsigned char *snap_host; /* the reader's copy, on the host */
+        void *snap_dev;           /* the reader kernel's copy of a device-side destination */
+        void *write_to;           /* this repetition's held work writes here (NULL: none) */
+        size_t write_bytes;
+        const void *read_from;    /* the host-function reader copies this to snap_host */
+        size_t read_bytes;
+    } data;
     enum cts_hold hold;            /* how work is held (hold.h) */
     _Atomic double hold_deadline_us; /* wait-value: when the deadline thread opens the flag */
     atomic_uint hold_seq;          /* ... for the wait of this gate */

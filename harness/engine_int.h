@@ -28,6 +28,7 @@
  *   control.c  the no-call control
  *   rep.c      one repetition: the gate, the call, what it returned or waited for
  *   drain.c    the end of a repetition: the drain, the markers' holds, the bytes
+ *   written.c  data order: held work that writes the source, the reader after the call
  *   case.c     a case's repetitions, their retries and rechecks
  */
 #ifndef CTS_ENGINE_INT_H
@@ -108,6 +109,7 @@ struct rep_state {
     int closed;             /* the latch was claimed after the call: the gate was closed throughout */
     double starved_us;      /* how long the call's thread waited for a processor during it */
     int dst_live, src_live; /* the host may touch them while the gate holds the device */
+    int reader;             /* written cases: the reader was queued after the call */
 };
 
 /* A phase that returns this leaves the repetition to the next phase. */
@@ -115,6 +117,18 @@ enum { REP_NEXT = -1 };
 
 /* ---- drain.c: the end of one repetition ----------------------------------- */
 int cts_eng_rep_finish(struct rep_state *st);
+
+/* ---- written.c: data order (cases whose held work writes the source) ------------ */
+/* The patterns and read-back buffers, made once: 0, or -1 with why. */
+int cts_eng_data_ready(struct cts_engine *e, char *why);
+/* With the device idle: the source gets BEFORE, the destination CLEAR, and
+ * the held work is told to write AFTER into the source (e->data.write_to). */
+cudaError_t cts_eng_data_setup(struct rep_state *st);
+/* Right after the call (and the markers), on the op stream: the reader. */
+cudaError_t cts_eng_data_reader(struct rep_state *st);
+/* After the drain: the destination and the reader's copy judged (REP_NEXT,
+ * or 0 with the repetition FAIL or BROKEN). */
+int cts_eng_data_judge(struct rep_state *st);
 
 /* ---- control.c ---------------------------------------------------------------- */
 int cts_eng_measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy busy,

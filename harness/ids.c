@@ -82,11 +82,13 @@ TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
 TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
 TOKEN(cts_overlap_name, enum cts_overlap, 5, NULL, "overlaps", "partial", "shares", "serializes")
 TOKEN(cts_host_name, enum cts_host, 3, NULL, "returns", "waits")
+TOKEN(cts_data_name, enum cts_data, 4, NULL, "ordered", "stale", "partial")
+TOKEN(cts_reader_name, enum cts_reader, 3, NULL, "saw", "missed")
 
 static const struct {
     size_t bytes;
     const char *token;
-} sizes[CTS_SIZE_COUNT] = {
+} sizes[CTS_SIZE_ALL] = {
     {1, "1B"},
     {4096, "4KiB"},
     {65535, "64KiB-1"},
@@ -94,10 +96,13 @@ static const struct {
     {65537, "64KiB+1"},
     {1u << 20, "1MiB"},
     {16u << 20, "16MiB"},
+    /* Not in the regular grid: around the pageable staging threshold (data order). */
+    {2u << 20, "2MiB"},
+    {(2u << 20) + 1, "2MiB+1"},
 };
 
-const char *cts_size_token(int i) { return i >= 0 && i < CTS_SIZE_COUNT ? sizes[i].token : "?"; }
-size_t cts_size_bytes(int i) { return i >= 0 && i < CTS_SIZE_COUNT ? sizes[i].bytes : 0; }
+const char *cts_size_token(int i) { return i >= 0 && i < CTS_SIZE_ALL ? sizes[i].token : "?"; }
+size_t cts_size_bytes(int i) { return i >= 0 && i < CTS_SIZE_ALL ? sizes[i].bytes : 0; }
 
 int cts_mem_host_accessible(enum cts_mem m) { return m >= 0 && m != CTS_MEM_DEVICE; }
 
@@ -147,14 +152,15 @@ int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b)
     return (b == CTS_BUSY_LEGACY && d == 'L') || (b == CTS_BUSY_PERTHREAD && d == 'P');
 }
 
-/* api[.variant][.dir][.memory][.size][.kind].op.busy: segments that do not
- * apply are left out. */
+/* api[.variant][.with_x][.written][.dir][.memory][.size][.kind].op.busy:
+ * segments that do not apply are left out. */
 int cts_case_make_id(struct cts_case *c)
 {
     int dir = c->dir != CTS_DIR_NONE, mem = c->mem >= 0, size = c->size_idx >= 0,
         kind = c->kind != CTS_KIND_NONE, var = c->variant != NULL, with = c->with != NULL;
-    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
+    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
                      var ? "." : "", var ? c->variant : "", with ? ".with_" : "", with ? c->with : "",
+                     c->writes ? ".written" : "",
                      dir ? "." : "", dir ? cts_dir_token(c->dir) : "", mem ? "." : "",
                      mem ? cts_mem_token(c->mem) : "", size ? "." : "",
                      size ? cts_size_token(c->size_idx) : "", kind ? "." : "",
@@ -214,9 +220,21 @@ size_t cts_emit_same_hostfn(const struct cts_case *proto, struct cts_case *out, 
     return emit_range(proto, out, cap, n, CTS_BUSY_SAME_HOSTFN, CTS_BUSY_SAME_HOSTFN + 1);
 }
 
+size_t cts_emit_written(const struct cts_case *proto, enum cts_mem written, struct cts_case *out, size_t cap,
+                        size_t n)
+{
+    struct cts_case c = *proto;
+    c.writes = 1;
+    if (written == CTS_MEM_DEVICE || written == CTS_MEM_MAPPED || written == CTS_MEM_MANAGED)
+        n = emit_range(&c, out, cap, n, CTS_BUSY_SAME, CTS_BUSY_SAME + 1);
+    if (cts_mem_host_accessible(written))
+        n = emit_range(&c, out, cap, n, CTS_BUSY_SAME_HOSTFN, CTS_BUSY_SAME_HOSTFN + 1);
+    return n;
+}
+
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s", cts_api_token(c->api), c->variant ? "." : "",
-             c->variant ? c->variant : "", c->dir == CTS_DIR_NONE ? "" : ".",
+    snprintf(buf, len, "%s%s%s%s%s%s", cts_api_token(c->api), c->variant ? "." : "",
+             c->variant ? c->variant : "", c->writes ? ".written" : "", c->dir == CTS_DIR_NONE ? "" : ".",
              c->dir == CTS_DIR_NONE ? "" : cts_dir_token(c->dir));
 }

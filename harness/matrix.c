@@ -35,6 +35,10 @@ static json_t *verdict_json(const struct cts_result *r)
         json_object_set_new(v, "rejected", json_string(r->verdict.rejected));
     if (pass && r->verdict.overlap != CTS_OVERLAP_NA) /* the overlap family's cases only */
         json_object_set_new(v, "overlap", json_string(cts_overlap_name(r->verdict.overlap)));
+    if (pass && r->verdict.data != CTS_DATA_NA) /* written cases only */
+        json_object_set_new(v, "data", json_string(cts_data_name(r->verdict.data)));
+    if (pass && r->verdict.reader != CTS_READER_NA)
+        json_object_set_new(v, "reader", json_string(cts_reader_name(r->verdict.reader)));
     return v;
 }
 
@@ -44,11 +48,11 @@ static json_t *verdict_json(const struct cts_result *r)
  * attempt a repetition's wait was proven against (see rep.c). */
 static void rep_arrays_json(json_t *ev, const struct cts_result *r)
 {
-    enum { N = 12 };
+    enum { N = 16 };
     const char *names[N] = {"call_us", "release_to_return_us", "op_after_gpu_us",
                             "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst",
                             "rep_timeout_us", "tracked_from_timeout_us", "tracked_from_call_us",
-                            "rep_window_us"};
+                            "rep_window_us", "data", "data_new_bytes", "data_boundary", "reader"};
     json_t *arr[N];
     for (int k = 0; k < N; k++)
         arr[k] = json_array();
@@ -69,6 +73,10 @@ static void rep_arrays_json(json_t *ev, const struct cts_result *r)
         json_array_append_new(arr[5], name_or_null(cts_host_name(p->host)));
         json_array_append_new(arr[6], name_or_null(cts_src_name(p->src)));
         json_array_append_new(arr[7], name_or_null(cts_dst_name(p->dst)));
+        json_array_append_new(arr[12], name_or_null(cts_data_name(p->data)));
+        json_array_append_new(arr[13], p->data_new_bytes >= 0 ? json_integer(p->data_new_bytes) : json_null());
+        json_array_append_new(arr[14], p->data_boundary >= 0 ? json_integer(p->data_boundary) : json_null());
+        json_array_append_new(arr[15], name_or_null(cts_reader_name(p->reader)));
     }
     if (!own_timeouts)
         json_array_clear(arr[8]);
@@ -186,6 +194,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "variant", name_or_null(c->variant));
     if (c->with) /* the overlap family's cases only: older matrices lack it */
         json_object_set_new(j, "with", json_string(c->with));
+    if (c->writes) /* data order: the held work writes the source (older matrices lack it) */
+        json_object_set_new(j, "writes", json_true());
     json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
     json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
     int mem = c->mem >= 0, sized = c->size_idx >= 0;

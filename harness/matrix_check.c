@@ -111,6 +111,8 @@ static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
 static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
 static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
 static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
+static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
+static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
 static const char *about_n(int i) { return i ? cts_about_name((enum cts_about)(i - 1)) : NULL; }
 static const char *pred_n(int i) { return i ? cts_pred_name((enum cts_pred)(i - 1)) : NULL; }
@@ -119,7 +121,7 @@ struct names {
     int count;
 };
 static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
-                          OVERLAP = {overlap_n, 5}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
+                          OVERLAP = {overlap_n, 5}, DATA = {data_n, 4}, READER = {reader_n, 3}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
 
 /* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
 static int name_ok(const json_t *v, struct names n, int flags, const char *pre, const char *key, char *why,
@@ -164,7 +166,7 @@ static int v_name(const json_t *o, const char *pre, const char *key, int flags, 
 static const char *const verdict_keys[] = {"dst", "host", "op_after", "src", "third_blocking", "third_nonblocking"};
 
 /* Per-repetition arrays: the kind of their elements. */
-enum rep_kind { REP_TIME, REP_SIGNED, REP_HOST, REP_SRC, REP_DST };
+enum rep_kind { REP_TIME, REP_SIGNED, REP_HOST, REP_SRC, REP_DST, REP_DATA, REP_READER, REP_BYTES };
 static const struct {
     const char *key;
     enum rep_kind kind;
@@ -179,7 +181,11 @@ static const struct {
                   {"rep_timeout_us", REP_TIME},
                   {"tracked_from_timeout_us", REP_TIME},
                   {"tracked_from_call_us", REP_TIME},
-                  {"rep_window_us", REP_TIME}};
+                  {"rep_window_us", REP_TIME},
+                  {"data", REP_DATA},
+                  {"data_new_bytes", REP_BYTES},
+                  {"data_boundary", REP_BYTES},
+                  {"reader", REP_READER}};
 
 /* How many numbers an array holds. */
 static size_t numbers_in(const json_t *a)
@@ -212,10 +218,15 @@ static int check_rep_arrays(const json_t *ev, json_int_t reps, char *why, size_t
             if (json_is_null(x))
                 continue;
             enum rep_kind kind = rep_arrays[k].kind;
+            static const struct names *const of[] = {[REP_HOST] = &HOST, [REP_SRC] = &SRC, [REP_DST] = &DST,
+                                                     [REP_DATA] = &DATA, [REP_READER] = &READER};
             if (kind == REP_TIME || kind == REP_SIGNED) {
                 if (number_ok(x, kind == REP_TIME, P, at, why, len))
                     return -1;
-            } else if (name_ok(x, kind == REP_HOST ? HOST : kind == REP_SRC ? SRC : DST, NUL, P, at, why, len) < 0) {
+            } else if (kind == REP_BYTES) {
+                if (!json_is_integer(x) || json_integer_value(x) < 0)
+                    return BAD("evidence.%s is not a byte count or offset (an integer >= 0, or null)", at);
+            } else if (name_ok(x, *of[kind], NUL, P, at, why, len) < 0) {
                 return -1;
             }
         }
@@ -330,10 +341,15 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
     if (rejected && !*rejected)
         return BAD("verdict.rejected is empty");
     /* "overlap": the overlap family's verdict, in its cases only. */
-    int overlap = 0;
+    int overlap = 0, data = 0, reader = 0;
     if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len))
         return -1;
-    if (json_object_size(verdict) != 6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0)) {
+    /* "data" and "reader": data order, in written cases only. */
+    if (v_name(verdict, "verdict.", "data", OPT, DATA, &data, why, len) ||
+        v_name(verdict, "verdict.", "reader", OPT, READER, &reader, why, len))
+        return -1;
+    if (json_object_size(verdict) !=
+        6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0) + (size_t)(data != 0) + (size_t)(reader != 0)) {
         const char *k;
         json_t *x;
         json_object_foreach((json_t *)verdict, k, x)
@@ -341,8 +357,9 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
             size_t i = 0;
             while (i < 6 && strcmp(k, verdict_keys[i]))
                 i++;
-            if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap"))
-                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected or overlap)", k,
+            if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap") && strcmp(k, "data") && strcmp(k, "reader"))
+                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data "
+                           "or reader)", k,
                            verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
                            verdict_keys[5]);
         }
@@ -374,6 +391,10 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
             return -1;
     if (v_str(c, "", "with", OPT, NULL, why, len)) /* the other operation: overlap cases only */
         return -1;
+    const json_t *writes = json_object_get(c, "writes"); /* data order: written cases only */
+    if (writes && !json_is_true(writes))
+        return BAD("writes is %s, not true (a case whose held work writes its source), or absent",
+                   type_name(writes));
     const char *reason, *symbol;
     const json_t *verdict, *ev, *spec, *shape;
     int verdict_status = status == CTS_PASS || status == CTS_VARIES;

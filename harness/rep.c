@@ -89,9 +89,19 @@ static int rep_start(struct rep_state *st)
         }
     }
 
+    if (c->writes && cts_eng_data_setup(st) != cudaSuccess) {
+        (void)cudaGetLastError();
+        e->data.write_to = NULL;
+        r->status = CTS_BROKEN;
+        cts_eng_setf(r->reason, "harness: setting the data-order patterns failed");
+        return 0;
+    }
+
     double budget_us = res->timeout_us + res->window_us + 1e6;
     cts_latch_close(&e->latch);
-    HCHECK(r->reason, busy_stream_gate(e, c->op, c->busy, (unsigned long long)(budget_us * 1e3), seq));
+    cudaError_t gerr = busy_stream_gate(e, c->op, c->busy, (unsigned long long)(budget_us * 1e3), seq);
+    e->data.write_to = NULL; /* the held work has it (a written case's writer), and nothing else may */
+    HCHECK(r->reason, gerr);
     if (!cts_eng_wait_gate_started(e, seq)) {
         r->status = CTS_BROKEN;
         cts_eng_setf(r->reason, "the gate did not start within %.0f s", START_LIMIT_US / 1e6);
@@ -187,6 +197,8 @@ static int rep_returned(struct rep_state *st)
     HCHECK(r->reason, cts_eng_marker(e, third[1], &e->mk_dev[2], seq));
     HCHECK(r->reason, cts_eng_marker(e, ops, &e->mk_dev[0], seq));
     st->markers = 3;
+    if (c->writes && !r->rejected) /* after the markers: on the legacy stream it would hold the third ones */
+        HCHECK(r->reason, cts_eng_data_reader(st));
     /* The window ends early once every marker the control saw run has
      * run: one the control saw held is held by stream semantics alone
      * (held_anyway) and cannot run before the gate opens. */
@@ -335,6 +347,14 @@ static int rep_track_wait(struct rep_state *st)
     return REP_NEXT;
 }
 
+/* A written case's reader could not be queued after a call that waited. */
+static int rep_reader_failed(struct rep_state *st, cudaError_t err)
+{
+    rep_call_failed(st, CTS_BROKEN);
+    cts_eng_setf(st->r->reason, "harness: queuing the data-order reader returned %s", cudaGetErrorName(err));
+    return 0;
+}
+
 /* Returns REP_DONE; or which wait proved too short to tell "held" from
  * "slow" (the repetition is then measured again with that wait grown); or
  * REP_WAIT_TO_PROVE: a complete repetition whose wait the next attempt, with
@@ -356,10 +376,14 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         rc = rep_call(&st);
     if (rc != REP_NEXT)
         return rc;
-    st.dst_live = cts_eng_touchable_while_busy(st.dm);
-    st.src_live = cts_eng_touchable_while_busy(st.sm);
+    /* A written case's bytes are judged whole after the drain (written.c), not sampled. */
+    cudaError_t rerr;
+    st.dst_live = !c->writes && cts_eng_touchable_while_busy(st.dm);
+    st.src_live = !c->writes && cts_eng_touchable_while_busy(st.sm);
     if (st.closed)
         rc = rep_returned(&st);
+    else if (c->writes && !r->rejected && (rerr = cts_eng_data_reader(&st)) != cudaSuccess)
+        rc = rep_reader_failed(&st, rerr);
     else if ((rc = rep_waits(&st)) == REP_NEXT)
         rc = rep_track_wait(&st);
     if (rc != REP_NEXT)
@@ -381,6 +405,7 @@ int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_r
     r->release_to_return_us = r->op_after_gpu_us = NAN;
     r->timeout_us = r->window_us = r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
     r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = NAN;
+    r->data_boundary = r->data_new_bytes = -1;
     if (c->family->prepare) {
         const char *why = NULL;
         cudaError_t err = cudaDeviceSynchronize();

@@ -80,7 +80,7 @@ const struct cts_clause *cts_clause_find(const char *id)
 const char *cts_about_name(enum cts_about a)
 {
     static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call",
-                                    "rejected", "concurrent"};
+                                    "rejected", "concurrent", "data_ordered", "later_sees"};
     return (unsigned)a < CTS_ABOUT_COUNT ? n[a] : "?";
 }
 
@@ -228,6 +228,19 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
         return o->rejected;
     case CTS_ABOUT_CONCURRENT:
         return o->verdict.overlap == CTS_OVERLAP_NA ? -1 : o->verdict.overlap != CTS_OVERLAP_SERIALIZES;
+    case CTS_ABOUT_DATA_ORDERED:
+    case CTS_ABOUT_LATER_SEES: {
+        int yes = 0, no = 0;
+        for (int i = 0; i < o->nreps; i++)
+            if (a == CTS_ABOUT_DATA_ORDERED) {
+                yes += o->data[i] == CTS_DATA_ORDERED;
+                no += o->data[i] == CTS_DATA_STALE || o->data[i] == CTS_DATA_PARTIAL;
+            } else {
+                yes += o->reader[i] == CTS_READER_SAW;
+                no += o->reader[i] == CTS_READER_MISSED;
+            }
+        return split(yes, no, p);
+    }
     default:
         return -1;
     }
@@ -268,6 +281,27 @@ void cts_judge_add(struct cts_judge *j, const char *clause, enum cts_about a, en
 static int pending_in_stream(const struct cts_judge *j)
 {
     return cts_busy_in_op_stream(j->c->busy) || (op_legacy(j->c, j->o->per_thread) && j->held_in_stream);
+}
+
+/* A written case (the held work writes the source): streams execute in
+ * order, so the copy moves the held work's bytes and the work after it sees
+ * what it moved; a batch copy's source access order says otherwise where it
+ * allows an out-of-order read. */
+static void data_rules(struct cts_judge *j)
+{
+    const struct cts_case *c = j->c;
+    const char *v = c->variant ? c->variant : "";
+    if (c->api != CTS_API_MEMCPY_BATCH_ASYNC)
+        add(j, "PG-STREAM-ORDER", CTS_ABOUT_DATA_ORDERED, CTS_PRED_GUARANTEED);
+    else if (!strcmp(v, "stream"))
+        add(j, "RT-BATCH-STREAM", CTS_ABOUT_DATA_ORDERED, CTS_PRED_GUARANTEED);
+    else
+        add(j, !strcmp(v, "any") ? "RT-BATCH-ANY" : "RT-BATCH-DURING-CALL", CTS_ABOUT_DATA_ORDERED, CTS_PRED_MAY);
+    /* "a stream sync is performed before the copy is initiated": after the held work's write */
+    if (c->dir == CTS_DIR_H2D && pageable(c->mem) && copy_form(c->api) == SYNC)
+        add(j, driver_api(c->api) ? "DRV-SYNC-MEMCPY-PAGEABLE-H2D" : "RT-SYNC-MEMCPY-PAGEABLE-H2D",
+            CTS_ABOUT_DATA_ORDERED, CTS_PRED_GUARANTEED);
+    add(j, "PG-STREAM-ORDER", CTS_ABOUT_LATER_SEES, CTS_PRED_GUARANTEED);
 }
 
 static void copy_rules(struct cts_judge *j, enum form f)
@@ -434,6 +468,8 @@ static void call_rules(struct cts_judge *j)
     default:
         break;
     }
+    if (c->writes)
+        data_rules(j);
     if (c->family->judge)
         c->family->judge(j);
     if (c->variant && strncmp(c->variant, "pool_release_", 13) == 0)
@@ -481,6 +517,8 @@ static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
 static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
 static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
 static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
+static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
+static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
 
 static const char *str_at(const json_t *o, const char *k)
 {
@@ -502,6 +540,8 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
     o.verdict.third_nonblocking = parse_name(str_at(v, "third_nonblocking"), order_n, 4);
     o.verdict.src = parse_name(str_at(v, "src"), src_n, 4);
     o.verdict.overlap = parse_name(str_at(v, "overlap"), overlap_n, 5);
+    o.verdict.data = parse_name(str_at(v, "data"), data_n, 4);
+    o.verdict.reader = parse_name(str_at(v, "reader"), reader_n, 3);
     o.rejected = str_at(v, "rejected") != NULL;
     o.control.op_after = parse_name(str_at(ctl, "op_after"), order_n, 4);
     o.control.third_blocking = parse_name(str_at(ctl, "third_blocking"), order_n, 4);
@@ -511,6 +551,7 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
      * was held, in every repetition (the verdict keeps op_after then). */
     int race_free = o.verdict.op_after == CTS_ORDER_HELD || o.verdict.op_after == CTS_ORDER_HELD_ANYWAY;
     const json_t *hosts = json_object_get(ev, "host"), *srcs = json_object_get(ev, "src");
+    const json_t *datas = json_object_get(ev, "data"), *readers = json_object_get(ev, "reader");
     o.nreps = (int)json_array_size(hosts);
     if (o.nreps > CTS_MAX_REPEAT)
         o.nreps = CTS_MAX_REPEAT;
@@ -518,6 +559,9 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
         o.host[i] = parse_name(json_string_value(json_array_get(hosts, i)), host_n, 3);
         o.src[i] = race_free ? parse_name(json_string_value(json_array_get(srcs, i)), src_n, 4)
                              : CTS_SRC_NA;
+        /* Data order is read from the bytes after the drain: race-free always. */
+        o.data[i] = parse_name(json_string_value(json_array_get(datas, i)), data_n, 4);
+        o.reader[i] = parse_name(json_string_value(json_array_get(readers, i)), reader_n, 3);
     }
     struct cts_judged j[CTS_JUDGED_MAX];
     size_t n = 0;

@@ -2,7 +2,10 @@
 #define _GNU_SOURCE
 #include "engine_int.h"
 
+#include "pattern.h"
+
 #include <stdatomic.h>
+#include <string.h>
 
 /* ---- the second host thread ------------------------------------------------ */
 
@@ -137,6 +140,8 @@ static void CUDART_CB hostfn_gate(void *arg)
             reason = CTS_GATE_DEADLINE;
             break;
         }
+    if (e->hostfn_gate.write_to) /* a written case's writer: its last act */
+        memcpy(e->hostfn_gate.write_to, e->data.after, e->hostfn_gate.write_bytes);
     g->end_ns = (unsigned long long)(cts_now_us() * 1e3);
     g->reason = reason;
     atomic_thread_fence(memory_order_seq_cst);
@@ -155,10 +160,16 @@ cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum cts_busy
         e->hostfn_gate.e = e;
         e->hostfn_gate.seq = seq;
         e->hostfn_gate.budget_us = (double)budget_ns / 1e3;
+        e->hostfn_gate.write_to = busy == CTS_BUSY_SAME_HOSTFN ? e->data.write_to : NULL;
+        e->hostfn_gate.write_bytes = e->data.write_bytes;
         return cudaLaunchHostFunc(busy == CTS_BUSY_HOSTFN ? e->nonblocking[1] : cts_eng_op_stream(e, op),
                                   hostfn_gate, e);
     }
-    return cts_eng_gate(e, busy_stream(e, op, busy), budget_ns, seq);
+    cudaStream_t s = busy_stream(e, op, busy);
+    cudaError_t err = cts_eng_gate(e, s, budget_ns, seq);
+    if (err == cudaSuccess && busy == CTS_BUSY_SAME && e->data.write_to) /* a written case's writer */
+        err = cts_launch_pattern(s, e->data.write_to, e->data.write_bytes, 0, CTS_PATTERN_AFTER);
+    return err;
 }
 
 /* ---- polling mapped records (no CUDA call) -------------------------------- */

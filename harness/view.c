@@ -105,8 +105,11 @@ static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
 static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
 static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
+static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
+static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
 /* How many values each has, NA included. */
-enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4, OVERLAP_COUNT = 5 };
+enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4, OVERLAP_COUNT = 5,
+       DATA_COUNT = 4, READER_COUNT = 3 };
 
 static struct cts_verdict verdict_of(const json_t *v)
 {
@@ -120,6 +123,8 @@ static struct cts_verdict verdict_of(const json_t *v)
         .dst = (enum cts_dst)name_index(dst_n, DST_COUNT, json_object_get(v, "dst")),
         .rejected = json_string_value(json_object_get(v, "rejected")),
         .overlap = (enum cts_overlap)name_index(overlap_n, OVERLAP_COUNT, json_object_get(v, "overlap")),
+        .data = (enum cts_data)name_index(data_n, DATA_COUNT, json_object_get(v, "data")),
+        .reader = (enum cts_reader)name_index(reader_n, READER_COUNT, json_object_get(v, "reader")),
     };
 }
 
@@ -163,7 +168,7 @@ int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
         return 0;
     return a->host == b->host && a->op_after == b->op_after && a->third_blocking == b->third_blocking &&
            a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst &&
-           a->overlap == b->overlap;
+           a->overlap == b->overlap && a->data == b->data && a->reader == b->reader;
 }
 
 void cts_env_view(struct cts_env_view *e, const json_t *m)

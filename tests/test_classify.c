@@ -112,6 +112,38 @@ int main(void)
     cts_verdict_symbol(&res.verdict, sym, sizeof sym);
     CHECK_STR(sym, "W");
 
+    /* Data order (written cases) is read from the bytes after the drain: it
+     * stands whether the call waited or not, and a split is VARIES. */
+    for (int i = 0; i < 3; i++) {
+        res.reps[i] = waits_rep();
+        res.reps[i].data = CTS_DATA_STALE;
+        res.reps[i].reader = CTS_READER_SAW;
+    }
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_INT(res.verdict.data, CTS_DATA_STALE);
+    cts_verdict_symbol(&res.verdict, sym, sizeof sym);
+    CHECK_STR(sym, "Ws");
+    res.reps[2].data = CTS_DATA_ORDERED;
+    res.reps[1].reader = CTS_READER_MISSED;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK_INT(res.verdict.data, CTS_DATA_NA);
+    CHECK(strstr(res.reason, "data: stale stale ordered") != NULL);
+    CHECK(strstr(res.reason, "reader: saw missed saw") != NULL);
+    CHECK_STR(res.symbol, "Ws/Wsu/W");
+    for (int i = 0; i < 3; i++) {
+        res.reps[i] = returns_rep(CTS_ORDER_HELD, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+        res.reps[i].data = CTS_DATA_PARTIAL;
+        res.reps[i].reader = CTS_READER_SAW;
+    }
+    cts_classify(&res);
+    CHECK_STR(res.symbol, "Qm");
+    for (int i = 0; i < 3; i++)
+        res.reps[i].data = CTS_DATA_ORDERED;
+    cts_classify(&res);
+    CHECK_STR(res.symbol, "Q"); /* in order: nothing added */
+
     /* Data observations count only when the op stream was held: otherwise
      * the copy may finish between the return and the check. */
     for (int i = 0; i < 3; i++) {

@@ -1,6 +1,6 @@
 /* Data order judged from simulated destinations: ordered, stale, partial at
- * an offset (either way round, and interleaved), a byte from the wrong offset,
- * and the patterns themselves (they differ at every offset). */
+ * an offset (either way round, and interleaved), never written, a byte from
+ * the wrong offset, and the patterns themselves (they differ at every offset). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,22 +10,22 @@
 int main(void)
 {
     enum { N = 4096 };
-    unsigned char *d = malloc(N), *old = malloc(N), *new = malloc(N);
+    unsigned char *d = malloc(N), *old = malloc(N), *new = malloc(N), *clear = malloc(N);
     struct cts_data_obs o;
     unsigned seed = 11;
-    cts_data_fill(old, N, seed, 0);
-    cts_data_fill(new, N, seed, 1);
+    cts_data_fill(old, N, seed, CTS_PATTERN_BEFORE);
+    cts_data_fill(new, N, seed, CTS_PATTERN_AFTER);
+    cts_data_fill(clear, N, seed, CTS_PATTERN_CLEAR);
     int same = 0;
     for (size_t i = 0; i < N; i++)
-        same += old[i] == new[i];
+        same += old[i] == new[i] || old[i] == clear[i] || new[i] == clear[i];
     CHECK_INT(same, 0);
     /* A copy from the wrong offset (one byte, one page off) does not look right. */
     for (size_t shift = 1; shift <= 4096; shift *= 4096) {
         unsigned char *big = malloc(2 * N);
-        cts_data_fill(big, 2 * N, seed, 0);
+        cts_data_fill(big, 2 * N, seed, CTS_PATTERN_BEFORE);
         cts_data_judge(big + shift, N, seed, &o);
-        CHECK_INT(o.order, CTS_DATA_FOREIGN);
-        CHECK(o.foreign_bytes > N * 9 / 10);
+        CHECK(o.foreign_bytes + o.unwritten_bytes > N * 9 / 10);
         free(big);
     }
 
@@ -33,12 +33,14 @@ int main(void)
     cts_data_judge(d, N, seed, &o);
     CHECK_INT(o.order, CTS_DATA_ORDERED);
     CHECK_INT(o.new_bytes, N);
-    CHECK_STR(cts_data_order_name(o.order), "ordered");
+    CHECK_INT(o.foreign_bytes + o.unwritten_bytes, 0);
+    CHECK_STR(cts_data_name(o.order), "ordered");
 
     memcpy(d, old, N);
     cts_data_judge(d, N, seed, &o);
     CHECK_INT(o.order, CTS_DATA_STALE);
     CHECK_INT(o.old_bytes, N);
+    CHECK_STR(cts_data_name(o.order), "stale");
 
     /* Old up to 1234, new from it: the boundary is 1234. */
     memcpy(d, old, 1234);
@@ -52,7 +54,6 @@ int main(void)
 
     /* The other way round, at 1: */
     memcpy(d, new, N);
-    d[1] = old[1];
     memcpy(d + 1, old + 1, N - 1);
     cts_data_judge(d, N, seed, &o);
     CHECK_INT(o.order, CTS_DATA_PARTIAL);
@@ -68,24 +69,38 @@ int main(void)
     CHECK_INT(o.runs, 4);
     CHECK_INT(o.boundary, 1024);
 
-    /* A byte from the wrong offset is neither pattern. */
+    /* The copy stopped short: the tail is still the destination's own. */
+    memcpy(d, new, N);
+    memcpy(d + 4000, clear + 4000, N - 4000);
+    cts_data_judge(d, N, seed, &o);
+    CHECK_INT(o.order, CTS_DATA_ORDERED);
+    CHECK_INT(o.unwritten_bytes, N - 4000);
+    CHECK_INT(o.first_unwritten, 4000);
+    CHECK_INT(o.foreign_bytes, 0);
+    memcpy(d, clear, N);
+    cts_data_judge(d, N, seed, &o);
+    CHECK_INT(o.order, CTS_DATA_NA);
+    CHECK_INT(o.unwritten_bytes, N);
+
+    /* A byte from the wrong offset is no pattern's. */
     memcpy(d, new, N);
     d[777] = new[778];
     cts_data_judge(d, N, seed, &o);
-    CHECK_INT(o.order, CTS_DATA_FOREIGN);
+    CHECK_INT(o.order, CTS_DATA_ORDERED);
     CHECK_INT(o.first_foreign, 777);
     CHECK_INT(o.foreign_bytes, 1);
 
-    /* Another seed's pattern is foreign too; one byte and none. */
-    cts_data_fill(d, N, seed + 1, 1);
+    /* Another seed's pattern is foreign nearly everywhere; one byte and none. */
+    cts_data_fill(d, N, seed + 1, CTS_PATTERN_AFTER);
     cts_data_judge(d, N, seed, &o);
-    CHECK_INT(o.order, CTS_DATA_FOREIGN);
+    CHECK(o.foreign_bytes + o.unwritten_bytes > N * 9 / 10);
     cts_data_judge(new, 1, seed, &o);
     CHECK_INT(o.order, CTS_DATA_ORDERED);
     cts_data_judge(new, 0, seed, &o);
     CHECK_INT(o.order, CTS_DATA_NA);
-    CHECK(cts_data_order_name(CTS_DATA_NA) == NULL);
+    CHECK(cts_data_name(CTS_DATA_NA) == NULL);
+    CHECK_STR(cts_reader_name(CTS_READER_MISSED), "missed");
 
-    free(d), free(old), free(new);
+    free(d), free(old), free(new), free(clear);
     CHECK_DONE();
 }

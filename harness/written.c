@@ -1,0 +1,146 @@
+/* Data order (issue 18): a case whose held work writes the call's source as
+ * its last act (c->writes).  Before each repetition, with the device idle,
+ * the source holds the BEFORE pattern and the destination the CLEAR one
+ * (harness/pattern.h); the held work writes AFTER (busy_same: the gate, then
+ * a kernel; busy_same_hostfn: the host function itself, once released).  A
+ * reader queued after the call on its own stream copies the destination
+ * (a kernel for device-side memory, a host function for host memory).  After
+ * the drain the whole destination says which bytes the copy moved, and the
+ * reader's copy whether the work after the call saw them: proven from the
+ * bytes, never from a time. */
+#define _GNU_SOURCE
+#include "dataorder.h"
+#include "engine_int.h"
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Memory the harness sets and reads with kernels (so that managed pages
+ * stay on the device, where every repetition puts them). */
+static int device_side(enum cts_mem m) { return m == CTS_MEM_DEVICE || m == CTS_MEM_MANAGED; }
+
+int cts_eng_data_ready(struct cts_engine *e, char *why)
+{
+    if (e->data.before)
+        return 0;
+    size_t n = e->buf_bytes;
+    unsigned char *p[3] = {malloc(n), malloc(n), malloc(n)};
+    e->data.snap_host = malloc(n);
+    if (!p[0] || !p[1] || !p[2] || !e->data.snap_host) {
+        free(p[0]), free(p[1]), free(p[2]), free(e->data.snap_host);
+        e->data.snap_host = NULL;
+        cts_eng_setf(why, "harness: cannot allocate the data-order patterns (3 x %zu bytes)", n);
+        return -1;
+    }
+    for (int k = 0; k < 3; k++)
+        cts_data_fill(p[k], n, 0, k);
+    e->data.before = p[CTS_PATTERN_BEFORE];
+    e->data.after = p[CTS_PATTERN_AFTER];
+    e->data.clear = p[CTS_PATTERN_CLEAR];
+    HCHECK(why, cudaMallocHost((void **)&e->data.read_host, n));
+    HCHECK(why, cudaMalloc(&e->data.snap_dev, n));
+    return 0;
+fail:
+    return -1;
+}
+
+/* Fills n bytes of memory of kind m with pattern `which`, on the host or
+ * by a kernel on the harness's stream (synchronized by the caller). */
+static cudaError_t fill(struct cts_engine *e, enum cts_mem m, void *p, size_t n, int which)
+{
+    if (device_side(m))
+        return cts_launch_pattern(e->nonblocking[0], p, n, 0, which);
+    const unsigned char *from = which == CTS_PATTERN_BEFORE  ? e->data.before
+                                : which == CTS_PATTERN_AFTER ? e->data.after
+                                                             : e->data.clear;
+    memcpy(p, from, n);
+    return cudaSuccess;
+}
+
+cudaError_t cts_eng_data_setup(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    size_t n = st->c->size;
+    cudaError_t err = fill(e, st->sm, st->src, n, CTS_PATTERN_BEFORE);
+    if (err == cudaSuccess)
+        err = fill(e, st->dm, st->dst, n, CTS_PATTERN_CLEAR);
+    if (err == cudaSuccess)
+        err = cudaStreamSynchronize(e->nonblocking[0]);
+    e->data.write_to = st->src;
+    e->data.write_bytes = n;
+    return err;
+}
+
+/* The host-function reader: copies the destination as the stream reached it. */
+static void CUDART_CB host_reader(void *arg)
+{
+    struct cts_engine *e = arg;
+    memcpy(e->data.snap_host, e->data.read_from, e->data.read_bytes);
+}
+
+cudaError_t cts_eng_data_reader(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    size_t n = st->c->size;
+    st->reader = 1;
+    if (device_side(st->dm))
+        return cts_launch_snapshot(st->ops, e->data.snap_dev, st->dst, n);
+    e->data.read_from = st->dst;
+    e->data.read_bytes = n;
+    return cudaLaunchHostFunc(st->ops, host_reader, e);
+}
+
+/* Judges n bytes; the fast paths are the two whole patterns. */
+static void judge(const struct cts_engine *e, const unsigned char *p, size_t n, struct cts_data_obs *o)
+{
+    if (memcmp(p, e->data.after, n) == 0) {
+        memset(o, 0, sizeof *o);
+        o->order = CTS_DATA_ORDERED;
+        o->new_bytes = n;
+    } else if (memcmp(p, e->data.before, n) == 0) {
+        memset(o, 0, sizeof *o);
+        o->order = CTS_DATA_STALE;
+        o->old_bytes = n;
+    } else {
+        cts_data_judge(p, n, 0, o);
+    }
+}
+
+int cts_eng_data_judge(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    struct cts_rep *r = st->r;
+    size_t n = st->c->size;
+    const unsigned char *got = st->dst, *snap = e->data.snap_host;
+    e->data.write_to = NULL;
+    if (device_side(st->dm)) {
+        HCHECK(r->reason, cudaMemcpy(e->data.read_host, st->dst, n, cudaMemcpyDeviceToHost));
+        got = e->data.read_host;
+        if (st->reader)
+            HCHECK(r->reason, cudaMemcpy(e->data.snap_host, e->data.snap_dev, n, cudaMemcpyDeviceToHost));
+    }
+    struct cts_data_obs o;
+    judge(e, got, n, &o);
+    if (o.foreign_bytes || o.unwritten_bytes) {
+        r->status = CTS_FAIL;
+        if (o.foreign_bytes)
+            cts_eng_setf(r->reason, "the copy moved wrong bytes: %zu of %zu destination bytes are neither the "
+                                    "source's before nor after the held work's write (the first at offset %zu)",
+                         o.foreign_bytes, n, o.first_foreign);
+        else
+            cts_eng_setf(r->reason, "the copy left %zu of %zu destination bytes unwritten (the first at offset %zu)",
+                         o.unwritten_bytes, n, o.first_unwritten);
+        return 0;
+    }
+    r->data = o.order;
+    r->data_new_bytes = (long long)o.new_bytes;
+    r->data_boundary = o.order == CTS_DATA_PARTIAL ? (long long)o.boundary : -1;
+    if (st->reader)
+        r->reader = memcmp(snap, got, n) == 0 ? CTS_READER_SAW : CTS_READER_MISSED;
+    return REP_NEXT;
+fail:
+    (void)cudaGetLastError();
+    r->status = CTS_BROKEN;
+    return 0;
+}
