@@ -134,6 +134,14 @@ int cts_eng_data_judge(struct rep_state *st)
         return 0;
     }
     r->data = o.order;
+    /* A call that returned while its held work (whose last act is the
+     * write) was still held, and moved written bytes, read them after it
+     * returned: the source verdict, proven from the bytes.  Stale bytes say
+     * only "before the write", not "during the call": no source verdict. */
+    if (st->closed)
+        r->src = o.order == CTS_DATA_ORDERED ? CTS_SRC_AFTER_RETURN
+                 : o.order == CTS_DATA_PARTIAL ? CTS_SRC_PARTIAL
+                                               : CTS_SRC_NA;
     r->data_new_bytes = (long long)o.new_bytes;
     r->data_boundary = o.order == CTS_DATA_PARTIAL ? (long long)o.boundary : -1;
     if (st->reader)
