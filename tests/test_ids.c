@@ -55,19 +55,20 @@ int main(void)
      * and cudaStreamPerThread with 4 each and two created streams with 5.
      * At 4 KiB the 12 second-thread placements; at 4 KiB, 1 and 16 MiB a host
      * function on the op stream (6: one an op stream).  Then data order
-     * (written): 6 sizes, the explicit kind, on the 1 (cudaMemcpy) or 5 op
-     * streams, held by a writer of the source: 28 placements a size and
+     * (written): 6 sizes, the explicit kind, on the 1 (cudaMemcpy) or 2 op
+     * streams (0 and a non-blocking one), held by a writer of the source: 28 placements a size and
      * stream (h2d 9: every host kind by a host function, mapped and managed
      * by a kernel too; d2h 7, a kernel; d2d 3; h2h 9). */
-    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 6);
+    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3);
     CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4 + 23 * 2 * 2 + 23 * 2 * 3 + 28 * 6);
-    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22 + 23 * 2 * 10 + 23 * 2 * 3 * 5 + 28 * 6 * 5);
-    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26 + 2 * 2 * 12 + 2 * 2 * 3 * 6 + 3 * 6 * 6);
-    CHECK_INT(count_memcpy("memcpy*.busy_same_hostfn"), 23 * 2 * 3 * 6 + 15 * 6 * 6);
+    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22 + 23 * 2 * 10 + 23 * 2 * 3 * 5 + 28 * 6 * 2);
+    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26 + 2 * 2 * 12 + 2 * 2 * 3 * 6 + 3 * 6 * 3);
+    CHECK_INT(count_memcpy("memcpy*.busy_same_hostfn"), 23 * 2 * 3 * 6 + 15 * 6 * 3);
     CHECK_INT(count_memcpy("memcpy*.64KiB.*.busy_same_hostfn"), 0);
-    CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6 + 13 * 6 * 6);
-    CHECK_INT(count_memcpy("memcpy*.written.*"), 28 * 6 * 6);
-    CHECK_INT(count_memcpy("memcpy_async.written.d2h.pageable.2MiB+1.explicit.op_blocking.busy_same"), 1);
+    CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6 + 13 * 6 * 3);
+    CHECK_INT(count_memcpy("memcpy*.written.*"), 28 * 6 * 3);
+    CHECK_INT(count_memcpy("memcpy_async.written.d2h.pageable.2MiB+1.explicit.op_nonblocking.busy_same"), 1);
+    CHECK_INT(count_glob("*.written.*.op_blocking.*"), 0); /* two op streams: 0 and a non-blocking one */
     CHECK_INT(count_glob("*.written.*.device.*.busy_same_hostfn"), 0); /* the host cannot write it */
     CHECK_INT(count_glob("*.written.h2d.pageable.*.busy_same"), 0);    /* nor a kernel this */
     CHECK_INT(count_glob("*.written.*.default.*"), 0);
@@ -106,14 +107,14 @@ int main(void)
     CHECK_INT(count_family("first_launch"), 32);
     CHECK_INT(count_in("launch.first.*", "first_launch", "launch.first"), 32);
     /* copy: the grid in cases/copy.c's header comment. */
-    CHECK_INT(count_family("copy"), 3376 + 681);
-    CHECK_INT(count_in("*.written.*", "copy", NULL), 681);
+    CHECK_INT(count_family("copy"), 3376 + 324);
+    CHECK_INT(count_in("*.written.*", "copy", NULL), 324);
     CHECK_INT(count_glob("memcpy_to_symbol*.written.*"), 0); /* the family's own memory: not yet */
     /* declared on every stream; NOTSUPP on the legacy one is decided at run time */
     CHECK_INT(count_in("memcpy_batch_async.during_call.h2d.pinned.1MiB.op_null.*", "copy", NULL), 4);
     CHECK_INT(count_in("memcpy_to_symbol.h2d.pinned.4KiB.explicit.op_implied.busy_same", "copy", NULL), 1);
     CHECK_INT(count_in("cu_memcpy_htod.h2d.pageable.1MiB.op_implied.busy_blocking", "copy", NULL), 1);
-    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 6);
+    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3);
     /* managed: 2 prefetches and the attach take a stream; 3 advices do not; 2 sizes. */
     CHECK_INT(count_family("managed"), (3 * 22 + 3 * 4) * 2 + 3 * 10 + 3 * 2);
     CHECK_INT(count_glob("stream_attach_mem_async.managed.4KiB.op_null.busy_same"), 1);
