@@ -14,6 +14,7 @@
  *
  * Data order (the id segment "written"): at 1 B, 4 KiB, 1, 2, 2 + 1 byte and
  * 16 MiB (2 MiB: the pageable staging threshold the thresholds search found),
+ * and 64 MiB host to device and back from pageable, pinned and managed memory,
  * explicit kinds, the held work in the copy's own stream writes the source as
  * its last act: the whole destination says whether the copy moved those
  * bytes, and a reader queued after it whether later work saw them. */
@@ -63,13 +64,18 @@ static size_t generate(struct cts_case *out, size_t cap)
             const enum cts_mem *mems = dir == CTS_DIR_D2D ? device_kinds : host_kinds;
             size_t nmem = dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
                                              : sizeof host_kinds / sizeof *host_kinds;
-            for (size_t m = 0; m < nmem; m++)
-                for (size_t s = 0; s < sizeof wsizes / sizeof *wsizes; s++) {
+            for (size_t m = 0; m < nmem; m++) {
+                /* and 64 MiB host to device and back, from pageable, pinned and managed memory */
+                int big = (dir == CTS_DIR_H2D || dir == CTS_DIR_D2H) &&
+                          (mems[m] == CTS_MEM_PAGEABLE || mems[m] == CTS_MEM_PINNED || mems[m] == CTS_MEM_MANAGED);
+                for (size_t s = 0; s < sizeof wsizes / sizeof *wsizes + (size_t)big; s++) {
+                    int size = s < sizeof wsizes / sizeof *wsizes ? wsizes[s] : CTS_SIZE_64MIB;
                     struct cts_case c = {.family = &cts_family_memcpy, .api = apis[a], .dir = dir,
-                                         .mem = mems[m], .size_idx = wsizes[s],
-                                         .size = cts_size_bytes(wsizes[s]), .kind = CTS_KIND_EXPLICIT};
+                                         .mem = mems[m], .size_idx = size, .size = cts_size_bytes(size),
+                                         .kind = CTS_KIND_EXPLICIT};
                     n = written(&c, out, cap, n);
                 }
+            }
         }
     return out ? (n < cap ? n : cap) : n;
 }

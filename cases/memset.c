@@ -9,7 +9,12 @@
  * size/2 or size/4 elements and are declared only for sizes they divide.
  *
  * The runtime forms at 4 KiB, 1 MiB and 16 MiB also run behind a host
- * function on the op stream itself (busy_same_hostfn). */
+ * function on the op stream itself (busy_same_hostfn).
+ *
+ * Data order (the id segment "written"): every form at 4 KiB, 1 and 16 MiB,
+ * its destination written by the held work in its own stream as its last act
+ * (a kernel for device and managed memory, the host function for host
+ * memory): the memset must set every byte over that write. */
 #include "../harness/cts.h"
 #include "../harness/driver.h"
 #include "../harness/family.h"
@@ -91,6 +96,18 @@ static size_t generate(struct cts_case *out, size_t cap)
                 /* ... and, at 4 KiB, 1 and 16 MiB, a host function ahead in the op stream */
                 if ((s == 1 || s >= 5) && apis[a] <= CTS_API_MEMSET3D_ASYNC)
                     n = cts_emit_same_hostfn(&c, out, cap, n);
+            }
+    /* Data order, after the rest (each CTest group contiguous): the held work
+     * writes the destination, which the memset must set over. */
+    static const int wsizes[] = {1, 5, 6}; /* 4 KiB, 1 and 16 MiB */
+    for (size_t a = 0; a < sizeof apis / sizeof *apis; a++)
+        for (size_t m = 0; m < sizeof mems / sizeof *mems; m++)
+            for (size_t s = 0; s < sizeof wsizes / sizeof *wsizes; s++) {
+                struct cts_case c = {.family = &cts_family_memset, .api = apis[a], .dir = CTS_DIR_NONE,
+                                     .mem = mems[m], .size_idx = wsizes[s], .size = cts_size_bytes(wsizes[s]),
+                                     .kind = CTS_KIND_NONE};
+                shape(&c);
+                n = cts_emit_written(&c, mems[m], out, cap, n);
             }
     return out ? (n < cap ? n : cap) : n;
 }

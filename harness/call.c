@@ -106,20 +106,21 @@ cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case 
 {
     cudaError_t err = cudaSuccess;
     int prefetched = e->prefetch_managed && (sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED);
+    size_t bytes = c->size > e->buf_bytes ? CTS_BIG_BYTES : e->buf_bytes;
     if (prefetched) { /* the pokes below follow it in the same stream */
 #if CUDART_VERSION >= 12020 /* the cudaMemLocation form: ..._v2 in 12.2-12.9 */
         struct cudaMemLocation loc = {.type = cudaMemLocationTypeDevice, .id = e->device};
         for (int i = 0; i < 2 && err == cudaSuccess; i++)
 #if CUDART_VERSION >= 13000
-            err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], e->buf_bytes, loc, 0,
+            err = cudaMemPrefetchAsync(cts_eng_buffer(e, c, CTS_MEM_MANAGED, i), bytes, loc, 0,
                                        e->nonblocking[0]);
 #else
-            err = cudaMemPrefetchAsync_v2(e->buf[CTS_MEM_MANAGED][i], e->buf_bytes, loc, 0,
+            err = cudaMemPrefetchAsync_v2(cts_eng_buffer(e, c, CTS_MEM_MANAGED, i), bytes, loc, 0,
                                           e->nonblocking[0]);
 #endif
 #else /* 12.0-12.1: the older form, a device ordinal */
         for (int i = 0; i < 2 && err == cudaSuccess; i++)
-            err = cudaMemPrefetchAsync(e->buf[CTS_MEM_MANAGED][i], e->buf_bytes, e->device,
+            err = cudaMemPrefetchAsync(cts_eng_buffer(e, c, CTS_MEM_MANAGED, i), bytes, e->device,
                                        e->nonblocking[0]);
 #endif
     }
@@ -137,9 +138,9 @@ cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case 
     return err;
 }
 
-void *cts_eng_buffer(struct cts_engine *e, enum cts_mem m, int slot)
+void *cts_eng_buffer(struct cts_engine *e, const struct cts_case *c, enum cts_mem m, int slot)
 {
-    return m < 0 ? NULL : e->buf[m][slot];
+    return m < 0 ? NULL : c->size > e->buf_bytes ? e->big[m][slot] : e->buf[m][slot];
 }
 
 /* Whether the error c's call returned (named ename) is the rejection its

@@ -170,7 +170,7 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->window_us = fmax(WINDOW_FLOOR_US, WINDOW_FACTOR * idle->complete_max_us);
     if (case_unmeasurable(e, idle, res) || case_control(e, c, res))
         return;
-    if (c->writes && cts_eng_data_ready(e, res->reason)) {
+    if (cts_eng_fit(e, c, res->reason) || (c->writes && cts_eng_data_ready(e, c->size, res->reason))) {
         res->status = CTS_BROKEN;
         return;
     }

@@ -127,20 +127,24 @@ static void data_words(struct buf *b, const struct cts_case_view *v)
     const json_t *nb = json_object_get(ev, "data_new_bytes"), *bd = json_object_get(ev, "data_boundary"),
                  *rd = json_object_get(ev, "reader");
     long long size = (long long)v->size;
-    say(b, "; the destination's bytes (all %lld, read after the device drained) show that the copy moved", size);
+    int set = !*v->direction; /* a memset: the held work wrote its destination */
+    say(b, "; the destination's bytes (all %lld, read after the device drained) show that the %s", size,
+        set ? "memset left" : "copy moved");
     for (size_t i = 0; i < json_array_size(d); i++) {
         const char *o = json_string_value(json_array_get(d, i));
+        long long nw = (long long)json_integer_value(json_array_get(nb, i));
         say(b, "%s in repetition %zu ", i ? "," : "", i + 1);
         if (!o)
             say(b, "nothing judged");
         else if (!strcmp(o, "ordered"))
-            say(b, "the held work's new bytes (in stream order)");
+            say(b, set ? "its value over the held work's bytes (in stream order)"
+                       : "the held work's new bytes (in stream order)");
         else if (!strcmp(o, "stale"))
-            say(b, "the bytes from before the held work's write (stale: taken out of stream order)");
+            say(b, set ? "the held work's bytes, not its value (it set them before that write: out of stream order)"
+                       : "the bytes from before the held work's write (stale: taken out of stream order)");
         else
-            say(b, "%lld new bytes and %lld stale ones (partial; the first change at byte %lld)",
-                (long long)json_integer_value(json_array_get(nb, i)),
-                size - (long long)json_integer_value(json_array_get(nb, i)),
+            say(b, "%lld %s and %lld %s (partial; the first change at byte %lld)", nw,
+                set ? "bytes of its value" : "new bytes", size - nw, set ? "of the held work's" : "stale ones",
                 (long long)json_integer_value(json_array_get(bd, i)));
     }
     int missed = 0, saw = 0;
@@ -240,8 +244,10 @@ static void the_call(struct buf *b, const struct cts_case_view *v, const struct 
     int writes = json_is_true(json_object_get(v->c, "writes"));
     say(b, ", %s, issued while %s%s: ", op_words(v->op_stream, e->default_stream), busy_words(v->busy),
         !writes ? ""
-        : !strcmp(v->busy, "same") ? ", followed there by a kernel that wrote new bytes into the copy's source"
-                                   : ", which wrote new bytes into the copy's source as its last act");
+        : !strcmp(v->busy, "same") ? (*v->direction ? ", followed there by a kernel that wrote new bytes into the copy's source"
+                                                    : ", followed there by a kernel that wrote the memset's destination")
+        : *v->direction ? ", which wrote new bytes into the copy's source as its last act"
+                        : ", which wrote the memset's destination as its last act");
 }
 
 /* Where it was measured. */

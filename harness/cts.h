@@ -96,7 +96,8 @@ enum cts_busy {
 #define CTS_SIZE_COUNT 7 /* the regular grid: 1B .. 16MiB (ids.c) */
 #define CTS_SIZE_2MIB 7  /* beyond it, for the cases that ask: 2 MiB and 2 MiB + 1 */
 #define CTS_SIZE_2MIB_1 8
-#define CTS_SIZE_ALL 9
+#define CTS_SIZE_64MIB 9 /* larger than the engine's buffers: cts_eng_fit makes bigger ones */
+#define CTS_SIZE_ALL 10
 
 struct cts_family;
 struct cts_result;

@@ -29,5 +29,12 @@ struct cts_data_obs {
 
 /* Judges n destination bytes against the patterns of seed. */
 void cts_data_judge(const unsigned char *dst, size_t n, unsigned seed, struct cts_data_obs *o);
+/* The same for a memset of `value` (0x00-0x7f) whose destination the held
+ * work wrote AFTER into: a byte `value` is the call's, set after the write
+ * (counted new: ORDERED), an AFTER byte the held work's, which the memset
+ * did not follow (counted old: STALE, out of stream order); CLEAR: never
+ * written; anything else foreign. */
+void cts_data_judge_set(const unsigned char *dst, size_t n, unsigned char value, unsigned seed,
+                        struct cts_data_obs *o);
 
 #endif

@@ -40,7 +40,8 @@ static cudaError_t set_device_job(void *arg)
         }                                                                         \
     } while (0)
 
-static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
+/* Two buffers of memory kind m, `bytes` each, into bufs[0..1]. */
+static int alloc_kind(struct cts_engine *e, enum cts_mem m, void *bufs[2], size_t bytes, char *why)
 {
     int attr = 0;
     for (int i = 0; i < 2; i++) {
@@ -50,44 +51,44 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, char *why)
         case CTS_MEM_REGISTERED:
             if (m == CTS_MEM_REGISTERED)
                 REQUIRE_ATTR(cudaDevAttrHostRegisterSupported);
-            p = aligned_alloc(4096, e->buf_bytes);
+            p = aligned_alloc(4096, bytes);
             if (!p) {
                 cts_eng_setf(why, "harness: out of host memory");
                 return -1;
             }
-            memset(p, 0, e->buf_bytes); /* fault every page in before measuring */
+            memset(p, 0, bytes); /* fault every page in before measuring */
             if (m == CTS_MEM_REGISTERED)
-                HCHECK(why, cudaHostRegister(p, e->buf_bytes, cudaHostRegisterDefault));
+                HCHECK(why, cudaHostRegister(p, bytes, cudaHostRegisterDefault));
             break;
         case CTS_MEM_MAPPED:
             REQUIRE_ATTR(cudaDevAttrCanMapHostMemory);
-            HCHECK(why, cudaHostAlloc(&p, e->buf_bytes, cudaHostAllocMapped));
+            HCHECK(why, cudaHostAlloc(&p, bytes, cudaHostAllocMapped));
             break;
         case CTS_MEM_MANAGED:
             REQUIRE_ATTR(cudaDevAttrManagedMemory);
-            HCHECK(why, cudaMallocManaged(&p, e->buf_bytes, cudaMemAttachGlobal));
+            HCHECK(why, cudaMallocManaged(&p, bytes, cudaMemAttachGlobal));
             break;
         case CTS_MEM_PINNED:
-            HCHECK(why, cudaMallocHost(&p, e->buf_bytes));
+            HCHECK(why, cudaMallocHost(&p, bytes));
             break;
         case CTS_MEM_PORTABLE:
-            HCHECK(why, cudaHostAlloc(&p, e->buf_bytes, cudaHostAllocPortable));
+            HCHECK(why, cudaHostAlloc(&p, bytes, cudaHostAllocPortable));
             break;
         case CTS_MEM_WC:
-            HCHECK(why, cudaHostAlloc(&p, e->buf_bytes, cudaHostAllocWriteCombined));
+            HCHECK(why, cudaHostAlloc(&p, bytes, cudaHostAllocWriteCombined));
             break;
         case CTS_MEM_DEVICE:
-            HCHECK(why, cudaMalloc(&p, e->buf_bytes));
+            HCHECK(why, cudaMalloc(&p, bytes));
             break;
         default:
             cts_eng_setf(why, "harness: unknown memory kind %d", (int)m);
             return -1;
         }
-        e->buf[m][i] = p;
+        bufs[i] = p;
         if (m == CTS_MEM_DEVICE)
-            HCHECK(why, cudaMemset(p, 0, e->buf_bytes));
+            HCHECK(why, cudaMemset(p, 0, bytes));
         else if (m != CTS_MEM_PAGEABLE && m != CTS_MEM_REGISTERED)
-            memset(p, 0, e->buf_bytes);
+            memset(p, 0, bytes);
     }
     return 0;
 fail:
@@ -380,7 +381,7 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
     HCHECK(e->broken, cudaHostGetDevicePointer((void **)&e->poke_dev, e->poke_host, 0));
 
     for (int m = 0; m < CTS_MEM_COUNT; m++)
-        if (alloc_kind(e, m, e->broken))
+        if (alloc_kind(e, m, e->buf[m], e->buf_bytes, e->broken))
             return -1;
 
     if (cts_latch_start(&e->latch, e->flag_host)) {
@@ -430,6 +431,30 @@ fail:
     return -1;
 }
 
+int cts_eng_fit(struct cts_engine *e, const struct cts_case *c, char *why)
+{
+    if (c->size <= e->buf_bytes)
+        return 0;
+    if (c->size > CTS_BIG_BYTES) {
+        cts_eng_setf(why, "harness: %zu bytes is more than the largest buffers (%zu)", c->size,
+                     (size_t)CTS_BIG_BYTES);
+        return -1;
+    }
+    enum cts_mem side[2];
+    c->family->buffers(c, &side[0], &side[1]);
+    for (int k = 0; k < 2; k++) {
+        enum cts_mem m = side[k];
+        if (m < 0 || e->big[m][0] || e->notsupp[m][0])
+            continue;
+        if (alloc_kind(e, m, e->big[m], CTS_BIG_BYTES, why))
+            return -1;
+        HCHECK(why, cudaDeviceSynchronize());
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 void cts_engine_fini(struct cts_engine *e)
 {
     cts_hold_stop(e);
@@ -437,8 +462,8 @@ void cts_engine_fini(struct cts_engine *e)
     cts_latch_stop(&e->latch);
     (void)cudaDeviceSynchronize();
     for (int m = 0; m < CTS_MEM_COUNT; m++)
-        for (int i = 0; i < 2; i++) {
-            void *p = e->buf[m][i];
+        for (int i = 0; i < 4; i++) {
+            void *p = i < 2 ? e->buf[m][i] : e->big[m][i - 2];
             if (!p)
                 continue;
             switch (m) {
@@ -459,9 +484,5 @@ void cts_engine_fini(struct cts_engine *e)
         (void)cudaFreeHost((void *)e->flag_host);
     if (e->poke_host)
         (void)cudaFreeHost(e->poke_host);
-    free(e->data.before), free(e->data.after), free(e->data.clear), free(e->data.snap_host);
-    if (e->data.read_host)
-        (void)cudaFreeHost(e->data.read_host);
-    if (e->data.snap_dev)
-        (void)cudaFree(e->data.snap_dev);
+    cts_eng_data_free(e);
 }

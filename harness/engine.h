@@ -14,6 +14,9 @@
 #include <cuda_runtime_api.h>
 
 #define CTS_BUF_BYTES ((16u << 20) + 4096u)
+/* Cases larger than the buffers (written cases at 64 MiB) get two of these
+ * of each kind they use, made before their first idle measurement. */
+#define CTS_BIG_BYTES ((64u << 20) + 4096u)
 
 /* How a case is timed (recorded in every matrix under run.harness). */
 #define IDLE_WARMUP 2
@@ -91,6 +94,7 @@ struct cts_engine {
     unsigned char *poke_host, *poke_dev; /* mapped bytes the peek kernel reads samples into */
     void *buf[CTS_MEM_COUNT][2];
     size_t buf_bytes; /* each buffer's size */
+    void *big[CTS_MEM_COUNT][2]; /* CTS_BIG_BYTES each, made at the first case that needs them */
     char notsupp[CTS_MEM_COUNT][CTS_REASON_MAX]; /* why a memory kind is missing */
     struct cts_latch latch;
     struct cts_worker worker;
@@ -106,6 +110,7 @@ struct cts_engine {
      * buf_bytes each, and where the destination and the reader's copy of it
      * are read back. */
     struct {
+        size_t bytes;             /* each pattern's and buffer's size */
         unsigned char *before, *after, *clear;
         unsigned char *read_host; /* pinned: a device-side destination, read back */
         unsigned char *snap_host; /* the reader's copy, on the host */

@@ -76,7 +76,12 @@ int cts_eng_touchable_while_busy(enum cts_mem m);
 cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case *c, enum cts_mem sm,
                                     void *src, enum cts_mem dm, void *dst, const size_t *off,
                                     int nsamp, unsigned char v, unsigned char u, const char **ename);
-void *cts_eng_buffer(struct cts_engine *e, enum cts_mem m, int slot);
+/* The buffer of kind m for c (slot 0 source, 1 destination): the big one
+ * where c is larger than the others (cts_eng_fit made it). */
+void *cts_eng_buffer(struct cts_engine *e, const struct cts_case *c, enum cts_mem m, int slot);
+/* Makes the big buffers c needs, if it needs them, with the device idle:
+ * 0, or -1 with why. */
+int cts_eng_fit(struct cts_engine *e, const struct cts_case *c, char *why);
 int cts_eng_rejected_as_documented(const struct cts_case *c, const char *ename, char *why);
 int cts_eng_hook(int (*fn)(const struct cts_case *, struct cts_scratch *, void *, const char **),
                  const struct cts_case *c, struct cts_scratch *s, cudaStream_t st, const char **ename);
@@ -119,8 +124,10 @@ enum { REP_NEXT = -1 };
 int cts_eng_rep_finish(struct rep_state *st);
 
 /* ---- written.c: data order (cases whose held work writes the source) ------------ */
-/* The patterns and read-back buffers, made once: 0, or -1 with why. */
-int cts_eng_data_ready(struct cts_engine *e, char *why);
+/* The patterns and read-back buffers, of at least n bytes (made again
+ * larger where a case needs it): 0, or -1 with why. */
+int cts_eng_data_ready(struct cts_engine *e, size_t n, char *why);
+void cts_eng_data_free(struct cts_engine *e);
 /* With the device idle: the source gets BEFORE, the destination CLEAR, and
  * the held work is told to write AFTER into the source (e->data.write_to). */
 cudaError_t cts_eng_data_setup(struct rep_state *st);

@@ -198,10 +198,14 @@ static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct ct
         cts_eng_setf(idle->reason, "%s", why);
         return;
     }
+    if (cts_eng_fit(e, c, idle->reason)) {
+        idle->status = CTS_BROKEN;
+        return;
+    }
     st.sm = sm;
     st.dm = dm;
-    st.src = cts_eng_buffer(e, sm, 0);
-    st.dst = cts_eng_buffer(e, dm, 1);
+    st.src = cts_eng_buffer(e, c, sm, 0);
+    st.dst = cts_eng_buffer(e, c, dm, 1);
     st.s = cts_eng_op_stream(e, c->op);
     st.nsamp = sm == CTS_MEM_NONE && dm == CTS_MEM_NONE ? 0 : cts_eng_sample_offsets(c->size, st.off);
     for (int i = 0; i < IDLE_WARMUP + IDLE_SAMPLES; i++) {

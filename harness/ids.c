@@ -99,6 +99,7 @@ static const struct {
     /* Not in the regular grid: around the pageable staging threshold (data order). */
     {2u << 20, "2MiB"},
     {(2u << 20) + 1, "2MiB+1"},
+    {64u << 20, "64MiB"},
 };
 
 const char *cts_size_token(int i) { return i >= 0 && i < CTS_SIZE_ALL ? sizes[i].token : "?"; }

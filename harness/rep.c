@@ -364,8 +364,8 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
 {
     struct rep_state st = {.e = e, .c = c, .res = res, .r = r, .scratch = scratch};
     c->family->buffers(c, &st.sm, &st.dm);
-    st.src = cts_eng_buffer(e, st.sm, 0);
-    st.dst = cts_eng_buffer(e, st.dm, 1);
+    st.src = cts_eng_buffer(e, c, st.sm, 0);
+    st.dst = cts_eng_buffer(e, c, st.dm, 1);
     st.ops = cts_eng_op_stream(e, c->op);
     st.third[0] = e->blocking[2];
     st.third[1] = e->nonblocking[2];

@@ -1,5 +1,6 @@
 /* Data order (issue 18): a case whose held work writes the call's source as
- * its last act (c->writes).  Before each repetition, with the device idle,
+ * its last act (c->writes); a memset's, its destination, which the memset
+ * must then set over.  Before each repetition, with the device idle,
  * the source holds the BEFORE pattern and the destination the CLEAR one
  * (harness/pattern.h); the held work writes AFTER (busy_same: the gate, then
  * a kernel; busy_same_hostfn: the host function itself, once released).  A
@@ -20,16 +21,30 @@
  * stay on the device, where every repetition puts them). */
 static int device_side(enum cts_mem m) { return m == CTS_MEM_DEVICE || m == CTS_MEM_MANAGED; }
 
-int cts_eng_data_ready(struct cts_engine *e, char *why)
+/* Frees the patterns and read-back buffers. */
+static void data_free(struct cts_engine *e)
 {
-    if (e->data.before)
+    free(e->data.before), free(e->data.after), free(e->data.clear), free(e->data.snap_host);
+    if (e->data.read_host)
+        (void)cudaFreeHost(e->data.read_host);
+    if (e->data.snap_dev)
+        (void)cudaFree(e->data.snap_dev);
+    e->data.before = e->data.after = e->data.clear = e->data.snap_host = e->data.read_host = NULL;
+    e->data.snap_dev = NULL;
+    e->data.bytes = 0;
+}
+
+int cts_eng_data_ready(struct cts_engine *e, size_t need, char *why)
+{
+    if (e->data.bytes >= need)
         return 0;
-    size_t n = e->buf_bytes;
+    data_free(e);
+    size_t n = need > e->buf_bytes ? CTS_BIG_BYTES : e->buf_bytes;
     unsigned char *p[3] = {malloc(n), malloc(n), malloc(n)};
     e->data.snap_host = malloc(n);
     if (!p[0] || !p[1] || !p[2] || !e->data.snap_host) {
-        free(p[0]), free(p[1]), free(p[2]), free(e->data.snap_host);
-        e->data.snap_host = NULL;
+        free(p[0]), free(p[1]), free(p[2]);
+        data_free(e);
         cts_eng_setf(why, "harness: cannot allocate the data-order patterns (3 x %zu bytes)", n);
         return -1;
     }
@@ -40,10 +55,14 @@ int cts_eng_data_ready(struct cts_engine *e, char *why)
     e->data.clear = p[CTS_PATTERN_CLEAR];
     HCHECK(why, cudaMallocHost((void **)&e->data.read_host, n));
     HCHECK(why, cudaMalloc(&e->data.snap_dev, n));
+    e->data.bytes = n;
     return 0;
 fail:
+    data_free(e);
     return -1;
 }
+
+void cts_eng_data_free(struct cts_engine *e) { data_free(e); }
 
 /* Fills n bytes of memory of kind m with pattern `which`, on the host or
  * by a kernel on the harness's stream (synchronized by the caller). */
@@ -58,16 +77,19 @@ static cudaError_t fill(struct cts_engine *e, enum cts_mem m, void *p, size_t n,
     return cudaSuccess;
 }
 
+/* A memset: no source; the held work writes its destination. */
+static int is_set(const struct rep_state *st) { return st->sm == CTS_MEM_NONE; }
+
 cudaError_t cts_eng_data_setup(struct rep_state *st)
 {
     struct cts_engine *e = st->e;
     size_t n = st->c->size;
-    cudaError_t err = fill(e, st->sm, st->src, n, CTS_PATTERN_BEFORE);
+    cudaError_t err = is_set(st) ? cudaSuccess : fill(e, st->sm, st->src, n, CTS_PATTERN_BEFORE);
     if (err == cudaSuccess)
         err = fill(e, st->dm, st->dst, n, CTS_PATTERN_CLEAR);
     if (err == cudaSuccess)
         err = cudaStreamSynchronize(e->nonblocking[0]);
-    e->data.write_to = st->src;
+    e->data.write_to = is_set(st) ? st->dst : st->src;
     e->data.write_bytes = n;
     return err;
 }
@@ -91,19 +113,22 @@ cudaError_t cts_eng_data_reader(struct rep_state *st)
     return cudaLaunchHostFunc(st->ops, host_reader, e);
 }
 
-/* Judges n bytes; the fast paths are the two whole patterns. */
-static void judge(const struct cts_engine *e, const unsigned char *p, size_t n, struct cts_data_obs *o)
+/* Judges n bytes (value < 0: a copy's; else a memset of value); the fast
+ * paths are the two whole outcomes. */
+static void judge(const struct cts_engine *e, const unsigned char *p, size_t n, int value,
+                  struct cts_data_obs *o)
 {
-    if (memcmp(p, e->data.after, n) == 0) {
+    int all_new = value < 0 ? memcmp(p, e->data.after, n) == 0
+                            : p[0] == (unsigned char)value && memcmp(p, p + 1, n - 1) == 0;
+    int all_old = !all_new && memcmp(p, value < 0 ? e->data.before : e->data.after, n) == 0;
+    if (all_new || all_old) {
         memset(o, 0, sizeof *o);
-        o->order = CTS_DATA_ORDERED;
-        o->new_bytes = n;
-    } else if (memcmp(p, e->data.before, n) == 0) {
-        memset(o, 0, sizeof *o);
-        o->order = CTS_DATA_STALE;
-        o->old_bytes = n;
-    } else {
+        o->order = all_new ? CTS_DATA_ORDERED : CTS_DATA_STALE;
+        *(all_new ? &o->new_bytes : &o->old_bytes) = n;
+    } else if (value < 0) {
         cts_data_judge(p, n, 0, o);
+    } else {
+        cts_data_judge_set(p, n, (unsigned char)value, 0, o);
     }
 }
 
@@ -121,16 +146,20 @@ int cts_eng_data_judge(struct rep_state *st)
             HCHECK(r->reason, cudaMemcpy(e->data.snap_host, e->data.snap_dev, n, cudaMemcpyDeviceToHost));
     }
     struct cts_data_obs o;
-    judge(e, got, n, &o);
+    judge(e, got, n, is_set(st) ? st->v : -1, &o);
     if (o.foreign_bytes || o.unwritten_bytes) {
         r->status = CTS_FAIL;
-        if (o.foreign_bytes)
+        if (o.foreign_bytes && is_set(st))
+            cts_eng_setf(r->reason, "the memset left wrong bytes: %zu of %zu destination bytes are neither its "
+                                    "value 0x%02x nor the held work's (the first at offset %zu)",
+                         o.foreign_bytes, n, st->v, o.first_foreign);
+        else if (o.foreign_bytes)
             cts_eng_setf(r->reason, "the copy moved wrong bytes: %zu of %zu destination bytes are neither the "
                                     "source's before nor after the held work's write (the first at offset %zu)",
                          o.foreign_bytes, n, o.first_foreign);
         else
-            cts_eng_setf(r->reason, "the copy left %zu of %zu destination bytes unwritten (the first at offset %zu)",
-                         o.unwritten_bytes, n, o.first_unwritten);
+            cts_eng_setf(r->reason, "the %s left %zu of %zu destination bytes unwritten (the first at offset %zu)",
+                         is_set(st) ? "memset and the held work" : "copy", o.unwritten_bytes, n, o.first_unwritten);
         return 0;
     }
     r->data = o.order;
@@ -138,7 +167,7 @@ int cts_eng_data_judge(struct rep_state *st)
      * write) was still held, and moved written bytes, read them after it
      * returned: the source verdict, proven from the bytes.  Stale bytes say
      * only "before the write", not "during the call": no source verdict. */
-    if (st->closed)
+    if (st->closed && !is_set(st))
         r->src = o.order == CTS_DATA_ORDERED ? CTS_SRC_AFTER_RETURN
                  : o.order == CTS_DATA_PARTIAL ? CTS_SRC_PARTIAL
                                                : CTS_SRC_NA;

@@ -101,6 +101,25 @@ int main(void)
     CHECK(cts_data_name(CTS_DATA_NA) == NULL);
     CHECK_STR(cts_reader_name(CTS_READER_MISSED), "missed");
 
+    /* A memset of 0x42 over the held work's write: set after it (ordered),
+     * before it (the write survives: stale), the first 100 bytes only. */
+    memset(d, 0x42, N);
+    cts_data_judge_set(d, N, 0x42, seed, &o);
+    CHECK_INT(o.order, CTS_DATA_ORDERED);
+    CHECK_INT(o.new_bytes, N);
+    memcpy(d, new, N);
+    cts_data_judge_set(d, N, 0x42, seed, &o);
+    CHECK_INT(o.order, CTS_DATA_STALE);
+    memset(d, 0x42, 100);
+    cts_data_judge_set(d, N, 0x42, seed, &o);
+    CHECK_INT(o.order, CTS_DATA_PARTIAL);
+    CHECK_INT(o.boundary, 100);
+    CHECK_INT(o.new_first, 1);
+    d[200] = 0x43; /* neither */
+    cts_data_judge_set(d, N, 0x42, seed, &o);
+    CHECK_INT(o.foreign_bytes, 1);
+    CHECK_INT(o.first_foreign, 200);
+
     free(d), free(old), free(new), free(clear);
     CHECK_DONE();
 }

@@ -58,15 +58,17 @@ int main(void)
      * (written): 6 sizes, the explicit kind, on the 1 (cudaMemcpy) or 2 op
      * streams (0 and a non-blocking one), held by a writer of the source: 28 placements a size and
      * stream (h2d 9: every host kind by a host function, mapped and managed
-     * by a kernel too; d2h 7, a kernel; d2d 3; h2h 9). */
-    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3);
-    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4 + 23 * 2 * 2 + 23 * 2 * 3 + 28 * 6);
-    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22 + 23 * 2 * 10 + 23 * 2 * 3 * 5 + 28 * 6 * 2);
+     * by a kernel too; d2h 7, a kernel; d2d 3; h2h 9); and at 64 MiB h2d and
+     * d2h from pageable, pinned and managed memory (7 placements). */
+    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3 + 7 * 3);
+    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4 + 23 * 2 * 2 + 23 * 2 * 3 + 28 * 6 + 7);
+    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22 + 23 * 2 * 10 + 23 * 2 * 3 * 5 + 28 * 6 * 2 + 7 * 2);
     CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26 + 2 * 2 * 12 + 2 * 2 * 3 * 6 + 3 * 6 * 3);
-    CHECK_INT(count_memcpy("memcpy*.busy_same_hostfn"), 23 * 2 * 3 * 6 + 15 * 6 * 3);
+    CHECK_INT(count_memcpy("memcpy*.busy_same_hostfn"), 23 * 2 * 3 * 6 + 15 * 6 * 3 + 3 * 3);
     CHECK_INT(count_memcpy("memcpy*.64KiB.*.busy_same_hostfn"), 0);
-    CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6 + 13 * 6 * 3);
-    CHECK_INT(count_memcpy("memcpy*.written.*"), 28 * 6 * 3);
+    CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6 + 13 * 6 * 3 + 4 * 3);
+    CHECK_INT(count_memcpy("memcpy*.written.*"), 28 * 6 * 3 + 7 * 3);
+    CHECK_INT(count_memcpy("memcpy*.written.*.64MiB.*"), 7 * 3); /* h2d and d2h, pageable, pinned, managed */
     CHECK_INT(count_memcpy("memcpy_async.written.d2h.pageable.2MiB+1.explicit.op_nonblocking.busy_same"), 1);
     CHECK_INT(count_glob("*.written.*.op_blocking.*"), 0); /* two op streams: 0 and a non-blocking one */
     CHECK_INT(count_glob("*.written.*.device.*.busy_same_hostfn"), 0); /* the host cannot write it */
@@ -89,8 +91,13 @@ int main(void)
      * ones at 4 KiB with the second-thread placements, and at 4 KiB, 1 and
      * 16 MiB behind a host function on the op stream. */
     CHECK_INT(count_in("*memset*", "memset", NULL), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10) +
-                                          4 * 3 * (3 * 1 + 3 * 5));
-    CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), 0);
+                                          4 * 3 * (3 * 1 + 3 * 5) + 405);
+    /* written memsets: 18 forms x 3 sizes x (device, pinned, registered, managed by both
+     * writers: 5) x (1 or 2 op streams) */
+    CHECK_INT(count_in("*memset*.written.*", "memset", NULL), 9 * 3 * 5 * 1 + 9 * 3 * 5 * 2);
+    /* written ones only: 12 forms on 18 op streams x 3 sizes x pinned, registered, managed */
+    CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), 18 * 3 * 3);
+    CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), count_glob("cu_memset*.written.*.busy_same_hostfn"));
     /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
      * stream (22 pairs), the rest 4; 5 VMM calls at 2 sizes (4 each); the
      * pool-release synchronizes in 2 variants (the stream's 22, event and
@@ -114,7 +121,7 @@ int main(void)
     CHECK_INT(count_in("memcpy_batch_async.during_call.h2d.pinned.1MiB.op_null.*", "copy", NULL), 4);
     CHECK_INT(count_in("memcpy_to_symbol.h2d.pinned.4KiB.explicit.op_implied.busy_same", "copy", NULL), 1);
     CHECK_INT(count_in("cu_memcpy_htod.h2d.pageable.1MiB.op_implied.busy_blocking", "copy", NULL), 1);
-    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3);
+    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3 + 7 * 3);
     /* managed: 2 prefetches and the attach take a stream; 3 advices do not; 2 sizes. */
     CHECK_INT(count_family("managed"), (3 * 22 + 3 * 4) * 2 + 3 * 10 + 3 * 2);
     CHECK_INT(count_glob("stream_attach_mem_async.managed.4KiB.op_null.busy_same"), 1);
@@ -141,8 +148,8 @@ int main(void)
     CHECK_INT(count_glob("host_alloc.wc.16MiB.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
     CHECK_INT(count_glob("free_async.device.4KiB.op_nonblocking.busy_legacy"), 1);
-    CHECK_INT(count_glob("memset.*"), 4 * 7 * 4 + 4 * 2 + 4 * 3);
-    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22);
+    CHECK_INT(count_glob("memset.*"), 4 * 7 * 4 + 4 * 2 + 4 * 3 + 3 * 5);
+    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22 + 3 * 5 * 2);
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
     CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
     CHECK_INT(count_glob("memset*.pageable.*"), 0);

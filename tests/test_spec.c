@@ -290,12 +290,12 @@ int main(void)
         o.data[i] = CTS_DATA_ORDERED;
         o.reader[i] = CTS_READER_SAW;
     }
-    CHECK_INT(judge("memcpy_async.written.h2d.pageable.4KiB.explicit.op_blocking.busy_same_hostfn", &o, j, &n),
+    CHECK_INT(judge("memcpy_async.written.h2d.pageable.4KiB.explicit.op_nonblocking.busy_same_hostfn", &o, j, &n),
               CTS_CONFORMS);
     CHECK((k = find(j, n, "PG-STREAM-ORDER", CTS_ABOUT_DATA_ORDERED)) && k->holds == 1);
     CHECK((k = find(j, n, "PG-STREAM-ORDER", CTS_ABOUT_LATER_SEES)) && k->holds == 1);
     o.data[1] = CTS_DATA_STALE; /* one repetition stale: the guarantee is broken */
-    CHECK_INT(judge("memcpy_async.written.h2d.pageable.4KiB.explicit.op_blocking.busy_same_hostfn", &o, j, &n),
+    CHECK_INT(judge("memcpy_async.written.h2d.pageable.4KiB.explicit.op_nonblocking.busy_same_hostfn", &o, j, &n),
               CTS_DEVIATES);
     CHECK((k = find(j, n, "PG-STREAM-ORDER", CTS_ABOUT_DATA_ORDERED)) && k->holds == 0);
     o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD);
@@ -307,18 +307,18 @@ int main(void)
               CTS_DEVIATES);
     CHECK((k = find(j, n, "RT-SYNC-MEMCPY-PAGEABLE-H2D", CTS_ABOUT_DATA_ORDERED)) && k->holds == 0);
     CHECK((k = find(j, n, "RT-SYNC-MEMCPY-PAGEABLE-H2D", CTS_ABOUT_HOST)) && k->holds == 1);
-    CHECK_INT(judge("memcpy_batch_async.any.written.h2d.pageable.1MiB.op_blocking.busy_same_hostfn", &o, j, &n),
+    CHECK_INT(judge("memcpy_batch_async.any.written.h2d.pageable.1MiB.op_nonblocking.busy_same_hostfn", &o, j, &n),
               CTS_CONFORMS);
     CHECK((k = find(j, n, "RT-BATCH-ANY", CTS_ABOUT_DATA_ORDERED)) && k->pred == CTS_PRED_MAY && k->holds < 0);
     CHECK(!find(j, n, "PG-STREAM-ORDER", CTS_ABOUT_DATA_ORDERED));
-    CHECK_INT(judge("memcpy_batch_async.stream.written.h2d.pageable.1MiB.op_blocking.busy_same_hostfn", &o, j, &n),
+    CHECK_INT(judge("memcpy_batch_async.stream.written.h2d.pageable.1MiB.op_nonblocking.busy_same_hostfn", &o, j, &n),
               CTS_DEVIATES);
     CHECK((k = find(j, n, "RT-BATCH-STREAM", CTS_ABOUT_DATA_ORDERED)) && k->holds == 0);
     for (int i = 0; i < 3; i++) {
         o.data[i] = CTS_DATA_ORDERED;
         o.reader[i] = CTS_READER_MISSED;
     }
-    CHECK_INT(judge("memcpy_batch_async.stream.written.h2d.pageable.1MiB.op_blocking.busy_same_hostfn", &o, j, &n),
+    CHECK_INT(judge("memcpy_batch_async.stream.written.h2d.pageable.1MiB.op_nonblocking.busy_same_hostfn", &o, j, &n),
               CTS_DEVIATES);
     CHECK((k = find(j, n, "PG-STREAM-ORDER", CTS_ABOUT_LATER_SEES)) && k->holds == 0);
     /* A case that writes nothing is judged as before. */
