@@ -34,6 +34,32 @@ static size_t written(const struct cts_case *c, struct cts_case *out, size_t cap
     return cts_emit_written(c, c->dir == CTS_DIR_D2H ? CTS_MEM_DEVICE : c->mem, out, cap, n);
 }
 
+/* Data order, after the rest: each CTest group (api.written.dir) contiguous. */
+static size_t generate_written(struct cts_case *out, size_t cap, size_t n)
+{
+    static const enum cts_api apis[] = {CTS_API_MEMCPY, CTS_API_MEMCPY_ASYNC};
+    static const int wsizes[] = {0, 1, 5, CTS_SIZE_2MIB, CTS_SIZE_2MIB_1, 6}; /* 1 B .. 16 MiB, in order */
+    for (size_t a = 0; a < sizeof apis / sizeof *apis; a++)
+        for (int dir = 0; dir < CTS_DIR_COUNT; dir++) {
+            const enum cts_mem *mems = dir == CTS_DIR_D2D ? device_kinds : host_kinds;
+            size_t nmem = dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
+                                             : sizeof host_kinds / sizeof *host_kinds;
+            for (size_t m = 0; m < nmem; m++) {
+                /* and 64 MiB host to device and back, from pageable, pinned and managed memory */
+                int big = (dir == CTS_DIR_H2D || dir == CTS_DIR_D2H) &&
+                          (mems[m] == CTS_MEM_PAGEABLE || mems[m] == CTS_MEM_PINNED || mems[m] == CTS_MEM_MANAGED);
+                for (size_t s = 0; s < sizeof wsizes / sizeof *wsizes + (size_t)big; s++) {
+                    int size = s < sizeof wsizes / sizeof *wsizes ? wsizes[s] : CTS_SIZE_64MIB;
+                    struct cts_case c = {.family = &cts_family_memcpy, .api = apis[a], .dir = dir,
+                                         .mem = mems[m], .size_idx = size, .size = cts_size_bytes(size),
+                                         .kind = CTS_KIND_EXPLICIT};
+                    n = written(&c, out, cap, n);
+                }
+            }
+        }
+    return n;
+}
+
 static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
@@ -57,26 +83,7 @@ static size_t generate(struct cts_case *out, size_t cap)
                             n = cts_emit_same_hostfn(&c, out, cap, n);
                     }
         }
-    /* Data order, after the rest: each CTest group (api.written.dir) contiguous. */
-    static const int wsizes[] = {0, 1, 5, CTS_SIZE_2MIB, CTS_SIZE_2MIB_1, 6}; /* 1 B .. 16 MiB, in order */
-    for (size_t a = 0; a < sizeof apis / sizeof *apis; a++)
-        for (int dir = 0; dir < CTS_DIR_COUNT; dir++) {
-            const enum cts_mem *mems = dir == CTS_DIR_D2D ? device_kinds : host_kinds;
-            size_t nmem = dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
-                                             : sizeof host_kinds / sizeof *host_kinds;
-            for (size_t m = 0; m < nmem; m++) {
-                /* and 64 MiB host to device and back, from pageable, pinned and managed memory */
-                int big = (dir == CTS_DIR_H2D || dir == CTS_DIR_D2H) &&
-                          (mems[m] == CTS_MEM_PAGEABLE || mems[m] == CTS_MEM_PINNED || mems[m] == CTS_MEM_MANAGED);
-                for (size_t s = 0; s < sizeof wsizes / sizeof *wsizes + (size_t)big; s++) {
-                    int size = s < sizeof wsizes / sizeof *wsizes ? wsizes[s] : CTS_SIZE_64MIB;
-                    struct cts_case c = {.family = &cts_family_memcpy, .api = apis[a], .dir = dir,
-                                         .mem = mems[m], .size_idx = size, .size = cts_size_bytes(size),
-                                         .kind = CTS_KIND_EXPLICIT};
-                    n = written(&c, out, cap, n);
-                }
-            }
-        }
+    n = generate_written(out, cap, n);
     return out ? (n < cap ? n : cap) : n;
 }
 

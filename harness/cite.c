@@ -117,6 +117,26 @@ static void returned(struct buf *b, const struct cts_case_view *v)
         say(b, "; its host destination was complete when it returned");
 }
 
+/* Two values alike, absent ones (an evidence array left out: all null) included. */
+static int alike(const json_t *a, const json_t *b) { return (!a && !b) || json_equal(a, b); }
+
+/* One repetition's data order: o ("ordered", "stale", "partial" or NULL),
+ * of a memset (set) or a copy; nw new bytes of size, the boundary at. */
+static void data_outcome(struct buf *b, const char *o, int set, long long nw, long long size, long long at)
+{
+    if (!o)
+        say(b, "nothing judged");
+    else if (!strcmp(o, "ordered"))
+        say(b, set ? "its value over the held work's bytes (in stream order)"
+                   : "the held work's new bytes (in stream order)");
+    else if (!strcmp(o, "stale"))
+        say(b, set ? "the held work's bytes, not its value (it set them before that write: out of stream order)"
+                   : "the bytes from before the held work's write (stale: taken out of stream order)");
+    else
+        say(b, "%lld %s and %lld %s (partial; the first change at byte %lld)", nw,
+            set ? "bytes of its value" : "new bytes", size - nw, set ? "of the held work's" : "stale ones", at);
+}
+
 /* Data order (written cases): which bytes the copy moved, read from the
  * whole destination, and what the work after it on its stream saw. */
 static void data_words(struct buf *b, const struct cts_case_view *v)
@@ -130,22 +150,19 @@ static void data_words(struct buf *b, const struct cts_case_view *v)
     int set = !*v->direction; /* a memset: the held work wrote its destination */
     say(b, "; the destination's bytes (all %lld, read after the device drained) show that the %s", size,
         set ? "memset left" : "copy moved");
-    for (size_t i = 0; i < json_array_size(d); i++) {
+    size_t reps = json_array_size(d), same = 1;
+    for (size_t i = 1; i < reps; i++) /* one outcome (and offset) in every repetition: told once */
+        same &= alike(json_array_get(d, i), json_array_get(d, 0)) &&
+                alike(json_array_get(nb, i), json_array_get(nb, 0)) &&
+                alike(json_array_get(bd, i), json_array_get(bd, 0));
+    for (size_t i = 0; i < (same ? 1 : reps); i++) {
         const char *o = json_string_value(json_array_get(d, i));
         long long nw = (long long)json_integer_value(json_array_get(nb, i));
-        say(b, "%s in repetition %zu ", i ? "," : "", i + 1);
-        if (!o)
-            say(b, "nothing judged");
-        else if (!strcmp(o, "ordered"))
-            say(b, set ? "its value over the held work's bytes (in stream order)"
-                       : "the held work's new bytes (in stream order)");
-        else if (!strcmp(o, "stale"))
-            say(b, set ? "the held work's bytes, not its value (it set them before that write: out of stream order)"
-                       : "the bytes from before the held work's write (stale: taken out of stream order)");
+        if (same)
+            say(b, " in every repetition (%zu of %zu) ", reps, reps);
         else
-            say(b, "%lld %s and %lld %s (partial; the first change at byte %lld)", nw,
-                set ? "bytes of its value" : "new bytes", size - nw, set ? "of the held work's" : "stale ones",
-                (long long)json_integer_value(json_array_get(bd, i)));
+            say(b, "%s in repetition %zu ", i ? "," : "", i + 1);
+        data_outcome(b, o, set, nw, size, (long long)json_integer_value(json_array_get(bd, i)));
     }
     int missed = 0, saw = 0;
     for (size_t i = 0; i < json_array_size(rd); i++) {
@@ -155,7 +172,9 @@ static void data_words(struct buf *b, const struct cts_case_view *v)
     }
     if (missed || saw)
         say(b, "; work queued after it on its stream read %s (%d of %d repetitions)",
-            missed ? "other bytes than the copy left there" : "exactly the bytes the copy left", missed ? missed : saw,
+            missed ? (set ? "other bytes than the memset left there" : "other bytes than the copy left there")
+                   : (set ? "exactly the bytes the memset left" : "exactly the bytes the copy left"),
+            missed ? missed : saw,
             missed + saw);
 }
 

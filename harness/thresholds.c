@@ -267,6 +267,8 @@ static int outcomes_differ(const json_t *samples)
 
 static int in_catalogue(const char *id)
 {
+    if (strstr(id, ".written.")) /* data-order rows: where the matrix shows them differ, not by the list */
+        return 0;
     for (size_t k = 0; k < sizeof catalogue / sizeof *catalogue; k++)
         if (fnmatch(catalogue[k], id, 0) == 0)
             return 1;

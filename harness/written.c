@@ -132,6 +132,25 @@ static void judge(const struct cts_engine *e, const unsigned char *p, size_t n, 
     }
 }
 
+/* The destination holds bytes no order explains: the repetition FAILs, naming the first. */
+static void wrong_bytes(struct rep_state *st, const struct cts_data_obs *o)
+{
+    struct cts_rep *r = st->r;
+    size_t n = st->c->size;
+    r->status = CTS_FAIL;
+    if (o->foreign_bytes && is_set(st))
+        cts_eng_setf(r->reason, "the memset left wrong bytes: %zu of %zu destination bytes are neither its "
+                                "value 0x%02x nor the held work's (the first at offset %zu)",
+                     o->foreign_bytes, n, st->v, o->first_foreign);
+    else if (o->foreign_bytes)
+        cts_eng_setf(r->reason, "the copy moved wrong bytes: %zu of %zu destination bytes are neither the "
+                                "source's before nor after the held work's write (the first at offset %zu)",
+                     o->foreign_bytes, n, o->first_foreign);
+    else
+        cts_eng_setf(r->reason, "the %s left %zu of %zu destination bytes unwritten (the first at offset %zu)",
+                     is_set(st) ? "memset and the held work" : "copy", o->unwritten_bytes, n, o->first_unwritten);
+}
+
 int cts_eng_data_judge(struct rep_state *st)
 {
     struct cts_engine *e = st->e;
@@ -148,18 +167,7 @@ int cts_eng_data_judge(struct rep_state *st)
     struct cts_data_obs o;
     judge(e, got, n, is_set(st) ? st->v : -1, &o);
     if (o.foreign_bytes || o.unwritten_bytes) {
-        r->status = CTS_FAIL;
-        if (o.foreign_bytes && is_set(st))
-            cts_eng_setf(r->reason, "the memset left wrong bytes: %zu of %zu destination bytes are neither its "
-                                    "value 0x%02x nor the held work's (the first at offset %zu)",
-                         o.foreign_bytes, n, st->v, o.first_foreign);
-        else if (o.foreign_bytes)
-            cts_eng_setf(r->reason, "the copy moved wrong bytes: %zu of %zu destination bytes are neither the "
-                                    "source's before nor after the held work's write (the first at offset %zu)",
-                         o.foreign_bytes, n, o.first_foreign);
-        else
-            cts_eng_setf(r->reason, "the %s left %zu of %zu destination bytes unwritten (the first at offset %zu)",
-                         is_set(st) ? "memset and the held work" : "copy", o.unwritten_bytes, n, o.first_unwritten);
+        wrong_bytes(st, &o);
         return 0;
     }
     r->data = o.order;

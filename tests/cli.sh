@@ -65,9 +65,9 @@ grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$
     fail "list lacks a known id"
 [ "$("$cts" list 'memcpy.d2d.*' | wc -l)" -eq 132 ] || fail "list 'memcpy.d2d.*' is not 132 ids"
 [ "$("$cts" list --family alloc | wc -l)" -eq 544 ] || fail "list --family alloc is not 544 ids"
-[ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3120 ] || fail "list --family memset 'cu_*' is not 3120 ids"
+[ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3390 ] || fail "list --family memset 'cu_*' is not 3390 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 177 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 258 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
 grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
@@ -91,7 +91,7 @@ grep -qE "^$tmp/judged.json: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECOR
 run 0 render "$tmp/judged.json"
 [ -s "$tmp/err" ] && fail "render: stderr: $(cat "$tmp/err")"
 grep -q "^## Deviations" "$tmp/out" || fail "the Markdown has no Deviations section"
-[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 503 ] || fail "the Markdown does not list the 503 deviations"
+[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 549 ] || fail "the Markdown does not list the 549 deviations"
 [ -e "$tmp/judged.md" ] && fail "render with no --out wrote beside its input"
 expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
@@ -104,6 +104,19 @@ for want in "cudaMemcpy of 4096 bytes, host to device, pageable memory (malloc)"
     "Verdict: DEVIATES." "(case $one)"; do
     grep -qF -- "$want" "$tmp/out" || fail "cite lacks '$want': $(cat "$tmp/out")"
 done
+# A data-order case reads as a bug report: the call, who wrote what, which bytes moved, the clause.
+w='memcpy_async.written.h2d.pageable.4KiB.explicit.op_nonblocking.busy_same_hostfn'
+"$cts" cite "$w" "$tmp/judged.json" >"$tmp/out" 2>"$tmp/err" || fail "cite of $w exited $?: $(cat "$tmp/err")"
+for want in "cudaMemcpyAsync of 4096 bytes, host to device, pageable memory (malloc)" \
+    "issued while a host function (cudaLaunchHostFunc) held that same stream, which wrote new bytes into the copy's source as its last act" \
+    "the copy moved in every repetition (2 of 2) the bytes from before the held work's write (stale: taken out of stream order)" \
+    "work queued after it on its stream read exactly the bytes the copy left" \
+    "PG-STREAM-ORDER (guaranteed, about data_ordered): CUDA C++ Programming Guide, Streams, \"A stream is a sequence of commands" \
+    "It conforms to PG-STREAM-ORDER (guaranteed, about later_sees)" "Verdict: DEVIATES." "(case $w)"; do
+    grep -qF -- "$want" "$tmp/out" || fail "cite of a stale copy lacks '$want': $(cat "$tmp/out")"
+done
+"$cts" cite memcpy_async.written.h2d.pageable.16MiB.explicit.op_null.busy_same_hostfn "$tmp/judged.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "14680064 new bytes and 2097152 stale ones (partial; the first change at byte 2097152)"
 expect 2 "cite wants a case id" cite
 expect 2 "cite takes a case id and one matrix, not 'extra'" cite "$one" "$tmp/judged.json" extra
 # An unknown id: the ids sharing the longest prefix with it, then by id; none that share nothing.
@@ -164,9 +177,11 @@ error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
 error "no row to search matches 'nothing.*'" thresholds --matrix "$M" 'nothing.*' --list
 error "unexpected argument 'b'" thresholds --matrix "$M" a b --list
 run 0 thresholds --matrix "$M" --list
-[ "$(wc -l <"$tmp/out")" -eq 118 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 118"
+[ "$(wc -l <"$tmp/out")" -eq 120 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 120"
 grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in the matrix\]$' "$tmp/out" ||
     fail "thresholds --list lacks the pageable row"
+grep -q '^memcpy_async.written.h2d.pageable.explicit.op_null.busy_same_hostfn  \[differs in the matrix\]$' "$tmp/out" ||
+    fail "thresholds --list lacks the data-order row (stale to partial)"
 run 0 thresholds --matrix "$M" --catalogue --list 'memset*'
 [ "$(wc -l <"$tmp/out")" -eq 8 ] || fail "thresholds --catalogue --list 'memset*': $(wc -l <"$tmp/out") rows, expected 8"
 

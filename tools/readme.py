@@ -445,11 +445,12 @@ def contradicted():
 
 def pairs(partner):
     """(pairs compared, pairs whose status or symbol differ): each H200 default case
-    whose api is a key of partner against the same case of the partner api."""
+    whose api is a key of partner against the same case of the partner api (data-order cases
+    aside: Findings tells them apart)."""
     m, n, differ = matrix("default"), 0, 0
     for cid in m.lines:
         api, _, rest = cid.partition(".")
-        if api in partner:
+        if api in partner and not rest.startswith("written."):
             one, kind = partner[api]
             if kind:  # the driver API has no copy kind: its 1-D runtime twin is explicit
                 rest = rest.split(".")
@@ -561,17 +562,26 @@ def rt_matrices(config="default"):
 
 
 @lru_cache(maxsize=None)
+def rt_ids():
+    """The ids of the cases every runtime's matrix holds, in id order (13.0's is remeasured with
+    each new family: the data-order cases are in it alone)."""
+    ms = [m for _, m in rt_matrices()]
+    common = set(ms[0].lines).intersection(*(m.lines for m in ms[1:]))
+    if len(common) < len(ms[0].lines) // 2:
+        die("the runtime matrices share fewer than half their cases")
+    return [cid for cid in ms[0].lines if cid in common]
+
+
+@lru_cache(maxsize=None)
 def rt_rows():
-    """Per case (id order; every runtime has every case): its outcome under each runtime, oldest first."""
-    cols = [m.outcomes for _, m in rt_matrices()]
-    if len({len(c) for c in cols}) != 1:
-        die("the runtime matrices do not hold the same cases")
-    return list(zip(*cols))
+    """Per case of rt_ids(): its outcome under each runtime, oldest first."""
+    ms = [m for _, m in rt_matrices()]
+    return [tuple(m.outcome(cid) for m in ms) for cid in rt_ids()]
 
 
 def rt_overlap():
-    """(held-call rows, overlap rows) of rt_rows(), by the first runtime's ids."""
-    ids = list(rt_matrices()[0][1].lines)
+    """(held-call rows, overlap rows) of rt_rows(), by id."""
+    ids = rt_ids()
     rows = rt_rows()
     return ([r for cid, r in zip(ids, rows) if not is_overlap(cid)],
             [r for cid, r in zip(ids, rows) if is_overlap(cid)])
@@ -588,8 +598,11 @@ def rt_changing():
 
 
 def rt_series_changes():
-    return int(grep(r"^## Series .*: (\d+) cases? changes?$", read(f"{RT_CMP}/h100.default.md"),
-                    f"{RT_CMP}/h100.default.md").group(1))
+    """The cases the series says change, less those some runtime's matrix lacks (measured only
+    since: the data-order cases are in 13.0's alone)."""
+    text = read(f"{RT_CMP}/h100.default.md")
+    total = int(grep(r"^## Series .*: (\d+) cases? changes?$", text, f"{RT_CMP}/h100.default.md").group(1))
+    return total - len(re.findall(r"^\| `[^`]+` \|.*\| absent \|", text, re.M))
 
 
 def rt_notsupp():
@@ -838,6 +851,13 @@ FIGURES = {
     # What a case is: the H200 default matrix's cases per family.
     **{f"family_{f}": (lambda f=f: num(matrix("default").tally("family")[f])) for f in FAMILIES},
     "cases": lambda: num(matrix("default").run["cases"]),
+    # Data order (method.md "Data order", Findings): the H200 default matrix's written cases.
+    "written_cases": lambda: num(len(written())),
+    "written_stale": lambda: num(len(written(b'"data":"stale"'))),
+    "written_partial": lambda: num(len(written(b'"data":"partial"'))),
+    "written_missed": lambda: none(len(written(b'"reader":"missed"'))),
+    "written_boundary": lambda: num(same(b for i in written(b'"data":"partial"')
+                                          for b in matrix("default").case(i)["evidence"]["data_boundary"])),
     # How one repetition is measured: the constants the matrix records (run.harness).
     "prompt_factor": lambda: plain(harness("prompt_factor")),
     "prompt_slack_us": lambda: plain(harness("prompt_slack_us")),
@@ -1038,6 +1058,11 @@ def observed(c):
         back = fix(median(e.get("release_to_return_us")))
         return f"waited; back {back} µs after release; {call} µs in the call ({idle} µs idle)"
     return f"returned; {call} µs in the call ({idle} µs idle)"
+
+
+def written(*needles):
+    """The H200 default matrix's written cases (data order) whose text holds every needle."""
+    return matrix("default").ids(b'"writes":true', *needles)
 
 
 def findings():
