@@ -37,9 +37,10 @@
  * the device idle.  The array is allocated once, by the first prepare() or poke() that needs
  * it, and kept for the process.  No other prepare, and no cleanup/before/after.
  *
- * Data order (the id segment "written"): every copy between the engine's buffers (not a symbol
- * or an array), at the sizes above, with its explicit kind, held by work in its own stream
- * that writes its source as its last act (cts_emit_written; docs/method.md "Data order").
+ * Data order (the id segment "written"): every copy, at the sizes above, with its explicit kind,
+ * held by work in its own stream that writes its source as its last act (cts_emit_written;
+ * docs/method.md "Data order"); a symbol by its device address (address()), written by a kernel.
+ * An array has no such address: its written cases are NOTSUPP, saying so.
  *
  * Rejections: cudaMemcpyBatchAsync given the handle 0 (in both builds) or cudaStreamLegacy,
  * whose reference says the stream "must not be legacy NULL stream" and lists
@@ -148,13 +149,21 @@ static void shape(struct cts_case *c, int dims)
     }
 }
 
+static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst);
+
+/* What a written case's held work writes: its source's kind. */
+static enum cts_mem written_kind(const struct cts_case *c)
+{
+    enum cts_mem src, dst;
+    buffers(c, &src, &dst);
+    return src;
+}
+
 /* One pass over the grid: the plain cases, or (written) the data-order ones,
  * after them so that each CTest group is contiguous. */
 static size_t generate_pass(struct cts_case *out, size_t cap, size_t n, int written)
 {
     for (size_t a = 0; a < NAPIS; a++) {
-        if (written && apis[a].own != OWN_NONE)
-            continue;
         int batch = apis[a].api == CTS_API_MEMCPY_BATCH_ASYNC;
         size_t nvar = batch ? sizeof batch_variants / sizeof *batch_variants : 1;
         for (size_t v = 0; v < nvar; v++)
@@ -181,8 +190,7 @@ static size_t generate_pass(struct cts_case *out, size_t cap, size_t n, int writ
                             if (!written)
                                 n = cts_emit(&c, out, cap, n);
                             else /* the held work writes the source */
-                                n = cts_emit_written(&c, dir == CTS_DIR_D2H ? CTS_MEM_DEVICE : mems[m], out,
-                                                     cap, n);
+                                n = cts_emit_written(&c, written_kind(&c), out, cap, n);
                         }
                     }
                 }
@@ -220,9 +228,20 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
     }
 }
 
+static int is_array(const struct cts_case *c)
+{
+    enum own o = apis[spec_of(c->api)].own;
+    return o == OWN_ARRAY_DST || o == OWN_ARRAY_SRC;
+}
+
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     const char *f = cts_api_function(c->api);
+    if (c->writes && is_array(c)) {
+        snprintf(why, len, "data order needs the array's bytes at a device address, for the held work's "
+                           "kernel to write and the harness to fill and read whole; a CUDA array has none");
+        return -1;
+    }
     if (c->api == CTS_API_MEMCPY_BATCH_ASYNC) {
         return cts_need_driver_version(12080, f, why, len);
     }
@@ -247,12 +266,6 @@ static cudaError_t get_array(void)
 static cudaError_t get_pinned_byte(void)
 {
     return pinned_byte ? cudaSuccess : cudaMallocHost((void **)&pinned_byte, 64);
-}
-
-static int is_array(const struct cts_case *c)
-{
-    enum own o = apis[spec_of(c->api)].own;
-    return o == OWN_ARRAY_DST || o == OWN_ARRAY_SRC;
 }
 
 static int prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
@@ -522,7 +535,18 @@ static int resize(struct cts_case *c)
     return 0;
 }
 
+/* Data order: the symbol's device address (an array has none: needs() says so). */
+static void *address(const struct cts_case *c, int side)
+{
+    (void)side;
+    void *p = NULL;
+    if (is_array(c) || cudaGetSymbolAddress(&p, cts_symbol()) != cudaSuccess)
+        return NULL;
+    return p;
+}
+
 const struct cts_family cts_family_copy = {
     .name = "copy", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
     .prepare = prepare, .poke = poke, .peek = peek, .rejects = rejects, .resize = resize,
+    .address = address,
 };

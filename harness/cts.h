@@ -202,6 +202,11 @@ struct cts_family {
      * BROKEN.  Settings under which nothing can be held (the engine's
      * self-check) do not make it NOTSUPP: they are what it measures. */
     void (*measure)(const struct cts_case *c, int repeat, struct cts_result *res);
+    /* Optional: for data order (c->writes), the device address of the
+     * family's own memory on a side (0 source, 1 destination), which the
+     * engine then fills, has the held work write, and reads whole like device
+     * memory; NULL where it has none (needs() should then say why). */
+    void *(*address)(const struct cts_case *c, int side);
 };
 
 #define FAMILY(name) extern const struct cts_family cts_family_##name;
@@ -251,7 +256,8 @@ size_t cts_emit_same_hostfn(const struct cts_case *proto, struct cts_case *out, 
 int cts_busy_from_thread(enum cts_busy b);
 /* Likewise for a case whose held work writes its source (proto->writes set
  * by it), `written` the kind of memory written: busy_same (the gate, then a
- * kernel writes) where the device can write it (device, mapped, managed),
+ * kernel writes) where the device can write it (device, mapped, managed, a
+ * family's own: a symbol),
  * busy_same_hostfn (the host function writes) where the host can (every
  * host kind, managed). */
 size_t cts_emit_written(const struct cts_case *proto, enum cts_mem written, struct cts_case *out, size_t cap,

@@ -236,7 +236,8 @@ size_t cts_emit_written(const struct cts_case *proto, enum cts_mem written, stru
     const unsigned ops = 1u << CTS_OP_IMPLIED | 1u << CTS_OP_NULL | 1u << CTS_OP_NONBLOCKING;
     struct cts_case c = *proto;
     c.writes = 1;
-    if (written == CTS_MEM_DEVICE || written == CTS_MEM_MAPPED || written == CTS_MEM_MANAGED)
+    if (written == CTS_MEM_DEVICE || written == CTS_MEM_MAPPED || written == CTS_MEM_MANAGED ||
+        written == CTS_MEM_OWN)
         n = emit_ops(&c, out, cap, n, CTS_BUSY_SAME, CTS_BUSY_SAME + 1, ops);
     if (cts_mem_host_accessible(written))
         n = emit_ops(&c, out, cap, n, CTS_BUSY_SAME_HOSTFN, CTS_BUSY_SAME_HOSTFN + 1, ops);

@@ -19,7 +19,20 @@
 
 /* Memory the harness sets and reads with kernels (so that managed pages
  * stay on the device, where every repetition puts them). */
-static int device_side(enum cts_mem m) { return m == CTS_MEM_DEVICE || m == CTS_MEM_MANAGED; }
+static int device_side(enum cts_mem m)
+{
+    return m == CTS_MEM_DEVICE || m == CTS_MEM_MANAGED || m == CTS_MEM_OWN;
+}
+
+/* Where a side's bytes are: the engine's buffer, or the family's own memory
+ * at its device address (a symbol: cts_family.address); NULL where none. */
+static void *side_ptr(const struct rep_state *st, int side)
+{
+    enum cts_mem m = side ? st->dm : st->sm;
+    if (m != CTS_MEM_OWN)
+        return side ? st->dst : st->src;
+    return st->c->family->address ? st->c->family->address(st->c, side) : NULL;
+}
 
 /* Frees the patterns and read-back buffers. */
 static void data_free(struct cts_engine *e)
@@ -84,12 +97,15 @@ cudaError_t cts_eng_data_setup(struct rep_state *st)
 {
     struct cts_engine *e = st->e;
     size_t n = st->c->size;
-    cudaError_t err = is_set(st) ? cudaSuccess : fill(e, st->sm, st->src, n, CTS_PATTERN_BEFORE);
+    void *src = side_ptr(st, 0), *dst = side_ptr(st, 1);
+    if ((!is_set(st) && !src) || !dst)
+        return cudaErrorInvalidValue; /* the family's own memory has no address: needs() says why */
+    cudaError_t err = is_set(st) ? cudaSuccess : fill(e, st->sm, src, n, CTS_PATTERN_BEFORE);
     if (err == cudaSuccess)
-        err = fill(e, st->dm, st->dst, n, CTS_PATTERN_CLEAR);
+        err = fill(e, st->dm, dst, n, CTS_PATTERN_CLEAR);
     if (err == cudaSuccess)
         err = cudaStreamSynchronize(e->nonblocking[0]);
-    e->data.write_to = is_set(st) ? st->dst : st->src;
+    e->data.write_to = is_set(st) ? dst : src;
     e->data.write_bytes = n;
     return err;
 }
@@ -107,7 +123,7 @@ cudaError_t cts_eng_data_reader(struct rep_state *st)
     size_t n = st->c->size;
     st->reader = 1;
     if (device_side(st->dm))
-        return cts_launch_snapshot(st->ops, e->data.snap_dev, st->dst, n);
+        return cts_launch_snapshot(st->ops, e->data.snap_dev, side_ptr(st, 1), n);
     e->data.read_from = st->dst;
     e->data.read_bytes = n;
     return cudaLaunchHostFunc(st->ops, host_reader, e);
@@ -156,10 +172,10 @@ int cts_eng_data_judge(struct rep_state *st)
     struct cts_engine *e = st->e;
     struct cts_rep *r = st->r;
     size_t n = st->c->size;
-    const unsigned char *got = st->dst, *snap = e->data.snap_host;
+    const unsigned char *got = side_ptr(st, 1), *snap = e->data.snap_host;
     e->data.write_to = NULL;
     if (device_side(st->dm)) {
-        HCHECK(r->reason, cudaMemcpy(e->data.read_host, st->dst, n, cudaMemcpyDeviceToHost));
+        HCHECK(r->reason, cudaMemcpy(e->data.read_host, got, n, cudaMemcpyDeviceToHost));
         got = e->data.read_host;
         if (st->reader)
             HCHECK(r->reason, cudaMemcpy(e->data.snap_host, e->data.snap_dev, n, cudaMemcpyDeviceToHost));

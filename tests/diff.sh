@@ -8,7 +8,6 @@
 need_python
 
 # has FILE LINE: FILE has LINE exactly (carriage returns ignored).
-has() { tr -d '\r' <"$1" | grep -qxF -- "$2" || fail "$(basename "$1") lacks the line '$2'"; }
 lacks() { grep -qF -- "$2" "$1" && fail "$(basename "$1") mentions '$2'"; }
 
 # ---- small matrices -------------------------------------------------------------

@@ -12,6 +12,8 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 # contains FILE TEXT: FILE has TEXT somewhere (a fixed string).
 contains() { grep -qF -- "$2" "$1" || fail "$(basename "$1") lacks '$2'"; }
+# has FILE LINE: FILE holds LINE whole (carriage returns aside).
+has() { tr -d '\r' <"$1" | grep -qxF -- "$2" || fail "$(basename "$1") lacks the line '$2'"; }
 
 # run CODE ARGS...: sync-cts ARGS exits CODE; stdout in $tmp/out, stderr in $tmp/err.
 run() {
