@@ -23,6 +23,10 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
      * or not the call waited. */
     v.data = r->data;
     v.reader = r->reader;
+    /* Landing holds where the call waited or its own stream ran on; behind held
+     * work in its own stream a copy cannot have landed, and says nothing. */
+    if (r->host == CTS_HOST_WAITS || (r->host == CTS_HOST_RETURNS && r->op_after == CTS_ORDER_RUNS))
+        v.landed = r->landed;
     if (r->host != CTS_HOST_RETURNS)
         return v; /* the gate was open before the call returned: no order to see */
     v.op_after = against(r->op_after, ctl->op_after);
@@ -55,14 +59,15 @@ static const char *field_value(const struct cts_verdict *v, int field)
     case 7: s = cts_overlap_name(v->overlap); break;
     case 8: s = cts_data_name(v->data); break;
     case 9: s = cts_reader_name(v->reader); break;
+    case 10: s = cts_dst_name(v->landed); break;
     }
     return s ? s : "n/a";
 }
 
-#define FIELDS 10
+#define FIELDS 11
 static const char *const field_names[FIELDS] = {
     "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected", "overlap",
-    "data", "reader",
+    "data", "reader", "landed",
 };
 
 /* Clears field f of v (the fields as field_value numbers them). */
@@ -79,6 +84,7 @@ static void clear_field(struct cts_verdict *v, int f)
     case 7: v->overlap = CTS_OVERLAP_NA; break;
     case 8: v->data = CTS_DATA_NA; break;
     case 9: v->reader = CTS_READER_NA; break;
+    case 10: v->landed = CTS_DST_NA; break;
     }
 }
 
@@ -161,8 +167,10 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
     static const char *const data_letter[] = {"", "", "s", "m"};
     const char *data = data_letter[(unsigned)v->data < 4 ? v->data : 0];
     const char *unseen = v->reader == CTS_READER_MISSED ? "u" : "";
+    /* "~": the destination was not complete right after the call returned. */
+    const char *pending = v->landed == CTS_DST_PENDING ? "~" : "";
     if (v->host == CTS_HOST_WAITS) {
-        snprintf(buf, len, "%sW%s%s", v->rejected ? "X" : "", data, unseen);
+        snprintf(buf, len, "%sW%s%s%s", v->rejected ? "X" : "", data, unseen, pending);
         return;
     }
     if (v->host != CTS_HOST_RETURNS) {
@@ -170,8 +178,8 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
         return;
     }
     static const char *const src_letter[] = {"", "c", "r", "p"};
-    snprintf(buf, len, "%s%s%s%s%s%s%s", v->rejected ? "X" : v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
-             src_letter[(unsigned)v->src < 4 ? v->src : 0], data, unseen, v->dst == CTS_DST_COMPLETE ? "!" : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s", v->rejected ? "X" : v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
+             src_letter[(unsigned)v->src < 4 ? v->src : 0], data, unseen, pending, v->dst == CTS_DST_COMPLETE ? "!" : "",
              v->third_blocking == CTS_ORDER_HELD ? "+b" : "",
              v->third_nonblocking == CTS_ORDER_HELD ? "+n" : "");
 }

@@ -366,6 +366,9 @@ struct cts_rep {
     long long data_boundary; /* PARTIAL: the first destination offset of the second run; else -1 */
     long long data_new_bytes; /* how many of them were the held work's write (-1: not judged) */
     enum cts_reader reader;  /* c->writes: what work after the call on its stream read */
+    enum cts_dst landed;     /* copies and memsets: was the destination complete right after the
+                              * call returned, read from another stream (device-side memory) or by
+                              * the host; whether or not the call waited */
 };
 
 struct cts_verdict {
@@ -379,6 +382,8 @@ struct cts_verdict {
     enum cts_overlap overlap; /* the overlap family's verdict; NA for every other case */
     enum cts_data data;       /* c->writes: data order; NA for every other case */
     enum cts_reader reader;
+    enum cts_dst landed;      /* kept where the call waited or its stream ran on (op_after runs):
+                               * a copy behind held work in its own stream cannot have landed */
 };
 
 /* The control: the same gate and markers with no call in between (and, for

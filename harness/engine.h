@@ -92,6 +92,10 @@ struct cts_engine {
     struct cts_gate_record *gate_host, *gate_dev;
     struct cts_marker_record *mk_host, *mk_dev;
     unsigned char *poke_host, *poke_dev; /* mapped bytes the peek kernel reads samples into */
+    /* Landing: right after a copy returns, a peek on a fourth non-blocking stream
+     * reads its device-side destination's samples into these (poke's page, +32). */
+    cudaStream_t landing;
+    unsigned char *land_host, *land_dev;
     void *buf[CTS_MEM_COUNT][2];
     size_t buf_bytes; /* each buffer's size */
     void *big[CTS_MEM_COUNT][2]; /* CTS_BIG_BYTES each, made at the first case that needs them */
