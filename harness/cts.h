@@ -207,6 +207,13 @@ struct cts_family {
      * engine then fills, has the held work write, and reads whole like device
      * memory; NULL where it has none (needs() should then say why). */
     void *(*address)(const struct cts_case *c, int side);
+    /* Optional: for data order where address() gives none (an array): copies
+     * n bytes between the family's own memory on a side and the linear buffer
+     * p (into the own memory where to_own), p being device memory where
+     * p_device, else host memory; queued on `stream` where async, else
+     * synchronous with the device idle.  0, or non-zero with the error's name. */
+    int (*own_copy)(const struct cts_case *c, int side, int to_own, void *p, int p_device, size_t n, int async,
+                    void *stream, const char **error);
 };
 
 #define FAMILY(name) extern const struct cts_family cts_family_##name;

@@ -119,7 +119,9 @@ struct cts_engine {
         unsigned char *read_host; /* pinned: a device-side destination, read back */
         unsigned char *snap_host; /* the reader's copy, on the host */
         void *snap_dev;           /* the reader kernel's copy of a device-side destination */
+        void *after_dev;          /* AFTER on the device: what a copy writer copies (own memory) */
         void *write_to;           /* this repetition's held work writes here (NULL: none) */
+        const struct cts_case *write_own; /* ... or into this case's own memory, by its own_copy */
         size_t write_bytes;
         const void *read_from;    /* the host-function reader copies this to snap_host */
         size_t read_bytes;

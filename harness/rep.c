@@ -92,6 +92,7 @@ static int rep_start(struct rep_state *st)
     if (c->writes && cts_eng_data_setup(st) != cudaSuccess) {
         (void)cudaGetLastError();
         e->data.write_to = NULL;
+        e->data.write_own = NULL;
         r->status = CTS_BROKEN;
         cts_eng_setf(r->reason, "harness: setting the data-order patterns failed");
         return 0;
@@ -101,6 +102,7 @@ static int rep_start(struct rep_state *st)
     cts_latch_close(&e->latch);
     cudaError_t gerr = busy_stream_gate(e, c->op, c->busy, (unsigned long long)(budget_us * 1e3), seq);
     e->data.write_to = NULL; /* the held work has it (a written case's writer), and nothing else may */
+    e->data.write_own = NULL;
     HCHECK(r->reason, gerr);
     if (!cts_eng_wait_gate_started(e, seq)) {
         r->status = CTS_BROKEN;
