@@ -273,6 +273,16 @@ int main(void)
         refused(m, pa, "evidence.host", json_pack("[s,s]", "waits", "maybe"), path, ": evidence.host[1] is \"maybe\"");
         refused(m, pa, "evidence.control.op_after", json_integer(1), path, ": evidence.control.op_after is an integer");
         refused(m, pa, "evidence", NULL, path, ": evidence is missing");
+        /* Data order's members (written cases). */
+        refused(m, pa, "verdict.data", json_string("fresh"), path,
+                ": verdict.data is \"fresh\", not ordered, stale or partial");
+        refused(m, pa, "verdict.reader", json_integer(1), path, ": verdict.reader is an integer");
+        refused(m, pa, "evidence.data", json_pack("[s,s]", "stale", "late"), path, ": evidence.data[1] is \"late\"");
+        refused(m, pa, "evidence.data_boundary", json_pack("[i,i]", 4096, -1), path,
+                ": evidence.data_boundary[1] is not a byte count or offset");
+        refused(m, pa, "evidence.data_new_bytes", json_pack("[s,n]", "all"), path,
+                ": evidence.data_new_bytes[0] is not a byte count or offset");
+        refused(m, pa, "writes", json_integer(1), path, ": writes is an integer, not true");
         refused(m, pa, "symbol", json_integer(3), path, ": symbol is an integer, not a string");
         refused(m, pa, "symbol", json_null(), path, ": symbol is null");
         refused(m, pa, "function", NULL, path, ": function is missing");
