@@ -267,8 +267,6 @@ static int outcomes_differ(const json_t *samples)
 
 static int in_catalogue(const char *id)
 {
-    if (strstr(id, ".written.")) /* data-order rows: where the matrix shows them differ, not by the list */
-        return 0;
     for (size_t k = 0; k < sizeof catalogue / sizeof *catalogue; k++)
         if (fnmatch(catalogue[k], id, 0) == 0)
             return 1;
@@ -332,7 +330,8 @@ static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *g
     for (size_t i = 0; i < n; i++) {
         struct row *r = &rows[i];
         r->from_matrix = outcomes_differ(r->samples);
-        r->from_catalogue = with_catalogue && in_catalogue(r->id);
+        /* data-order rows: where the matrix shows them differ, not by the list's globs */
+        r->from_catalogue = with_catalogue && !r->base->writes && in_catalogue(r->id);
         if (r->from_matrix || r->from_catalogue)
             rows[kept++] = *r;
         else

@@ -72,8 +72,6 @@ int cts_eng_data_ready(struct cts_engine *e, size_t need, char *why)
         return 0;
     data_free(e);
     size_t n = need > e->buf_bytes ? CTS_BIG_BYTES : e->buf_bytes;
-    if (n < need) /* not reached: cts_eng_fit refuses a case larger than the big buffers */
-        n = need;
     unsigned char *p[3] = {malloc(n), malloc(n), malloc(n)};
     e->data.snap_host = malloc(n);
     if (!p[0] || !p[1] || !p[2] || !e->data.snap_host) {
