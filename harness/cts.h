@@ -389,8 +389,8 @@ struct cts_verdict {
     enum cts_overlap overlap; /* the overlap family's verdict; NA for every other case */
     enum cts_data data;       /* c->writes: data order; NA for every other case */
     enum cts_reader reader;
-    enum cts_dst landed;      /* kept where the call waited or its stream ran on (op_after runs):
-                               * a copy behind held work in its own stream cannot have landed */
+    enum cts_dst landed;      /* synchronous calls, kept where the call waited or its stream ran on
+                               * (op_after runs): behind held work a copy cannot have landed */
 };
 
 /* The control: the same gate and markers with no call in between (and, for
@@ -429,13 +429,15 @@ struct cts_result {
     double grow_us;           /* how much longer the next attempt's timeout or window is (engine's own) */
     struct cts_control control;
     int control_own; /* the control was the case's own: its set-up and hooks, no call */
+    int synchronous; /* the call takes no stream: its landing is part of the verdict */
 };
 
 /* classify.c: pure functions, tested on the host. */
 /* The verdict one repetition supports: data observations count only where
  * they are race-free (the call returned while the gate was closed and work
- * after it on its own stream was held, so its own device work was too). */
-struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl);
+ * after it on its own stream was held, so its own device work was too);
+ * landing only for a synchronous call. */
+struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl, int synchronous);
 /* Combines repetitions into res->status, res->reason, res->verdict and
  * res->symbol: PASS when they agree, VARIES when every one was proven and
  * they differ (never a majority vote), else the status of the one that
