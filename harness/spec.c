@@ -392,12 +392,17 @@ static void memset_rules(struct cts_judge *j, enum form f)
             add(j, "PG-CONC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         return;
     }
+    const char *sync = drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET";
     if (m == CTS_MEM_DEVICE) {
-        add(j, drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        add(j, sync, CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         if (!drv)
             add(j, "PG-CONC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        if (!c->writes) /* asynchronous with respect to the host: it may return before it lands */
+            add(j, sync, CTS_ABOUT_LANDED, CTS_PRED_MAY);
     } else if (pinned(m) || (drv && m == CTS_MEM_MANAGED)) {
-        waits_for_its_stream(j, drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET");
+        waits_for_its_stream(j, sync);
+        if (!c->writes) /* "fully synchronous": set when it returns */
+            add(j, sync, CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
     } else if (m == CTS_MEM_MANAGED) {
         add(j, "RT-SYNC-MANAGED", CTS_ABOUT_HOST, CTS_PRED_UNDOCUMENTED);
     }
