@@ -312,6 +312,24 @@ static void data_rules(struct cts_judge *j)
     add(j, "PG-STREAM-ORDER", CTS_ABOUT_LATER_SEES, CTS_PRED_GUARANTEED);
 }
 
+/* A synchronous copy: is its destination complete when it returns?  (drv: the
+ * driver API's clauses.) */
+static void landing_rules(struct cts_judge *j, int drv)
+{
+    enum cts_mem m = j->c->mem;
+    enum cts_dir d = j->c->dir;
+#define ID(rt, dr) (drv ? dr : rt)
+    if ((d == CTS_DIR_D2H && (pageable(m) || pinned(m))) || d == CTS_DIR_H2H)
+        add(j, ID(d == CTS_DIR_H2H ? "RT-SYNC-MEMCPY-H2H" : "RT-SYNC-MEMCPY-D2H",
+                  d == CTS_DIR_H2H ? "DRV-SYNC-MEMCPY-H2H" : "DRV-SYNC-MEMCPY-D2H"),
+            CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
+    if (d == CTS_DIR_H2D && pinned(m))
+        add(j, ID("RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"), CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
+    if (d == CTS_DIR_H2D && pageable(m)) /* "the DMA to final destination may not have completed" */
+        add(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_LANDED, CTS_PRED_MAY);
+#undef ID
+}
+
 static void copy_rules(struct cts_judge *j, enum form f)
 {
     const struct cts_case *c = j->c;
@@ -323,18 +341,8 @@ static void copy_rules(struct cts_judge *j, enum form f)
         add(j, "RT-SYNC-MANAGED", CTS_ABOUT_HOST, CTS_PRED_UNDOCUMENTED);
         return;
     }
-    if (f == SYNC && !c->writes) { /* is the destination complete when the call returns? */
-        if ((d == CTS_DIR_D2H && (pageable(m) || pinned(m))) || d == CTS_DIR_H2H)
-            add(j, ID(d == CTS_DIR_H2H ? "RT-SYNC-MEMCPY-H2H" : "RT-SYNC-MEMCPY-D2H",
-                      d == CTS_DIR_H2H ? "DRV-SYNC-MEMCPY-H2H" : "DRV-SYNC-MEMCPY-D2H"),
-                CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
-        if (d == CTS_DIR_H2D && pinned(m))
-            add(j, ID("RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"), CTS_ABOUT_LANDED,
-                CTS_PRED_GUARANTEED);
-        if (d == CTS_DIR_H2D && pageable(m)) /* "the DMA to final destination may not have completed" */
-            add(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_LANDED,
-                CTS_PRED_MAY);
-    }
+    if (f == SYNC && !c->writes)
+        landing_rules(j, drv);
     if (f == SYNC) {
         if (d == CTS_DIR_H2D && pageable(m) && pending_in_stream(j))
             add(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
