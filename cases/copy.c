@@ -39,8 +39,9 @@
  *
  * Data order (the id segment "written"): every copy, at the sizes above, with its explicit kind,
  * held by work in its own stream that writes its source as its last act (cts_emit_written;
- * docs/method.md "Data order"); a symbol by its device address (address()), written by a kernel.
- * An array has no such address: its written cases are NOTSUPP, saying so.
+ * docs/method.md "Data order"); a symbol by its device address (address()), written by a kernel;
+ * the array, which has none, by 2D copies (own_copy()): the held work's writer is a copy of the
+ * new bytes into it, the reader after the call a copy out of it.
  *
  * Rejections: cudaMemcpyBatchAsync given the handle 0 (in both builds) or cudaStreamLegacy,
  * whose reference says the stream "must not be legacy NULL stream" and lists
@@ -237,11 +238,6 @@ static int is_array(const struct cts_case *c)
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     const char *f = cts_api_function(c->api);
-    if (c->writes && is_array(c)) {
-        snprintf(why, len, "data order needs the array's bytes at a device address, for the held work's "
-                           "kernel to write and the harness to fill and read whole; a CUDA array has none");
-        return -1;
-    }
     if (c->api == CTS_API_MEMCPY_BATCH_ASYNC) {
         return cts_need_driver_version(12080, f, why, len);
     }
@@ -535,7 +531,28 @@ static int resize(struct cts_case *c)
     return 0;
 }
 
-/* Data order: the symbol's device address (an array has none: needs() says so). */
+/* Data order: the array's bytes by 2D copies (it has no device address): n
+ * bytes, ARRAY_WIDTH a row, from (0, 0), to or from p. */
+static int own_copy(const struct cts_case *c, int side, int to_own, void *p, int p_device, size_t n, int async,
+                    void *stream, const char **error)
+{
+    (void)side;
+    cudaError_t err = is_array(c) ? get_array() : cudaErrorInvalidValue;
+    size_t w = ARRAY_WIDTH, h = n / ARRAY_WIDTH;
+    cudaStream_t s = (cudaStream_t)stream;
+    if (err == cudaSuccess && to_own) {
+        enum cudaMemcpyKind k = p_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+        err = async ? cudaMemcpy2DToArrayAsync(array, 0, 0, p, w, w, h, k, s)
+                    : cudaMemcpy2DToArray(array, 0, 0, p, w, w, h, k);
+    } else if (err == cudaSuccess) {
+        enum cudaMemcpyKind k = p_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+        err = async ? cudaMemcpy2DFromArrayAsync(p, w, array, 0, 0, w, h, k, s)
+                    : cudaMemcpy2DFromArray(p, w, array, 0, 0, w, h, k);
+    }
+    return cts_result(err, error);
+}
+
+/* Data order: the symbol's device address (an array has none: own_copy). */
 static void *address(const struct cts_case *c, int side)
 {
     (void)side;
@@ -548,5 +565,5 @@ static void *address(const struct cts_case *c, int side)
 const struct cts_family cts_family_copy = {
     .name = "copy", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
     .prepare = prepare, .poke = poke, .peek = peek, .rejects = rejects, .resize = resize,
-    .address = address,
+    .address = address, .own_copy = own_copy,
 };

@@ -158,6 +158,7 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
                          int repeat, struct cts_result *res)
 {
     memset(res, 0, sizeof *res);
+    res->synchronous = !cts_api_takes_stream(c->api);
     res->idle_call_us = idle->call_us;
     res->idle_call_max_us = idle->call_max_us;
     res->idle_complete_us = idle->complete_us;

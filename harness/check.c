@@ -145,6 +145,7 @@ struct check_pass {
     size_t ntally;
     FILE *cl_out, *ch_out;
     size_t deviating, unwaived, changed, skipped, unfinished;
+    int both_landed; /* both matrices record landing somewhere (measured since the suite observes it) */
 };
 
 /* A deviation every contradicted clause of which a waiver covers. */
@@ -212,7 +213,11 @@ static void check_baseline(struct check_pass *p, const struct cts_case_view *v)
         p->skipped += v->status == CTS_VARIES || b.status == CTS_VARIES;
         return;
     }
-    if (!cts_verdict_equal(&v->verdict, &b.verdict)) {
+    struct cts_verdict now = v->verdict;
+    b.verdict.landed = p->both_landed ? b.verdict.landed : CTS_DST_NA;
+    if (!p->both_landed) /* a matrix from before landing was observed: not compared */
+        now.landed = CTS_DST_NA;
+    if (!cts_verdict_equal(&now, &b.verdict)) {
         p->changed++;
         fprintf(p->ch_out, "CHANGED %s: %s in the baseline, %s now\n", v->id, b.symbol, v->symbol);
     }
@@ -289,6 +294,17 @@ static void check_print(FILE *out, struct check_pass *p, const json_t *table, co
  * clause's quote and URL once, how many cases, an example), each such case
  * on a short line, the verdicts changed against the baseline, the waivers
  * that applied, and the totals. */
+/* Whether any case of matrix m (NULL: none) records landing. */
+static int records_landing(const json_t *m)
+{
+    const char *id;
+    json_t *c;
+    json_object_foreach(json_object_get(m, "cases"), id, c)
+        if (json_object_get(json_object_get(c, "verdict"), "landed"))
+            return 1;
+    return 0;
+}
+
 int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out,
               char *err, size_t len)
 {
@@ -326,6 +342,7 @@ int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FI
     }
     const char *id;
     json_t *c;
+    p.both_landed = records_landing(m) && records_landing(baseline);
     json_object_foreach((json_t *)(failed ? NULL : cases), id, c)
         check_case(&p, id, c);
     int oom = fclose(p.cl_out) != 0;

@@ -178,6 +178,29 @@ static void data_words(struct buf *b, const struct cts_case_view *v)
             missed + saw);
 }
 
+/* Landing (a synchronous call's verdict): was the destination complete when
+ * the call returned, read at once by the host or from an independent stream. */
+static void landing_words(struct buf *b, const struct cts_case_view *v)
+{
+    if (v->verdict.landed == CTS_DST_NA && !(v->status == CTS_VARIES && strstr(v->reason, "landed:")))
+        return;
+    const json_t *l = json_object_get(json_object_get(v->c, "evidence"), "landed");
+    int pending = 0, complete = 0;
+    for (size_t i = 0; i < json_array_size(l); i++) {
+        const char *x = json_string_value(json_array_get(l, i));
+        pending += x && !strcmp(x, "pending");
+        complete += x && !strcmp(x, "complete");
+    }
+    if (pending + complete == 0)
+        return;
+    say(b, "; right after it returned, its destination's sample bytes, read outside its stream, were ");
+    if (pending && complete)
+        say(b, "not all there yet in %d and complete in %d of %d repetitions", pending, complete, pending + complete);
+    else
+        say(b, "%s (%d of %d repetitions)", pending ? "not all there yet" : "complete",
+            pending + complete, pending + complete);
+}
+
 static void observed(struct buf *b, const struct cts_case_view *v)
 {
     long reps = (long)v->repetitions;
@@ -201,6 +224,7 @@ static void observed(struct buf *b, const struct cts_case_view *v)
     } else {
         say(b, "the repetitions agree on no host behaviour");
     }
+    landing_words(b, v);
     data_words(b, v);
     say(b, ".");
 }

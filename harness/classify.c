@@ -11,7 +11,7 @@ static enum cts_order against(enum cts_order seen, enum cts_order control)
     return seen == CTS_ORDER_HELD && control == CTS_ORDER_HELD ? CTS_ORDER_HELD_ANYWAY : seen;
 }
 
-struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl)
+struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl, int synchronous)
 {
     struct cts_verdict v = {0};
     v.overlap = r->pair.overlap;
@@ -23,6 +23,14 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
      * or not the call waited. */
     v.data = r->data;
     v.reader = r->reader;
+    /* Landing is a verdict for a synchronous call (whose documentation says
+     * what has landed when it returns), where it waited or its own stream ran
+     * on: behind held work in its own stream a copy cannot have landed.  An
+     * asynchronous call's is evidence only: nothing is promised, and its copy
+     * races the read (H100, 254b9efcb4bc: 2,419 of them pending, 57 varying). */
+    if (synchronous &&
+        (r->host == CTS_HOST_WAITS || (r->host == CTS_HOST_RETURNS && r->op_after == CTS_ORDER_RUNS)))
+        v.landed = r->landed;
     if (r->host != CTS_HOST_RETURNS)
         return v; /* the gate was open before the call returned: no order to see */
     v.op_after = against(r->op_after, ctl->op_after);
@@ -55,14 +63,15 @@ static const char *field_value(const struct cts_verdict *v, int field)
     case 7: s = cts_overlap_name(v->overlap); break;
     case 8: s = cts_data_name(v->data); break;
     case 9: s = cts_reader_name(v->reader); break;
+    case 10: s = cts_dst_name(v->landed); break;
     }
     return s ? s : "n/a";
 }
 
-#define FIELDS 10
+#define FIELDS 11
 static const char *const field_names[FIELDS] = {
     "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected", "overlap",
-    "data", "reader",
+    "data", "reader", "landed",
 };
 
 /* Clears field f of v (the fields as field_value numbers them). */
@@ -79,6 +88,7 @@ static void clear_field(struct cts_verdict *v, int f)
     case 7: v->overlap = CTS_OVERLAP_NA; break;
     case 8: v->data = CTS_DATA_NA; break;
     case 9: v->reader = CTS_READER_NA; break;
+    case 10: v->landed = CTS_DST_NA; break;
     }
 }
 
@@ -108,7 +118,7 @@ void cts_classify(struct cts_result *res)
 
     struct cts_verdict v[CTS_MAX_REPEAT];
     for (int i = 0; i < res->nreps; i++)
-        v[i] = cts_rep_verdict(&res->reps[i], &res->control);
+        v[i] = cts_rep_verdict(&res->reps[i], &res->control, res->synchronous);
 
     /* Every repetition was proven: what they agree on is the verdict, and
      * each field they differ on is named with every repetition's value. */
@@ -161,8 +171,10 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
     static const char *const data_letter[] = {"", "", "s", "m"};
     const char *data = data_letter[(unsigned)v->data < 4 ? v->data : 0];
     const char *unseen = v->reader == CTS_READER_MISSED ? "u" : "";
+    /* "~": the destination was not complete right after the call returned. */
+    const char *pending = v->landed == CTS_DST_PENDING ? "~" : "";
     if (v->host == CTS_HOST_WAITS) {
-        snprintf(buf, len, "%sW%s%s", v->rejected ? "X" : "", data, unseen);
+        snprintf(buf, len, "%sW%s%s%s", v->rejected ? "X" : "", data, unseen, pending);
         return;
     }
     if (v->host != CTS_HOST_RETURNS) {
@@ -170,8 +182,8 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
         return;
     }
     static const char *const src_letter[] = {"", "c", "r", "p"};
-    snprintf(buf, len, "%s%s%s%s%s%s%s", v->rejected ? "X" : v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
-             src_letter[(unsigned)v->src < 4 ? v->src : 0], data, unseen, v->dst == CTS_DST_COMPLETE ? "!" : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s", v->rejected ? "X" : v->op_after == CTS_ORDER_RUNS ? "A" : "Q",
+             src_letter[(unsigned)v->src < 4 ? v->src : 0], data, unseen, pending, v->dst == CTS_DST_COMPLETE ? "!" : "",
              v->third_blocking == CTS_ORDER_HELD ? "+b" : "",
              v->third_nonblocking == CTS_ORDER_HELD ? "+n" : "");
 }

@@ -207,6 +207,13 @@ struct cts_family {
      * engine then fills, has the held work write, and reads whole like device
      * memory; NULL where it has none (needs() should then say why). */
     void *(*address)(const struct cts_case *c, int side);
+    /* Optional: for data order where address() gives none (an array): copies
+     * n bytes between the family's own memory on a side and the linear buffer
+     * p (into the own memory where to_own), p being device memory where
+     * p_device, else host memory; queued on `stream` where async, else
+     * synchronous with the device idle.  0, or non-zero with the error's name. */
+    int (*own_copy)(const struct cts_case *c, int side, int to_own, void *p, int p_device, size_t n, int async,
+                    void *stream, const char **error);
 };
 
 #define FAMILY(name) extern const struct cts_family cts_family_##name;
@@ -366,6 +373,9 @@ struct cts_rep {
     long long data_boundary; /* PARTIAL: the first destination offset of the second run; else -1 */
     long long data_new_bytes; /* how many of them were the held work's write (-1: not judged) */
     enum cts_reader reader;  /* c->writes: what work after the call on its stream read */
+    enum cts_dst landed;     /* copies and memsets: was the destination complete right after the
+                              * call returned, read from another stream (device-side memory) or by
+                              * the host; whether or not the call waited */
 };
 
 struct cts_verdict {
@@ -379,6 +389,8 @@ struct cts_verdict {
     enum cts_overlap overlap; /* the overlap family's verdict; NA for every other case */
     enum cts_data data;       /* c->writes: data order; NA for every other case */
     enum cts_reader reader;
+    enum cts_dst landed;      /* synchronous calls, kept where the call waited or its stream ran on
+                               * (op_after runs): behind held work a copy cannot have landed */
 };
 
 /* The control: the same gate and markers with no call in between (and, for
@@ -417,13 +429,15 @@ struct cts_result {
     double grow_us;           /* how much longer the next attempt's timeout or window is (engine's own) */
     struct cts_control control;
     int control_own; /* the control was the case's own: its set-up and hooks, no call */
+    int synchronous; /* the call takes no stream: its landing is part of the verdict */
 };
 
 /* classify.c: pure functions, tested on the host. */
 /* The verdict one repetition supports: data observations count only where
  * they are race-free (the call returned while the gate was closed and work
- * after it on its own stream was held, so its own device work was too). */
-struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl);
+ * after it on its own stream was held, so its own device work was too);
+ * landing only for a synchronous call. */
+struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl, int synchronous);
 /* Combines repetitions into res->status, res->reason, res->verdict and
  * res->symbol: PASS when they agree, VARIES when every one was proven and
  * they differ (never a majority vote), else the status of the one that

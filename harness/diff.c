@@ -119,10 +119,12 @@ static int summarize(void *ctx, const char *id, const json_t *c)
         return -1;
     x->status = (signed char)v.status;
     x->has_spec = (unsigned char)v.has_spec;
+    x->varies_on_landing = v.status == CTS_VARIES && v.has_reason &&
+                           !strncmp(v.reason, "repetitions differ on landed:", 29) && !strchr(v.reason, ';');
     x->conf = (signed char)v.conformance;
     const int fields[CTS_DIFF_FIELDS] = {v.verdict.dst, v.verdict.host, v.verdict.op_after, v.verdict.src,
                                          v.verdict.third_blocking, v.verdict.third_nonblocking,
-                                         v.verdict.data, v.verdict.reader}; /* verdict_keys' order */
+                                         v.verdict.data, v.verdict.reader, v.verdict.landed}; /* verdict_keys' order */
     for (int k = 0; k < CTS_DIFF_FIELDS; k++)
         x->verdict[k] = (unsigned char)fields[k];
     x->call = v.call_us;
@@ -440,6 +442,60 @@ static int diff_options(int argc, char **argv, struct diff_opts *o)
     return 0;
 }
 
+/* A cell symbol without landing's "~", each VARIES part once ("W~/W": "W"). */
+static void strip_landing(char *sym)
+{
+    char out[64] = "", part[64];
+    for (const char *p = sym; *p;) {
+        size_t n = strcspn(p, "/"), k = 0;
+        for (size_t i = 0; i < n && k + 1 < sizeof part; i++)
+            if (p[i] != '~')
+                part[k++] = p[i];
+        part[k] = '\0';
+        char have[70], want[70];
+        snprintf(have, sizeof have, "/%s/", out);
+        snprintf(want, sizeof want, "/%s/", part);
+        size_t used = strlen(out);
+        if (!strstr(have, want) && used + 1 + k < sizeof out) { /* parts of sym: never longer than it */
+            if (used)
+                out[used++] = '/';
+            memcpy(out + used, part, k + 1);
+        }
+        p += n + (p[n] == '/');
+    }
+    memcpy(sym, out, strlen(out) + 1); /* never longer than sym */
+}
+
+/* A verdict field that one of the matrices records in none of its cases (one
+ * measured before the suite observed it: landing, data order) is left out of
+ * every case, and so is landing's cell mark "~" (a case VARIES on landing
+ * alone is then a PASS): the comparison is of what every matrix observed, not
+ * of what an older suite did not look at. */
+static void common_fields(struct diff_doc *d)
+{
+    int common[CTS_DIFF_FIELDS];
+    for (int k = 0; k < CTS_DIFF_FIELDS; k++) {
+        common[k] = 1;
+        for (size_t i = 0; i < d->nm; i++) {
+            int seen = 0;
+            for (size_t j = 0; j < d->dm[i].n && !seen; j++)
+                seen = d->dm[i].v[j].verdict[k] != 0;
+            common[k] &= seen;
+        }
+    }
+    for (size_t i = 0; i < d->nm; i++)
+        for (size_t j = 0; j < d->dm[i].n; j++) {
+            struct dcase *x = &d->dm[i].v[j];
+            for (int k = 0; k < CTS_DIFF_FIELDS; k++)
+                if (!common[k])
+                    x->verdict[k] = 0;
+            if (!common[CTS_DIFF_LANDED] && x->symbol && strchr(x->symbol, '~'))
+                strip_landing((char *)x->symbol); /* the pool's own copy */
+            if (!common[CTS_DIFF_LANDED] && x->varies_on_landing)
+                x->status = CTS_PASS;
+        }
+}
+
 /* Loads the matrices (their cases summarized and sorted; one schema version
  * among them) and compares each later one with the first.  -1 once
  * diff_error has said why not. */
@@ -460,6 +516,7 @@ static int diff_load(struct diff_doc *d)
         }
         qsort(d->dm[i].v, d->dm[i].n, sizeof *d->dm[i].v, cmp_dcase);
     }
+    common_fields(d);
     for (size_t k = 0; !d->series && k + 1 < d->nm; k++) {
         d->cmp[k].later = (int)k + 1;
         if (compare(&d->dm[0], &d->dm[k + 1], &d->cmp[k]) || cts_diff_th_compare(d->m[0], d->m[k + 1], &d->cmp[k].th)) {

@@ -19,7 +19,8 @@ enum group { G_REGRESSED, G_FIXED, G_NEW_NOTSUPP, G_OLD_NOTSUPP, G_CHANGED, G_ON
 
 /* What diff keeps of a case. */
 /* The verdict fields diff compares (diff_render.c's verdict_keys). */
-#define CTS_DIFF_FIELDS 8
+#define CTS_DIFF_FIELDS 9
+#define CTS_DIFF_LANDED 8 /* landing's index among them */
 struct dcase {
     const char *id, *symbol; /* symbol NULL where null */
     const char *rejected;    /* verdict.rejected; NULL where absent */
@@ -27,6 +28,7 @@ struct dcase {
     signed char status;      /* enum cts_status */
     signed char conf;        /* enum cts_conformance: 0 where null or there is no spec */
     unsigned char has_spec;  /* "spec" is an object */
+    unsigned char varies_on_landing; /* VARIES on landing alone (its reason names no other field) */
     unsigned char verdict[CTS_DIFF_FIELDS]; /* the verdict_keys fields: indices into their names, 0 for null */
 };
 

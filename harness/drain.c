@@ -135,6 +135,12 @@ static int rep_bytes(struct rep_state *st)
     /* Did the copy happen, and when did it read its source? */
     if (r->rejected)
         return to_prove ? REP_WAIT_TO_PROVE : REP_DONE; /* nothing was copied or set */
+    if (st->landing) { /* the landing peek ran right after the return (rep.c); the device has drained */
+        int complete = 1;
+        for (int i = 0; i < nsamp; i++)
+            complete &= e->land_host[i] == v;
+        r->landed = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
+    }
     if (c->writes) /* the whole destination, and the reader's copy (written.c) */
         return cts_eng_data_judge(st) != REP_NEXT ? 0 : to_prove ? REP_WAIT_TO_PROVE : REP_DONE;
     int got_v = 0, got_w = 0;

@@ -379,6 +379,9 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
     e->mk_dev = (struct cts_marker_record *)((char *)mapped_dev + 256);
     HCHECK(e->broken, cudaHostAlloc((void **)&e->poke_host, 64, cudaHostAllocMapped));
     HCHECK(e->broken, cudaHostGetDevicePointer((void **)&e->poke_dev, e->poke_host, 0));
+    e->land_host = e->poke_host + 32;
+    e->land_dev = e->poke_dev + 32;
+    HCHECK(e->broken, cudaStreamCreateWithFlags(&e->landing, cudaStreamNonBlocking));
 
     for (int m = 0; m < CTS_MEM_COUNT; m++)
         if (alloc_kind(e, m, e->buf[m], e->buf_bytes, e->broken))
@@ -412,6 +415,7 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
         HCHECK(e->broken, cts_launch_pattern(e->nonblocking[0], NULL, 0, 0, 0));
         HCHECK(e->broken, cts_launch_snapshot(e->nonblocking[0], NULL, NULL, 0));
         HCHECK(e->broken, cts_launch_peek(e->nonblocking[0], &none, e->poke_dev));
+        HCHECK(e->broken, cts_launch_peek(e->landing, &none, e->land_dev)); /* the landing stream's first launch */
         HCHECK(e->broken, cudaDeviceSynchronize());
         for (int pt = 0; pt < 2; pt++) { /* the second thread's legacy and per-thread streams */
             unsigned seq = ++e->seq;
@@ -482,6 +486,8 @@ void cts_engine_fini(struct cts_engine *e)
     }
     if (e->flag_host)
         (void)cudaFreeHost((void *)e->flag_host);
+    if (e->landing)
+        (void)cudaStreamDestroy(e->landing);
     if (e->poke_host)
         (void)cudaFreeHost(e->poke_host);
     cts_eng_data_free(e);

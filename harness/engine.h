@@ -92,6 +92,10 @@ struct cts_engine {
     struct cts_gate_record *gate_host, *gate_dev;
     struct cts_marker_record *mk_host, *mk_dev;
     unsigned char *poke_host, *poke_dev; /* mapped bytes the peek kernel reads samples into */
+    /* Landing: right after a copy returns, a peek on a fourth non-blocking stream
+     * reads its device-side destination's samples into these (poke's page, +32). */
+    cudaStream_t landing;
+    unsigned char *land_host, *land_dev;
     void *buf[CTS_MEM_COUNT][2];
     size_t buf_bytes; /* each buffer's size */
     void *big[CTS_MEM_COUNT][2]; /* CTS_BIG_BYTES each, made at the first case that needs them */
@@ -115,7 +119,9 @@ struct cts_engine {
         unsigned char *read_host; /* pinned: a device-side destination, read back */
         unsigned char *snap_host; /* the reader's copy, on the host */
         void *snap_dev;           /* the reader kernel's copy of a device-side destination */
+        void *after_dev;          /* AFTER on the device: what a copy writer copies (own memory) */
         void *write_to;           /* this repetition's held work writes here (NULL: none) */
+        const struct cts_case *write_own; /* ... or into this case's own memory, by its own_copy */
         size_t write_bytes;
         const void *read_from;    /* the host-function reader copies this to snap_host */
         size_t read_bytes;

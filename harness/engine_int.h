@@ -115,6 +115,7 @@ struct rep_state {
     double starved_us;      /* how long the call's thread waited for a processor during it */
     int dst_live, src_live; /* the host may touch them while the gate holds the device */
     int reader;             /* written cases: the reader was queued after the call */
+    int landing;            /* the landing peek was queued right after the call (drain.c reads it) */
 };
 
 /* A phase that returns this leaves the repetition to the next phase. */

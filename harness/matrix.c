@@ -39,6 +39,8 @@ static json_t *verdict_json(const struct cts_result *r)
         json_object_set_new(v, "data", json_string(cts_data_name(r->verdict.data)));
     if (pass && r->verdict.reader != CTS_READER_NA)
         json_object_set_new(v, "reader", json_string(cts_reader_name(r->verdict.reader)));
+    if (pass && r->verdict.landed != CTS_DST_NA) /* copies and memsets that waited or ran on */
+        json_object_set_new(v, "landed", json_string(cts_dst_name(r->verdict.landed)));
     return v;
 }
 
@@ -48,11 +50,11 @@ static json_t *verdict_json(const struct cts_result *r)
  * attempt a repetition's wait was proven against (see rep.c). */
 static void rep_arrays_json(json_t *ev, const struct cts_result *r)
 {
-    enum { N = 16 };
+    enum { N = 17 };
     const char *names[N] = {"call_us", "release_to_return_us", "op_after_gpu_us",
                             "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst",
                             "rep_timeout_us", "tracked_from_timeout_us", "tracked_from_call_us",
-                            "rep_window_us", "data", "data_new_bytes", "data_boundary", "reader"};
+                            "rep_window_us", "data", "data_new_bytes", "data_boundary", "reader", "landed"};
     json_t *arr[N];
     for (int k = 0; k < N; k++)
         arr[k] = json_array();
@@ -77,6 +79,7 @@ static void rep_arrays_json(json_t *ev, const struct cts_result *r)
         json_array_append_new(arr[13], p->data_new_bytes >= 0 ? json_integer(p->data_new_bytes) : json_null());
         json_array_append_new(arr[14], p->data_boundary >= 0 ? json_integer(p->data_boundary) : json_null());
         json_array_append_new(arr[15], name_or_null(cts_reader_name(p->reader)));
+        json_array_append_new(arr[16], name_or_null(cts_dst_name(p->landed)));
     }
     if (!own_timeouts)
         json_array_clear(arr[8]);

@@ -185,7 +185,8 @@ static const struct {
                   {"data", REP_DATA},
                   {"data_new_bytes", REP_BYTES},
                   {"data_boundary", REP_BYTES},
-                  {"reader", REP_READER}};
+                  {"reader", REP_READER},
+                  {"landed", REP_DST}};
 
 /* How many numbers an array holds. */
 static size_t numbers_in(const json_t *a)
@@ -341,15 +342,17 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
     if (rejected && !*rejected)
         return BAD("verdict.rejected is empty");
     /* "overlap": the overlap family's verdict, in its cases only. */
-    int overlap = 0, data = 0, reader = 0;
+    int overlap = 0, data = 0, reader = 0, landed = 0;
     if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len))
         return -1;
     /* "data" and "reader": data order, in written cases only. */
     if (v_name(verdict, "verdict.", "data", OPT, DATA, &data, why, len) ||
-        v_name(verdict, "verdict.", "reader", OPT, READER, &reader, why, len))
+        v_name(verdict, "verdict.", "reader", OPT, READER, &reader, why, len) ||
+        v_name(verdict, "verdict.", "landed", OPT, DST, &landed, why, len))
         return -1;
     if (json_object_size(verdict) !=
-        6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0) + (size_t)(data != 0) + (size_t)(reader != 0)) {
+        6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0) + (size_t)(data != 0) + (size_t)(reader != 0) +
+            (size_t)(landed != 0)) {
         const char *k;
         json_t *x;
         json_object_foreach((json_t *)verdict, k, x)
@@ -357,9 +360,10 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
             size_t i = 0;
             while (i < 6 && strcmp(k, verdict_keys[i]))
                 i++;
-            if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap") && strcmp(k, "data") && strcmp(k, "reader"))
-                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data "
-                           "or reader)", k,
+            if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap") && strcmp(k, "data") && strcmp(k, "reader") &&
+                strcmp(k, "landed"))
+                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data, "
+                           "reader or landed)", k,
                            verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
                            verdict_keys[5]);
         }

@@ -92,6 +92,7 @@ static int rep_start(struct rep_state *st)
     if (c->writes && cts_eng_data_setup(st) != cudaSuccess) {
         (void)cudaGetLastError();
         e->data.write_to = NULL;
+        e->data.write_own = NULL;
         r->status = CTS_BROKEN;
         cts_eng_setf(r->reason, "harness: setting the data-order patterns failed");
         return 0;
@@ -101,6 +102,7 @@ static int rep_start(struct rep_state *st)
     cts_latch_close(&e->latch);
     cudaError_t gerr = busy_stream_gate(e, c->op, c->busy, (unsigned long long)(budget_us * 1e3), seq);
     e->data.write_to = NULL; /* the held work has it (a written case's writer), and nothing else may */
+    e->data.write_own = NULL;
     HCHECK(r->reason, gerr);
     if (!cts_eng_wait_gate_started(e, seq)) {
         r->status = CTS_BROKEN;
@@ -347,6 +349,40 @@ static int rep_track_wait(struct rep_state *st)
     return REP_NEXT;
 }
 
+/* Landing: was the destination complete right after the call returned?  A
+ * host destination is read by this thread at once; a device-side one (device
+ * or managed memory) by a peek on the engine's landing stream, independent of
+ * every other, launched at once and read after the drain (drain.c).  Either
+ * reading is a fact about the bytes after the return: pending proves the call
+ * returned before its copy landed (rust-cuda #15), complete that it had landed
+ * by the time it was read.  Not for written cases (their samples are patterns)
+ * nor rejected calls.  0, or -1 with the repetition BROKEN. */
+static int landing_probe(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    struct cts_rep *r = st->r;
+    if (st->c->writes || r->rejected || st->dm == CTS_MEM_NONE || st->dm == CTS_MEM_OWN || !st->nsamp)
+        return 0;
+    if (cts_eng_touchable_while_busy(st->dm)) {
+        int complete = 1;
+        for (int i = 0; i < st->nsamp; i++)
+            complete &= ((volatile unsigned char *)st->dst)[st->off[i]] == st->v;
+        r->landed = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
+        return 0;
+    }
+    struct cts_bytes b = {.n = st->nsamp};
+    for (int i = 0; i < st->nsamp; i++)
+        b.at[i] = (unsigned char *)st->dst + st->off[i];
+    cudaError_t err = cts_launch_peek(e->landing, &b, e->land_dev);
+    if (err != cudaSuccess) {
+        rep_call_failed(st, CTS_BROKEN);
+        cts_eng_setf(r->reason, "harness: the landing peek returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    st->landing = 1;
+    return 0;
+}
+
 /* A written case's reader could not be queued after a call that waited. */
 static int rep_reader_failed(struct rep_state *st, cudaError_t err)
 {
@@ -376,6 +412,8 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         rc = rep_call(&st);
     if (rc != REP_NEXT)
         return rc;
+    if (landing_probe(&st))
+        return 0;
     /* A written case's bytes are judged whole after the drain (written.c), not sampled. */
     cudaError_t rerr;
     st.dst_live = !c->writes && cts_eng_touchable_while_busy(st.dm);

@@ -80,7 +80,7 @@ const struct cts_clause *cts_clause_find(const char *id)
 const char *cts_about_name(enum cts_about a)
 {
     static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call",
-                                    "rejected", "concurrent", "data_ordered", "later_sees"};
+                                    "rejected", "concurrent", "data_ordered", "later_sees", "landed"};
     return (unsigned)a < CTS_ABOUT_COUNT ? n[a] : "?";
 }
 
@@ -228,6 +228,14 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
         return o->rejected;
     case CTS_ABOUT_CONCURRENT:
         return o->verdict.overlap == CTS_OVERLAP_NA ? -1 : o->verdict.overlap != CTS_OVERLAP_SERIALIZES;
+    case CTS_ABOUT_LANDED: {
+        int yes = 0, no = 0;
+        for (int i = 0; i < o->nreps; i++) {
+            yes += o->landed[i] == CTS_DST_COMPLETE;
+            no += o->landed[i] == CTS_DST_PENDING;
+        }
+        return split(yes, no, p);
+    }
     case CTS_ABOUT_DATA_ORDERED:
     case CTS_ABOUT_LATER_SEES: {
         int yes = 0, no = 0;
@@ -304,6 +312,24 @@ static void data_rules(struct cts_judge *j)
     add(j, "PG-STREAM-ORDER", CTS_ABOUT_LATER_SEES, CTS_PRED_GUARANTEED);
 }
 
+/* A synchronous copy: is its destination complete when it returns?  (drv: the
+ * driver API's clauses.) */
+static void landing_rules(struct cts_judge *j, int drv)
+{
+    enum cts_mem m = j->c->mem;
+    enum cts_dir d = j->c->dir;
+#define ID(rt, dr) (drv ? dr : rt)
+    if ((d == CTS_DIR_D2H && (pageable(m) || pinned(m))) || d == CTS_DIR_H2H)
+        add(j, ID(d == CTS_DIR_H2H ? "RT-SYNC-MEMCPY-H2H" : "RT-SYNC-MEMCPY-D2H",
+                  d == CTS_DIR_H2H ? "DRV-SYNC-MEMCPY-H2H" : "DRV-SYNC-MEMCPY-D2H"),
+            CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
+    if (d == CTS_DIR_H2D && pinned(m))
+        add(j, ID("RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"), CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
+    if (d == CTS_DIR_H2D && pageable(m)) /* "the DMA to final destination may not have completed" */
+        add(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_LANDED, CTS_PRED_MAY);
+#undef ID
+}
+
 static void copy_rules(struct cts_judge *j, enum form f)
 {
     const struct cts_case *c = j->c;
@@ -315,6 +341,8 @@ static void copy_rules(struct cts_judge *j, enum form f)
         add(j, "RT-SYNC-MANAGED", CTS_ABOUT_HOST, CTS_PRED_UNDOCUMENTED);
         return;
     }
+    if (f == SYNC && !c->writes)
+        landing_rules(j, drv);
     if (f == SYNC) {
         if (d == CTS_DIR_H2D && pageable(m) && pending_in_stream(j))
             add(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
@@ -372,12 +400,17 @@ static void memset_rules(struct cts_judge *j, enum form f)
             add(j, "PG-CONC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         return;
     }
+    const char *sync = drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET";
     if (m == CTS_MEM_DEVICE) {
-        add(j, drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        add(j, sync, CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         if (!drv)
             add(j, "PG-CONC-MEMSET", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        if (!c->writes) /* asynchronous with respect to the host: it may return before it lands */
+            add(j, sync, CTS_ABOUT_LANDED, CTS_PRED_MAY);
     } else if (pinned(m) || (drv && m == CTS_MEM_MANAGED)) {
-        waits_for_its_stream(j, drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET");
+        waits_for_its_stream(j, sync);
+        if (!c->writes) /* "fully synchronous": set when it returns */
+            add(j, sync, CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
     } else if (m == CTS_MEM_MANAGED) {
         add(j, "RT-SYNC-MANAGED", CTS_ABOUT_HOST, CTS_PRED_UNDOCUMENTED);
     }
@@ -518,6 +551,7 @@ static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
 static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
 static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
 static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
+static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
 
 static const char *str_at(const json_t *o, const char *k)
@@ -552,6 +586,7 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
     int race_free = o.verdict.op_after == CTS_ORDER_HELD || o.verdict.op_after == CTS_ORDER_HELD_ANYWAY;
     const json_t *hosts = json_object_get(ev, "host"), *srcs = json_object_get(ev, "src");
     const json_t *datas = json_object_get(ev, "data"), *readers = json_object_get(ev, "reader");
+    const json_t *landeds = json_object_get(ev, "landed");
     o.nreps = (int)json_array_size(hosts);
     if (o.nreps > CTS_MAX_REPEAT)
         o.nreps = CTS_MAX_REPEAT;
@@ -562,6 +597,9 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
         /* Data order is read from the bytes after the drain: race-free always. */
         o.data[i] = parse_name(json_string_value(json_array_get(datas, i)), data_n, 4);
         o.reader[i] = parse_name(json_string_value(json_array_get(readers, i)), reader_n, 3);
+        /* Landing counts where the call waited, or returned and its own stream ran on. */
+        if (o.host[i] == CTS_HOST_WAITS || (o.host[i] == CTS_HOST_RETURNS && o.verdict.op_after == CTS_ORDER_RUNS))
+            o.landed[i] = parse_name(json_string_value(json_array_get(landeds, i)), dst_n, 3);
     }
     struct cts_judged j[CTS_JUDGED_MAX];
     size_t n = 0;

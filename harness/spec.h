@@ -23,6 +23,7 @@ enum cts_about { CTS_ABOUT_HOST, CTS_ABOUT_THIRD_BLOCKING, CTS_ABOUT_THIRD_NONBL
                  CTS_ABOUT_CONCURRENT, /* the overlap family: A and B ran at once (overlaps, partial, shares) */
                  CTS_ABOUT_DATA_ORDERED, /* written cases: the copy moved the bytes the held work wrote */
                  CTS_ABOUT_LATER_SEES,   /* written cases: work after the call on its stream saw its bytes */
+                 CTS_ABOUT_LANDED,       /* the destination was complete right after the call returned */
                  CTS_ABOUT_COUNT };
 enum cts_pred { CTS_PRED_GUARANTEED, CTS_PRED_GUARANTEED_NOT, CTS_PRED_MAY, CTS_PRED_UNDOCUMENTED };
 enum cts_conformance { CTS_CONF_NONE, CTS_CONFORMS, CTS_DEVIATES, CTS_RECORDED };
@@ -62,6 +63,8 @@ struct cts_observed {
     enum cts_src src[CTS_MAX_REPEAT];
     enum cts_data data[CTS_MAX_REPEAT];     /* written cases: each repetition's data order */
     enum cts_reader reader[CTS_MAX_REPEAT]; /* ... and what the work after the call saw */
+    enum cts_dst landed[CTS_MAX_REPEAT];    /* complete right after the return, where the call
+                                             * waited or its stream ran on; else NA */
     int rejected;                /* the verdict names the error of a documented rejection */
     int per_thread;              /* stream 0 was the per-thread stream (the matrix's build) */
 };

@@ -169,6 +169,12 @@ cudaError_t busy_stream_gate(struct cts_engine *e, enum cts_op op, enum cts_busy
     cudaError_t err = cts_eng_gate(e, s, budget_ns, seq);
     if (err == cudaSuccess && busy == CTS_BUSY_SAME && e->data.write_to) /* a written case's writer */
         err = cts_launch_pattern(s, e->data.write_to, e->data.write_bytes, 0, CTS_PATTERN_AFTER);
+    else if (err == cudaSuccess && busy == CTS_BUSY_SAME && e->data.write_own) { /* ... a copy into own memory */
+        const char *ename = NULL;
+        const struct cts_case *c = e->data.write_own;
+        if (c->family->own_copy(c, 0, 1, e->data.after_dev, 1, e->data.write_bytes, 1, (void *)s, &ename))
+            err = cudaErrorUnknown;
+    }
     return err;
 }
 

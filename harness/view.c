@@ -125,6 +125,7 @@ static struct cts_verdict verdict_of(const json_t *v)
         .overlap = (enum cts_overlap)name_index(overlap_n, OVERLAP_COUNT, json_object_get(v, "overlap")),
         .data = (enum cts_data)name_index(data_n, DATA_COUNT, json_object_get(v, "data")),
         .reader = (enum cts_reader)name_index(reader_n, READER_COUNT, json_object_get(v, "reader")),
+        .landed = (enum cts_dst)name_index(dst_n, DST_COUNT, json_object_get(v, "landed")),
     };
 }
 
@@ -168,7 +169,8 @@ int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
         return 0;
     return a->host == b->host && a->op_after == b->op_after && a->third_blocking == b->third_blocking &&
            a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst &&
-           a->overlap == b->overlap && a->data == b->data && a->reader == b->reader;
+           a->overlap == b->overlap && a->data == b->data && a->reader == b->reader &&
+           a->landed == b->landed;
 }
 
 void cts_env_view(struct cts_env_view *e, const json_t *m)

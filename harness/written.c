@@ -24,6 +24,23 @@ static int device_side(enum cts_mem m)
     return m == CTS_MEM_DEVICE || m == CTS_MEM_MANAGED || m == CTS_MEM_OWN;
 }
 
+/* A side of the family's own memory that it copies to and from (an array):
+ * no address, an own_copy. */
+static int by_copy(const struct rep_state *st, int side)
+{
+    const struct cts_family *f = st->c->family;
+    return (side ? st->dm : st->sm) == CTS_MEM_OWN && (!f->address || !f->address(st->c, side)) && f->own_copy;
+}
+
+/* own_copy, its error as a cudaError_t (the family names it in ename). */
+static cudaError_t own_copy(const struct rep_state *st, int side, int to_own, void *p, int p_device, int async,
+                            cudaStream_t s)
+{
+    const char *ename = NULL;
+    return st->c->family->own_copy(st->c, side, to_own, p, p_device, st->c->size, async, (void *)s, &ename)
+               ? cudaErrorUnknown : cudaSuccess;
+}
+
 /* Where a side's bytes are: the engine's buffer, or the family's own memory
  * at its device address (a symbol: cts_family.address); NULL where none. */
 static void *side_ptr(const struct rep_state *st, int side)
@@ -42,8 +59,10 @@ static void data_free(struct cts_engine *e)
         (void)cudaFreeHost(e->data.read_host);
     if (e->data.snap_dev)
         (void)cudaFree(e->data.snap_dev);
+    if (e->data.after_dev)
+        (void)cudaFree(e->data.after_dev);
     e->data.before = e->data.after = e->data.clear = e->data.snap_host = e->data.read_host = NULL;
-    e->data.snap_dev = NULL;
+    e->data.snap_dev = e->data.after_dev = NULL;
     e->data.bytes = 0;
 }
 
@@ -68,6 +87,9 @@ int cts_eng_data_ready(struct cts_engine *e, size_t need, char *why)
     e->data.clear = p[CTS_PATTERN_CLEAR];
     HCHECK(why, cudaMallocHost((void **)&e->data.read_host, n));
     HCHECK(why, cudaMalloc(&e->data.snap_dev, n));
+    HCHECK(why, cudaMalloc(&e->data.after_dev, n));
+    HCHECK(why, cts_launch_pattern(e->nonblocking[0], e->data.after_dev, n, 0, CTS_PATTERN_AFTER));
+    HCHECK(why, cudaStreamSynchronize(e->nonblocking[0]));
     e->data.bytes = n;
     return 0;
 fail:
@@ -98,14 +120,18 @@ cudaError_t cts_eng_data_setup(struct rep_state *st)
     struct cts_engine *e = st->e;
     size_t n = st->c->size;
     void *src = side_ptr(st, 0), *dst = side_ptr(st, 1);
-    if ((!is_set(st) && !src) || !dst)
+    int src_copy = !is_set(st) && by_copy(st, 0), dst_copy = by_copy(st, 1);
+    if ((!is_set(st) && !src && !src_copy) || (!dst && !dst_copy))
         return cudaErrorInvalidValue; /* the family's own memory has no address: needs() says why */
-    cudaError_t err = is_set(st) ? cudaSuccess : fill(e, st->sm, src, n, CTS_PATTERN_BEFORE);
+    cudaError_t err = is_set(st) ? cudaSuccess
+                      : src_copy ? own_copy(st, 0, 1, e->data.before, 0, 0, 0)
+                                 : fill(e, st->sm, src, n, CTS_PATTERN_BEFORE);
     if (err == cudaSuccess)
-        err = fill(e, st->dm, dst, n, CTS_PATTERN_CLEAR);
+        err = dst_copy ? own_copy(st, 1, 1, e->data.clear, 0, 0, 0) : fill(e, st->dm, dst, n, CTS_PATTERN_CLEAR);
     if (err == cudaSuccess)
         err = cudaStreamSynchronize(e->nonblocking[0]);
     e->data.write_to = is_set(st) ? dst : src;
+    e->data.write_own = src_copy ? st->c : NULL; /* the writer copies AFTER into it (streams.c) */
     e->data.write_bytes = n;
     return err;
 }
@@ -122,6 +148,8 @@ cudaError_t cts_eng_data_reader(struct rep_state *st)
     struct cts_engine *e = st->e;
     size_t n = st->c->size;
     st->reader = 1;
+    if (by_copy(st, 1))
+        return own_copy(st, 1, 0, e->data.snap_dev, 1, 1, st->ops);
     if (device_side(st->dm))
         return cts_launch_snapshot(st->ops, e->data.snap_dev, side_ptr(st, 1), n);
     e->data.read_from = st->dst;
@@ -174,7 +202,13 @@ int cts_eng_data_judge(struct rep_state *st)
     size_t n = st->c->size;
     const unsigned char *got = side_ptr(st, 1), *snap = e->data.snap_host;
     e->data.write_to = NULL;
-    if (device_side(st->dm)) {
+    e->data.write_own = NULL;
+    if (by_copy(st, 1)) {
+        HCHECK(r->reason, own_copy(st, 1, 0, e->data.read_host, 0, 0, 0));
+        got = e->data.read_host;
+        if (st->reader)
+            HCHECK(r->reason, cudaMemcpy(e->data.snap_host, e->data.snap_dev, n, cudaMemcpyDeviceToHost));
+    } else if (device_side(st->dm)) {
         HCHECK(r->reason, cudaMemcpy(e->data.read_host, got, n, cudaMemcpyDeviceToHost));
         got = e->data.read_host;
         if (st->reader)

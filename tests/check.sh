@@ -10,27 +10,27 @@ waivers="$root/waivers.json"
 # Without waivers: the unwaived deviations summed up by clause first (count,
 # an example, the clause's words once), then one short line a case; failing.
 run 1 check "$h200"
-[ "$(head -n 1 "$tmp/out")" = "552 deviations not waived, by clause:" ] || fail "no clause summary first: $(head -n 1 "$tmp/out")"
-grep -qx '  PG-CONC-64KB: 209 cases, e.g. memcpy.h2d.mapped.1B.default.op_implied.busy_blocking' "$tmp/out" ||
+[ "$(head -n 1 "$tmp/out")" = "555 deviations not waived, by clause:" ] || fail "no clause summary first: $(head -n 1 "$tmp/out")"
+grep -qx '  PG-CONC-64KB: 210 cases, e.g. memcpy.h2d.mapped.1B.default.op_implied.busy_blocking' "$tmp/out" ||
     fail "the clause summary lacks PG-CONC-64KB: $(head -n 12 "$tmp/out")"
 grep -q '^    CUDA C++ Programming Guide, Concurrent Execution between Host and Device: "The following device operations are asynchronous' "$tmp/out" ||
     fail "the clause summary does not quote the clause"
 [ "$(grep -c '^  [A-Z]' "$tmp/out")" -eq 10 ] || fail "the summary does not list 10 clauses: $(grep '^  [A-Z]' "$tmp/out")"
 grep -qx 'DEVIATES memcpy.h2d.pageable.1B.explicit.op_implied.busy_same (W): PG-CONC-64KB (guaranteed_not, about host)' "$tmp/out" ||
     fail "an unwaived deviation is not listed with its clause"
-[ "$(grep -c '^DEVIATES ' "$tmp/out")" -eq 552 ] || fail "not one line for each of the 552 deviations"
+[ "$(grep -c '^DEVIATES ' "$tmp/out")" -eq 555 ] || fail "not one line for each of the 555 deviations"
 [ "$(awk '!/^DEVIATES / && length > 160' "$tmp/out" | wc -l)" -le 10 ] ||
     fail "more long lines than clauses: $(awk '!/^DEVIATES / && length > 160' "$tmp/out" | head -n 3)"
 # A case's line stays short: two predictions at most 220 characters (launch.first's, and a
 # written symbol copy's, whose id is the longest).
 [ "$(awk '/^DEVIATES / && length > 220' "$tmp/out" | wc -l)" -eq 0 ] ||
     fail "a deviation's line is long: $(awk '/^DEVIATES / && length > 220' "$tmp/out" | head -n 1)"
-grep -qx '552 deviations (0 waived, 552 not)' "$tmp/out" || fail "no summary line: $(tail -n 1 "$tmp/out")"
+grep -qx '555 deviations (0 waived, 555 not)' "$tmp/out" || fail "no summary line: $(tail -n 1 "$tmp/out")"
 # With the committed waivers: every deviation waived, shown per waiver.
 run 0 check "$h200" --waivers "$waivers"
-grep -q '^waived: 209 cases contradicting PG-CONC-64KB (e.g. memcpy.h2d.' "$tmp/out" || fail "the 64 KB waiver is not shown"
+grep -q '^waived: 210 cases contradicting PG-CONC-64KB (e.g. memcpy.h2d.' "$tmp/out" || fail "the 64 KB waiver is not shown"
 grep -q '^DEVIATES \|not waived, by clause' "$tmp/out" && fail "a waived deviation is listed as one"
-grep -qx '552 deviations (552 waived, 0 not)' "$tmp/out" || fail "waived summary: $(tail -n 1 "$tmp/out")"
+grep -qx '555 deviations (555 waived, 0 not)' "$tmp/out" || fail "waived summary: $(tail -n 1 "$tmp/out")"
 
 # The small matrix and its variants: another driver, one case altered, no
 # clause table, another GPU.
@@ -48,6 +48,19 @@ c["symbol"] = "A"
 c["verdict"].update(third_blocking="runs", third_nonblocking="runs")
 write("altered", x)
 x = copy.deepcopy(m); del x["spec"]; write("unjudged", x)
+# Landing: a matrix from before the suite observed it (no verdict.landed, no "~"), and one
+# whose synchronous copy returned before its bytes landed.
+x = copy.deepcopy(m)
+for c in x["cases"].values():
+    if (c.get("verdict") or {}).pop("landed", None) and c["symbol"]:
+        c["symbol"] = c["symbol"].replace("~", "")
+write("unlanded", x)
+x = copy.deepcopy(m)
+c = x["cases"]["memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"]
+assert c["verdict"]["landed"] == "complete" and c["symbol"] == "W"
+c["verdict"]["landed"] = "pending"; c["evidence"]["landed"] = ["pending"] * len(c["evidence"]["landed"])
+c["symbol"] = "W~"
+write("relanded", x)
 x = copy.deepcopy(m); x["environment"]["gpu"]["name"] = "NVIDIA H100 80GB HBM3"; write("h100", x)
 EOF
 small="$tmp/small.json"
@@ -70,6 +83,14 @@ run 1 check "$tmp/altered.json" --waivers "$waivers" --baseline "$small"
 [ "$(grep -c '^CHANGED ' "$tmp/out")" -eq 1 ] || fail "the baseline did not name exactly one case: $(grep '^CHANGED' "$tmp/out")"
 grep -qx "CHANGED cu_module_get_function.op_implied.busy_nonblocking: Q+b+n in the baseline, A now" "$tmp/out" ||
     fail "the altered case is not named: $(grep '^CHANGED' "$tmp/out")"
+
+# Landing is compared where both matrices record it: not against a matrix from before.
+run 0 check "$small" --waivers "$waivers" --baseline "$tmp/unlanded.json"
+grep -q '; 0 verdicts changed against the baseline' "$tmp/out" || fail "landing against an older baseline: $(tail -n 1 "$tmp/out")"
+"$cts" judge "$tmp/relanded.json" >/dev/null || fail "judge of the relanded matrix failed"
+run 1 check "$tmp/relanded.json" --waivers "$waivers" --baseline "$small"
+grep -qx "CHANGED memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same: W in the baseline, W~ now" "$tmp/out" ||
+    fail "a changed landing is not named: $(grep '^CHANGED' "$tmp/out")"
 
 # A case that FAILed or has no verdict is listed with its reason and fails
 # the check: the small matrix with one case made a FAIL (as cudaMemcpyBatchAsync

@@ -90,6 +90,18 @@ rb["c.timing"]["verdict"]["rejected"] = "cudaErrorNotSupported"
 rb["c.notsupp"]["verdict"]["rejected"] = "cudaErrorInvalidValue"
 json.dump(matrix(ra), open(f"{d}/ra.json", "w"))
 json.dump(matrix(rb), open(f"{d}/rb.json", "w"))
+# Landing (verdict.landed, cell mark "~"): la measured before the suite looked at it, lb and lc after.
+lb = copy.deepcopy(a); lc = copy.deepcopy(a)
+lb["c.pass_fail"] = case("PASS", "W~", landed="pending", **W)
+lb["c.w_a"] = case("PASS", "W", call=(10.0, 30.0, 20.0), landed="complete", **W)
+lb["c.varies"]["symbol"] = "A/W~/W"
+lb["c.timing"] = case("VARIES", "A~/A", call=(1.0, 2.0, 3.0), **A)
+lb["c.timing"]["reason"] = "repetitions differ on landed: pending complete pending"
+lc["c.pass_fail"] = case("PASS", "W", landed="complete", **W)
+lc["c.w_a"] = case("PASS", "W", call=(10.0, 30.0, 20.0), landed="complete", **W)
+lc["c.varies"]["symbol"] = "W/A"
+for n, m in (("la", a), ("lb", lb), ("lc", lc)):
+    json.dump(matrix(m), open(f"{d}/{n}.json", "w"))
 # A series (runtimes 12.0, 12.2, 12.4): c.pass_fail fails from the second, c.notsupp is
 # NOTSUPP (not in the runtime) until the third.
 def runtime(m, text, number):
@@ -205,6 +217,17 @@ run 1 diff "$tmp/ra.json" "$tmp/rb.json"
 has "$tmp/out" "A -> B: 2 cases changed"
 has "$tmp/out" "  c.timing   A -> A  (call 2.0 us -> 2.0 us; rejected: cudaErrorInvalidValue -> cudaErrorNotSupported)"
 has "$tmp/out" "  c.notsupp  A -> A  (call 10.0 us -> 10.0 us)"
+
+# A verdict field one matrix records in no case (landing, before the suite observed it) is
+# not compared, nor is its mark: a VARIES cell keeps each other symbol once, and a case
+# VARIES on it alone is a PASS. Where both record it, it is.
+run 0 diff "$tmp/la.json" "$tmp/lb.json"
+has "$tmp/out" "A -> B: 0 cases changed"
+run 1 diff "$tmp/lb.json" "$tmp/lc.json"
+has "$tmp/out" "A -> B: 3 cases changed"
+has "$tmp/out" "  c.timing     VARIES A~/A -> A  (call 2.0 us -> 2.0 us)"
+has "$tmp/out" "  c.pass_fail  W~ -> W  (call 10.0 us -> 10.0 us; landed: pending -> complete)"
+has "$tmp/out" "  c.varies     VARIES A/W~/W -> VARIES W/A  (call 10.0 us -> 10.0 us)"
 
 # Conformance: CONFORMS -> DEVIATES regressed, DEVIATES -> RECORDED fixed; not compared without a spec in A.
 run 1 diff "$tmp/sa.json" "$tmp/sb.json" --format csv

@@ -144,6 +144,43 @@ int main(void)
     cts_classify(&res);
     CHECK_STR(res.symbol, "Q"); /* in order: nothing added */
 
+    /* Landing: a synchronous call's, kept where it waited or its stream ran
+     * on ("~": not complete right after the return); behind held work in its
+     * own stream, never (it cannot have landed); an asynchronous call's is
+     * evidence only (nothing promised: its copy races the read). */
+    for (int i = 0; i < 3; i++) {
+        res.reps[i] = returns_rep(CTS_ORDER_RUNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+        res.reps[i].landed = CTS_DST_PENDING;
+    }
+    res.reps[1].landed = CTS_DST_COMPLETE;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS); /* asynchronous: a race, not a verdict */
+    CHECK_INT(res.verdict.landed, CTS_DST_NA);
+    CHECK_STR(res.symbol, "A");
+    res.synchronous = 1;
+    res.reps[1].landed = CTS_DST_PENDING;
+    cts_classify(&res);
+    CHECK_INT(res.verdict.landed, CTS_DST_PENDING);
+    CHECK_STR(res.symbol, "A~");
+    res.reps[1].landed = CTS_DST_COMPLETE;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK(strstr(res.reason, "landed: pending complete pending") != NULL);
+    for (int i = 0; i < 3; i++) {
+        res.reps[i] = waits_rep();
+        res.reps[i].landed = CTS_DST_PENDING;
+    }
+    cts_classify(&res);
+    CHECK_STR(res.symbol, "W~");
+    for (int i = 0; i < 3; i++) {
+        res.reps[i] = returns_rep(CTS_ORDER_HELD, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+        res.reps[i].landed = CTS_DST_PENDING;
+    }
+    cts_classify(&res);
+    CHECK_INT(res.verdict.landed, CTS_DST_NA);
+    CHECK_STR(res.symbol, "Q");
+    res.synchronous = 0;
+
     /* Data observations count only when the op stream was held: otherwise
      * the copy may finish between the return and the check. */
     for (int i = 0; i < 3; i++) {

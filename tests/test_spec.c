@@ -325,5 +325,19 @@ int main(void)
     judge("memcpy_async.h2d.pageable.4KiB.explicit.op_blocking.busy_same", &o, j, &n);
     CHECK(!find(j, n, "PG-STREAM-ORDER", CTS_ABOUT_LATER_SEES));
 
+    /* Landing: a synchronous copy to the host must be complete when it returns
+     * (RT-SYNC-MEMCPY-D2H); a pageable one to the device may not be. */
+    o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD);
+    for (int i = 0; i < 3; i++)
+        o.landed[i] = i == 1 ? CTS_DST_PENDING : CTS_DST_COMPLETE;
+    judge("memcpy.d2h.pinned.1MiB.explicit.op_implied.busy_same", &o, j, &n);
+    CHECK((k = find(j, n, "RT-SYNC-MEMCPY-D2H", CTS_ABOUT_LANDED)) && k->holds == 0);
+    judge("memcpy.h2d.pageable.1MiB.explicit.op_implied.busy_same", &o, j, &n);
+    CHECK((k = find(j, n, "RT-SYNC-MEMCPY-PAGEABLE-H2D", CTS_ABOUT_LANDED)) && k->pred == CTS_PRED_MAY);
+    for (int i = 0; i < 3; i++)
+        o.landed[i] = CTS_DST_COMPLETE;
+    judge("cu_memcpy_dtoh.d2h.pinned.1MiB.op_implied.busy_same", &o, j, &n);
+    CHECK((k = find(j, n, "DRV-SYNC-MEMCPY-D2H", CTS_ABOUT_LANDED)) && k->holds == 1);
+
     CHECK_DONE();
 }
