@@ -453,7 +453,11 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
         goto broken;
     }
     o->eager = o->launched = -1;
-    if (effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)) || undo())
+    if (effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)))
+        goto broken;
+    if (o->node_count > 0)
+        f.made_pooled = NULL; /* the graph's allocation: it exists only while a launch runs */
+    if (undo())
         goto broken;
     if (g && (err = cudaGraphDestroy(g)) != cudaSuccess) {
         g = NULL;
