@@ -546,9 +546,6 @@ static const struct cts_clause clauses[] = {
     {"PG-CAPTURE-EXTERNAL-WAIT", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
      "It is invalid to wait on a non-captured event from a stream which is being captured without specifying "
      "the cudaEventWaitExternal flag.", PG_GRAPHS, NULL},
-    {"PG-CAPTURE-INVALIDATION", "CUDA Programming Guide, CUDA Graphs, Invalidation",
-     "When an invalid operation is attempted during stream capture, any associated capture graphs are "
-     "invalidated.", PG_GRAPHS, NULL},
     {NULL},
 };
 
