@@ -46,26 +46,40 @@
 static const enum cts_api stream_calls[] = {
     CTS_API_MEMCPY_ASYNC, CTS_API_MEMSET_ASYNC, CTS_API_LAUNCH, CTS_API_LAUNCH_HOST_FUNC, CTS_API_EVENT_RECORD,
     CTS_API_STREAM_WAIT_EVENT, CTS_API_STREAM_QUERY, CTS_API_STREAM_SYNCHRONIZE, CTS_API_MALLOC_ASYNC,
-    CTS_API_FREE_ASYNC, CTS_API_STREAM_IS_CAPTURING,
+    CTS_API_FREE_ASYNC, CTS_API_STREAM_IS_CAPTURING, CTS_API_MEMCPY_BATCH_ASYNC,
 };
 static const enum cts_api plain_calls[] = {
     CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE, CTS_API_MALLOC, CTS_API_FREE,
     CTS_API_MEMCPY, CTS_API_MEMSET, CTS_API_MALLOC_HOST, CTS_API_HOST_REGISTER, CTS_API_MEM_GET_INFO,
+    CTS_API_MEMPOOL_TRIM_TO, CTS_API_MEMPOOL_SET_ATTRIBUTE,
 };
+/* Variant "captured": the event queried or waited for was recorded into the
+ * capturing stream right before the call (else it was recorded, and is
+ * complete, before the capture began). */
+#define CAPTURED "captured"
+static const enum cts_api event_calls[] = {CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE};
 static const enum cts_busy stream_places[] = {
     CTS_BUSY_SAME, CTS_BUSY_BLOCKING, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY, CTS_BUSY_PERTHREAD,
     CTS_BUSY_THREAD_SAME, CTS_BUSY_THREAD_LEGACY, CTS_BUSY_THREAD_PERTHREAD,
 };
 static const enum cts_busy plain_places[] = {CTS_BUSY_SAME, CTS_BUSY_THREAD_SAME};
-static const enum cts_op capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
+/* The capturing stream: a blocking or non-blocking one made for the
+ * repetition, or the capturing thread's per-thread default stream (whose
+ * handle names another stream in the second thread: busy_thread_same is then
+ * declared for the calls that take no stream only, and busy_perthread is the
+ * capturing stream itself). */
+static const enum cts_op capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING, CTS_OP_PERTHREAD};
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
-static size_t put(struct cts_case *out, size_t cap, size_t n, enum cts_api api, enum cts_capture m,
-                  enum cts_capture by, enum cts_op op, enum cts_busy busy)
+static size_t put(struct cts_case *out, size_t cap, size_t n, enum cts_api api, const char *variant,
+                  enum cts_capture m, enum cts_capture by, enum cts_op op, enum cts_busy busy)
 {
+    if (op == CTS_OP_PERTHREAD && (busy == CTS_BUSY_PERTHREAD || busy == CTS_BUSY_THREAD_SAME) &&
+        cts_api_takes_stream(api))
+        return n; /* the capturing stream itself; not addressable from the second thread */
     if (out && n < cap) {
-        out[n] = (struct cts_case){.family = &cts_family_capture, .api = api, .dir = CTS_DIR_NONE,
+        out[n] = (struct cts_case){.family = &cts_family_capture, .api = api, .variant = variant, .dir = CTS_DIR_NONE,
                                    .mem = CTS_MEM_NONE, .size_idx = -1, .kind = CTS_KIND_NONE, .op = op,
                                    .busy = busy, .capture = m, .capture_by = by};
         cts_case_make_id(&out[n]);
@@ -81,10 +95,13 @@ static size_t generate(struct cts_case *out, size_t cap)
             for (size_t o = 0; o < N_OF(capturing); o++) {
                 for (size_t a = 0; a < N_OF(stream_calls); a++)
                     for (size_t p = 0; p < N_OF(stream_places); p++)
-                        n = put(out, cap, n, stream_calls[a], m, by, capturing[o], stream_places[p]);
+                        n = put(out, cap, n, stream_calls[a], NULL, m, by, capturing[o], stream_places[p]);
                 for (size_t a = 0; a < N_OF(plain_calls); a++)
                     for (size_t p = 0; p < N_OF(plain_places); p++)
-                        n = put(out, cap, n, plain_calls[a], m, by, capturing[o], plain_places[p]);
+                        n = put(out, cap, n, plain_calls[a], NULL, m, by, capturing[o], plain_places[p]);
+                for (size_t a = 0; a < N_OF(event_calls); a++)
+                    for (size_t p = 0; p < N_OF(plain_places); p++)
+                        n = put(out, cap, n, event_calls[a], CAPTURED, m, by, capturing[o], plain_places[p]);
             }
     return n;
 }
@@ -104,7 +121,9 @@ static struct {
     unsigned char *host;      /* 64 KiB of pageable memory to register */
     cudaStream_t sib_blocking, sib_nonblocking, quiet; /* quiet: the harness's own work */
     cudaEvent_t done;         /* recorded (and complete) before any capture */
-    cudaEvent_t fresh;        /* what the call records */
+    cudaEvent_t fresh;        /* what the call records (and a "captured" case's capture) */
+    cudaEvent_t asked;        /* what the call queries or waits for: done, or fresh */
+    cudaMemPool_t pool;       /* the device's default pool */
     void *spare;              /* what cudaFree frees */
     void *pooled;             /* what cudaFreeAsync frees */
     void *made, *made_host, *made_pooled; /* what the call allocated: freed after the capture */
@@ -141,8 +160,31 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
         enum cudaStreamCaptureStatus st;
         return cudaStreamIsCapturing(s, &st);
     }
-    case CTS_API_EVENT_QUERY: return cudaEventQuery(f.done);
-    case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(f.done);
+    case CTS_API_EVENT_QUERY: return cudaEventQuery(f.asked);
+    case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(f.asked);
+    case CTS_API_MEMPOOL_TRIM_TO: return cudaMemPoolTrimTo(f.pool, 0);
+    case CTS_API_MEMPOOL_SET_ATTRIBUTE: {
+        unsigned long long keep = 0;
+        if ((err = cudaMemPoolGetAttribute(f.pool, cudaMemPoolAttrReleaseThreshold, &keep)) != cudaSuccess)
+            return err;
+        return cudaMemPoolSetAttribute(f.pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+#if CUDART_VERSION >= 12080
+    case CTS_API_MEMCPY_BATCH_ASYNC: { /* one copy, source access order "stream" (as copy.c's) */
+        void *dsts[1] = {f.dst};
+        const void *srcs[1] = {f.src};
+        size_t sizes[1] = {BYTES}, idx[1] = {0};
+        struct cudaMemcpyAttributes attr;
+        memset(&attr, 0, sizeof attr);
+        attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+#if CUDART_VERSION >= 13000
+        return cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idx, 1, s);
+#else
+        size_t fail = 0;
+        return cudaMemcpyBatchAsync(dsts, (void **)srcs, sizes, 1, &attr, idx, 1, &fail, s);
+#endif
+    }
+#endif
     case CTS_API_DEVICE_SYNCHRONIZE: return cudaDeviceSynchronize();
     case CTS_API_MALLOC: return cudaMalloc(&f.made, 4096);
     case CTS_API_FREE:
@@ -289,6 +331,9 @@ static int warm_up(void)
 {
     for (size_t a = 0; a < N_OF(stream_calls) + N_OF(plain_calls); a++) {
         enum cts_api api = a < N_OF(stream_calls) ? stream_calls[a] : plain_calls[a - N_OF(stream_calls)];
+        if (cts_api_since(api) > CUDART_VERSION)
+            continue; /* its cases are NOTSUPP (needs) */
+        f.asked = f.done;
         for (int t = 0; t < 2; t++) {
             double us;
             if (reset())
@@ -332,6 +377,7 @@ static int setup(void)
     SETUP(cudaEventCreate(&f.done));
     SETUP(cudaEventCreate(&f.fresh));
     SETUP(cudaEventRecord(f.done, f.quiet));
+    SETUP(cudaDeviceGetDefaultMemPool(&f.pool, f.device));
     SETUP(cudaDeviceSynchronize());
     if (!(f.host = aligned_alloc(4096, 1 << 16))) {
         snprintf(f.why, sizeof f.why, "harness: setting up the capture family: out of host memory");
@@ -355,7 +401,7 @@ static int effect(enum cts_api api, int *out)
     *out = -1;
     switch (api) {
     case CTS_API_LAUNCH_HOST_FUNC: *out = host_flag ? 2 : 0; return 0;
-    case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY: want = SRC_BYTE; break;
+    case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY: case CTS_API_MEMCPY_BATCH_ASYNC: want = SRC_BYTE; break;
     case CTS_API_MEMSET_ASYNC: case CTS_API_MEMSET: want = SET_BYTE; break;
     case CTS_API_LAUNCH: want = 0; break; /* the pattern's, below */
     default: return 0;
@@ -425,12 +471,21 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     cudaStream_t cap = NULL;
     cudaGraph_t g = NULL;
     enum cudaStreamCaptureStatus st;
+    int own = c->op != CTS_OP_PERTHREAD; /* a stream made for the repetition */
     if (reset())
         goto broken;
-    cudaError_t err = cudaStreamCreateWithFlags(&cap, c->op == CTS_OP_BLOCKING ? cudaStreamDefault
-                                                                                 : cudaStreamNonBlocking);
+    cudaError_t err = cudaSuccess;
+    if (own)
+        err = cudaStreamCreateWithFlags(&cap, c->op == CTS_OP_BLOCKING ? cudaStreamDefault : cudaStreamNonBlocking);
+    else
+        cap = cudaStreamPerThread;
     if (err == cudaSuccess)
         err = cudaStreamBeginCapture(cap, modes[c->capture]);
+    f.asked = f.done;
+    if (err == cudaSuccess && c->variant && !strcmp(c->variant, CAPTURED)) {
+        err = cudaEventRecord(f.fresh, cap); /* an event of the capture */
+        f.asked = f.fresh;
+    }
     if (err != cudaSuccess) {
         snprintf(f.why, sizeof f.why, "harness: beginning the capture returned %s", cudaGetErrorName(err));
         goto broken;
@@ -465,7 +520,7 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
         goto broken;
     }
     g = NULL;
-    if ((err = cudaStreamDestroy(cap)) != cudaSuccess) {
+    if (own && (err = cudaStreamDestroy(cap)) != cudaSuccess) {
         snprintf(f.why, sizeof f.why, "harness: cudaStreamDestroy returned %s", cudaGetErrorName(err));
         return -1;
     }
@@ -475,7 +530,7 @@ broken:
     (void)cudaGetLastError();
     if (g)
         (void)cudaGraphDestroy(g);
-    if (cap)
+    if (cap && own)
         (void)cudaStreamDestroy(cap);
     r->status = CTS_BROKEN;
     snprintf(r->reason, sizeof r->reason, "%s", f.why);
@@ -570,7 +625,11 @@ static int malloc_prohibited(const struct cts_case *c)
 static void judge(struct cts_judge *j)
 {
     const struct cts_case *c = j->c;
-    int blocking = c->op == CTS_OP_BLOCKING;
+    int blocking = c->op != CTS_OP_NONBLOCKING; /* the per-thread default stream is not non-blocking */
+    if (c->variant && !strcmp(c->variant, CAPTURED)) { /* a captured event, queried or waited for */
+        cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        return;
+    }
     int legacy = c->busy == CTS_BUSY_LEGACY || c->busy == CTS_BUSY_THREAD_LEGACY;
     switch (c->api) {
     case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMSET_ASYNC: case CTS_API_LAUNCH: case CTS_API_LAUNCH_HOST_FUNC:
@@ -609,7 +668,9 @@ static void judge(struct cts_judge *j)
         cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
 }
 
+static int needs(const struct cts_case *c, char *why, size_t len) { return cts_need_runtime(c, why, len); }
+
 const struct cts_family cts_family_capture = {
-    .name = "capture", .generate = generate, .buffers = buffers, .measure = measure,
+    .name = "capture", .generate = generate, .buffers = buffers, .needs = needs, .measure = measure,
     .clauses = clauses, .judge = judge,
 };

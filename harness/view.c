@@ -87,6 +87,7 @@ static const struct {
     {"size_label", offsetof(struct cts_case_view, size_label)}, {"kind", offsetof(struct cts_case_view, kind)},
     {"copy_kind", offsetof(struct cts_case_view, copy_kind)}, {"op_stream", offsetof(struct cts_case_view, op_stream)},
     {"busy", offsetof(struct cts_case_view, busy)},           {"symbol", offsetof(struct cts_case_view, symbol)},
+    {"capture", offsetof(struct cts_case_view, capture)},     {"capture_by", offsetof(struct cts_case_view, capture_by)},
     {"reason", offsetof(struct cts_case_view, reason)},
 };
 
