@@ -601,6 +601,10 @@ static const struct cts_clause clauses[] = {
     {"PG-CAPTURE-EXTERNAL-WAIT", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
      "It is invalid to wait on a non-captured event from a stream which is being captured without specifying "
      "the cudaEventWaitExternal flag.", PG_GRAPHS, NULL},
+    {"PG-CAPTURE-UNSUPPORTED-API", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
+     "A small number of APIs that enqueue asynchronous operations into streams are not currently supported in "
+     "graphs and will return an error if called with a stream which is being captured, such as "
+     "cudaStreamAttachMemAsync().", PG_GRAPHS, NULL},
     {NULL},
 };
 
@@ -647,6 +651,10 @@ static void judge(struct cts_judge *j)
         if (on_capturing(c))
             cts_judge_add(j, "PG-CAPTURE-EXTERNAL-WAIT", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
         break;
+    case CTS_API_MEMCPY_BATCH_ASYNC: /* refused on the legacy stream whatever captures (copy.c's rejection) */
+        if (on_capturing(c))
+            cts_judge_add(j, "PG-CAPTURE-UNSUPPORTED-API", CTS_ABOUT_CAPTURED, CTS_PRED_MAY);
+        return;
     case CTS_API_STREAM_IS_CAPTURING:
         if (legacy && blocking)
             cts_judge_add(j, "RT-CAPTURE-STATUS-LEGACY", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
