@@ -46,7 +46,7 @@
 static const enum cts_api stream_calls[] = {
     CTS_API_MEMCPY_ASYNC, CTS_API_MEMSET_ASYNC, CTS_API_LAUNCH, CTS_API_LAUNCH_HOST_FUNC, CTS_API_EVENT_RECORD,
     CTS_API_STREAM_WAIT_EVENT, CTS_API_STREAM_QUERY, CTS_API_STREAM_SYNCHRONIZE, CTS_API_MALLOC_ASYNC,
-    CTS_API_FREE_ASYNC, CTS_API_STREAM_IS_CAPTURING, CTS_API_MEMCPY_BATCH_ASYNC,
+    CTS_API_FREE_ASYNC, CTS_API_STREAM_IS_CAPTURING, CTS_API_STREAM_GET_CAPTURE_INFO, CTS_API_MEMCPY_BATCH_ASYNC,
 };
 static const enum cts_api plain_calls[] = {
     CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE, CTS_API_MALLOC, CTS_API_FREE,
@@ -159,6 +159,15 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
     case CTS_API_STREAM_IS_CAPTURING: {
         enum cudaStreamCaptureStatus st;
         return cudaStreamIsCapturing(s, &st);
+    }
+    case CTS_API_STREAM_GET_CAPTURE_INFO: { /* the status and the capture's id (13.0 added edge data) */
+        enum cudaStreamCaptureStatus st;
+        unsigned long long id = 0;
+#if CUDART_VERSION >= 13000
+        return cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL, NULL);
+#else
+        return cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL);
+#endif
     }
     case CTS_API_EVENT_QUERY: return cudaEventQuery(f.asked);
     case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(f.asked);
@@ -658,6 +667,8 @@ static void judge(struct cts_judge *j)
     case CTS_API_STREAM_IS_CAPTURING:
         if (legacy && blocking)
             cts_judge_add(j, "RT-CAPTURE-STATUS-LEGACY", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
+        return;
+    case CTS_API_STREAM_GET_CAPTURE_INFO: /* on the legacy stream it returns ...Implicit; invalidation unsaid */
         return;
     case CTS_API_MEMCPY: case CTS_API_MEMSET: /* synchronous: the legacy stream, in the legacy build */
         if (blocking && !j->o->per_thread)
