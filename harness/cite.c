@@ -308,6 +308,47 @@ static void where(struct buf *b, const struct cts_env_view *e, const char *id)
     say(b, ", by cuda-sync-cts %s on %s (case %s).", e->suite_revision, e->date, id);
 }
 
+/* The capture family: where the call was made, in which modes, and what the
+ * capture made of it (the first repetition's return codes). */
+#define OR_Q(x) ((x) ? (x) : "?")
+static void capture_case(struct buf *b, const struct cts_case_view *v)
+{
+    static const char *const places[][2] = {
+        {"same", "by the capturing thread (on the capturing stream, where it takes one)"},
+        {"blocking", "on another blocking stream of the capturing thread"},
+        {"nonblocking", "on another non-blocking stream of the capturing thread"},
+        {"legacy", "on the legacy default stream, by the capturing thread"},
+        {"perthread", "on the capturing thread's per-thread default stream"},
+        {"thread_same", "by a second thread (on the capturing stream, where it takes one)"},
+        {"thread_legacy", "on the legacy default stream, by a second thread"},
+        {"thread_perthread", "on a second thread's per-thread default stream"},
+    };
+    static const char *const outcome_words[] = {
+        "", "became a node of the graph, whose launch did what the call does", "ran at once, the capture intact",
+        "was refused, the capture intact", "was refused, and the capture was invalidated",
+        "returned success, yet the capture was invalidated",
+        "returned success and is missing: not in the graph, and not done", "was refused, yet its effect is there"};
+    const char *where = v->busy;
+    for (size_t i = 0; i < sizeof places / sizeof *places; i++)
+        if (!strcmp(v->busy, places[i][0]))
+            where = places[i][1];
+    const json_t *cap = json_object_get(json_object_get(v->c, "evidence"), "capture");
+    const char *rc = json_string_value(json_array_get(json_object_get(cap, "rc"), 0));
+    const char *end = json_string_value(json_array_get(json_object_get(cap, "end"), 0));
+    const char *after = json_string_value(json_array_get(json_object_get(cap, "after"), 0));
+    say(b, "%s, made %s in its own capture mode %s, while a %s stream captured in %s mode: ", v->function, where,
+        OR_Q(json_string_value(json_object_get(v->c, "capture_by"))), v->op_stream,
+        OR_Q(json_string_value(json_object_get(v->c, "capture"))));
+    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
+        say(b, "the case has no verdict: %s (%s).", cts_status_name(v->status), v->reason);
+        return;
+    }
+    say(b, "it returned %s, the capture was then %s and cudaStreamEndCapture returned %s: the call %s (%lld "
+        "repetitions%s).", OR_Q(rc), OR_Q(after), OR_Q(end),
+        outcome_words[(unsigned)v->verdict.capture < 8 ? v->verdict.capture : 0], (long long)v->repetitions,
+        v->status == CTS_VARIES ? ", which differed in another way" : "");
+}
+
 /* The overlap family's pair: A on the op stream, then B on the placement. */
 static const char *pair_stream_words(const char *s)
 {
@@ -395,7 +436,9 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
     b.f = open_memstream(&b.s, &b.n);
     if (!b.f)
         return -1;
-    if (*v.with) {
+    if (json_object_get(v.c, "capture")) {
+        capture_case(&b, &v);
+    } else if (*v.with) {
         pair_case(&b, &v);
     } else if (!strncmp(v.variant, "staged_", 7) && !strcmp(v.family, "overlap")) {
         staged_case(&b, &v);

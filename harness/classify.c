@@ -17,6 +17,9 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
     v.overlap = r->pair.overlap;
     if (v.overlap != CTS_OVERLAP_NA)
         return v; /* a pair: no gate, no call held */
+    v.capture = r->cap.outcome;
+    if (v.capture != CTS_CAP_NA)
+        return v; /* a capture: no gate either */
     v.host = r->host;
     v.rejected = r->rejected;
     /* Data order is read from the bytes after the drain: it holds whether
@@ -64,14 +67,15 @@ static const char *field_value(const struct cts_verdict *v, int field)
     case 8: s = cts_data_name(v->data); break;
     case 9: s = cts_reader_name(v->reader); break;
     case 10: s = cts_dst_name(v->landed); break;
+    case 11: s = cts_cap_outcome_name(v->capture); break;
     }
     return s ? s : "n/a";
 }
 
-#define FIELDS 11
+#define FIELDS 12
 static const char *const field_names[FIELDS] = {
     "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected", "overlap",
-    "data", "reader", "landed",
+    "data", "reader", "landed", "capture",
 };
 
 /* Clears field f of v (the fields as field_value numbers them). */
@@ -89,6 +93,7 @@ static void clear_field(struct cts_verdict *v, int f)
     case 8: v->data = CTS_DATA_NA; break;
     case 9: v->reader = CTS_READER_NA; break;
     case 10: v->landed = CTS_DST_NA; break;
+    case 11: v->capture = CTS_CAP_NA; break;
     }
 }
 
@@ -158,9 +163,38 @@ void cts_classify(struct cts_result *res)
     }
 }
 
+/* What a capture made of the call, from what was seen: the call's return
+ * code, the capture's status after it and cudaStreamEndCapture's, the graph's
+ * nodes, and the operation's effect at once and from the graph's launch. */
+enum cts_cap_outcome cts_capture_judge(const struct cts_capture_obs *o)
+{
+    if (!o->rc || !o->end)
+        return CTS_CAP_NA;
+    int ok = !strcmp(o->rc, "cudaSuccess");
+    int ended = o->after != CTS_CAPST_ACTIVE || strcmp(o->end, "cudaSuccess") != 0;
+    int full = o->eager == 2 || o->launched == 2, some = o->eager > 0 || o->launched > 0;
+    if (!ok)
+        return some ? CTS_CAP_REFUSED_EFFECT : ended ? CTS_CAP_ENDED : CTS_CAP_REFUSED;
+    if (ended)
+        return CTS_CAP_ACCEPTED_ENDED;
+    if (o->node_count > 0 && (o->launched == 2 || o->launched < 0))
+        return CTS_CAP_GRAPH; /* a node, and its launch had the whole effect (or it has none to see) */
+    if (o->eager < 0 ? o->node_count == 0 : full)
+        return CTS_CAP_RAN;
+    return CTS_CAP_LOST; /* accepted, and its effect is not (all) there, at once or from the graph */
+}
+
 void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
 {
     static const char *const pair_letter[] = {"?", "O", "P", "C", "S"};
+    /* A capture: G a node of the graph, R ran at once, N refused (the capture
+     * intact), E refused and the capture ended, e accepted yet the capture
+     * ended, L lost, F refused yet its effect is there. */
+    static const char *const capture_letter[] = {"?", "G", "R", "N", "E", "e", "L", "F"};
+    if (v->capture != CTS_CAP_NA) {
+        snprintf(buf, len, "%s", capture_letter[(unsigned)v->capture < 8 ? v->capture : 0]);
+        return;
+    }
     if (v->overlap != CTS_OVERLAP_NA) {
         snprintf(buf, len, "%s", pair_letter[(unsigned)v->overlap < 5 ? v->overlap : 0]);
         return;

@@ -91,8 +91,15 @@ enum cts_busy {
     /* The held work is a host function on the op stream itself: only where
      * a family asks for it (cts_emit_same_hostfn). */
     CTS_BUSY_SAME_HOSTFN,
+    /* The capture family's: the op stream, from a second host thread. */
+    CTS_BUSY_THREAD_SAME,
     CTS_BUSY_COUNT
 };
+/* Stream capture (the capture family): the mode of the capture in progress
+ * while the call is made, and the calling thread's own interaction mode
+ * (cudaThreadExchangeStreamCaptureMode); NONE: no capture. */
+enum cts_capture { CTS_CAPTURE_NONE, CTS_CAPTURE_GLOBAL, CTS_CAPTURE_THREAD_LOCAL, CTS_CAPTURE_RELAXED,
+                   CTS_CAPTURE_COUNT };
 #define CTS_SIZE_COUNT 7 /* the regular grid: 1B .. 16MiB (ids.c) */
 #define CTS_SIZE_2MIB 7  /* beyond it, for the cases that ask: 2 MiB and 2 MiB + 1 */
 #define CTS_SIZE_2MIB_1 8
@@ -124,6 +131,13 @@ struct cts_case {
     enum cts_op op;
     enum cts_busy busy;
     size_t width, height, depth; /* the shape of a 2D/3D call (pitch = width); 0 for 1-D */
+    /* The capture family: the call is made while the op stream captures in
+     * mode `capture`, by a thread whose own mode is `capture_by`, from the
+     * placement `busy` names (busy_same: the capturing stream, or for a call
+     * that takes no stream the capturing thread; busy_thread_same: the
+     * capturing stream from the second thread, or that thread).  Id segments
+     * "capture_<mode>.by_<mode>" follow the variant's; NONE elsewhere. */
+    enum cts_capture capture, capture_by;
 };
 
 /* What a family's prepare() sets up for one call and cleanup() undoes,
@@ -284,7 +298,8 @@ const struct cts_case *cts_case_find(const char *id);
  * malloc'ed (caller frees). */
 size_t cts_select(const char *glob, const char *family, const char *group,
                   const struct cts_case ***out);
-/* The CTest group of a case: "<api>[.<variant>][.written][.<dir>]" ("memcpy_async.h2d"). */
+/* The CTest group of a case: "<api>[.<variant>][.written][.<dir>]" ("memcpy_async.h2d"); a
+ * capture case's, "capture_<mode>" (one a capture mode). */
 void cts_case_group(const struct cts_case *c, char *buf, size_t len);
 
 /* ---- observations and verdicts ----------------------------------------- */
@@ -312,12 +327,42 @@ enum cts_reader { CTS_READER_NA, CTS_READER_SAW, CTS_READER_MISSED };
  * the SMs); PARTIAL: in between. */
 enum cts_overlap { CTS_OVERLAP_NA, CTS_OVERLAP_OVERLAPS, CTS_OVERLAP_PARTIAL, CTS_OVERLAP_SHARES,
                    CTS_OVERLAP_SERIALIZES };
+/* What a capture made of a call (the capture family; harness/capture.c):
+ * GRAPH: it returned success and its operation is a node of the captured
+ * graph (whose launch has the operation's effect); RAN: success, the capture
+ * intact, nothing in the graph, and the effect (where it has one) there at
+ * once; REFUSED: an error, the capture intact, no effect; ENDED: an error that
+ * invalidated the capture; ACCEPTED_ENDED: success, yet the capture was
+ * invalidated; LOST: success, the capture intact, but its effect neither at
+ * once nor from the graph; REFUSED_EFFECT: an error, yet its effect is there
+ * (at once or from the graph). */
+enum cts_cap_outcome { CTS_CAP_NA, CTS_CAP_GRAPH, CTS_CAP_RAN, CTS_CAP_REFUSED, CTS_CAP_ENDED,
+                       CTS_CAP_ACCEPTED_ENDED, CTS_CAP_LOST, CTS_CAP_REFUSED_EFFECT, CTS_CAP_OUTCOME_COUNT };
+/* The capture's status right after the call (cudaStreamIsCapturing on the capturing stream). */
+enum cts_cap_status { CTS_CAPST_NA, CTS_CAPST_ACTIVE, CTS_CAPST_INVALIDATED, CTS_CAPST_NONE, CTS_CAPST_COUNT };
+/* One capture-family repetition, as observed (every field proven from a return
+ * code, the graph, or the bytes: never from a time). */
+struct cts_capture_obs {
+    const char *rc;        /* the call's cudaError_t, by name ("cudaSuccess"); NULL: not measured */
+    enum cts_cap_status after;
+    const char *end;       /* cudaStreamEndCapture's cudaError_t, by name */
+    unsigned nodes;        /* the captured graph's node types, bit (1 << cudaGraphNodeType) each */
+    int node_count;        /* its nodes */
+    int eager;             /* the effect before any launch: 2 all, 1 part, 0 none, -1 no effect to see */
+    int launched;          /* ... after the graph's launch (the same scale; -1 no graph or no effect) */
+    enum cts_cap_outcome outcome;
+};
 
 const char *cts_order_name(enum cts_order o); /* NULL for NA */
 const char *cts_src_name(enum cts_src s);
 const char *cts_dst_name(enum cts_dst d);
 const char *cts_host_name(enum cts_host h);
 const char *cts_overlap_name(enum cts_overlap o); /* "overlaps"; NULL for NA */
+const char *cts_capture_token(enum cts_capture m); /* "global", "thread_local", "relaxed"; NULL for NONE */
+const char *cts_cap_outcome_name(enum cts_cap_outcome o); /* "graph"; NULL for NA */
+const char *cts_cap_status_name(enum cts_cap_status s);   /* "active"; NULL for NA */
+/* A capture repetition's outcome from its observations (pure; harness/classify.c). */
+enum cts_cap_outcome cts_capture_judge(const struct cts_capture_obs *o);
 const char *cts_data_name(enum cts_data d);     /* "ordered", "stale", "partial"; NULL for NA */
 const char *cts_reader_name(enum cts_reader r); /* "saw", "missed"; NULL for NA */
 
@@ -373,6 +418,7 @@ struct cts_rep {
     long long data_boundary; /* PARTIAL: the first destination offset of the second run; else -1 */
     long long data_new_bytes; /* how many of them were the held work's write (-1: not judged) */
     enum cts_reader reader;  /* c->writes: what work after the call on its stream read */
+    struct cts_capture_obs cap; /* the capture family's (outcome NA otherwise) */
     enum cts_dst landed;     /* copies and memsets: was the destination complete right after the
                               * call returned, read from another stream (device-side memory) or by
                               * the host; whether or not the call waited */
@@ -389,6 +435,7 @@ struct cts_verdict {
     enum cts_overlap overlap; /* the overlap family's verdict; NA for every other case */
     enum cts_data data;       /* c->writes: data order; NA for every other case */
     enum cts_reader reader;
+    enum cts_cap_outcome capture; /* the capture family's verdict; NA for every other case */
     enum cts_dst landed;      /* synchronous calls, kept where the call waited or its stream ran on
                                * (op_after runs): behind held work a copy cannot have landed */
 };

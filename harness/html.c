@@ -130,6 +130,12 @@ static void legend(FILE *f)
         {"v", "A/W", "VARIES: every repetition was proven and they differed; each symbol seen, in order"},
         {"a", "O", "O / P / C / S (overlap family: two operations in two streams, no gate): they ran at "
                    "once / partly / at once but no faster, both slowed (shared) / one after the other"},
+        {"u", "G", "G / R / N / E / e / L / F (capture family: a stream capturing, no gate): the call "
+                   "became a node of the graph / ran at once, the capture intact / was refused, the capture "
+                   "intact / was refused and ended (invalidated) the capture / returned success and ended "
+                   "it / returned success and is missing (neither done nor in the graph) / was refused yet "
+                   "done; its table is one call in one capture mode, a row a calling-thread mode and "
+                   "capturing stream, a column where the call was made"},
         {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
         {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
                         "the call failed"},
@@ -218,8 +224,9 @@ static void variant_cells(FILE *f, const struct row *c)
     /* The overlap family's: B's operation where a call has its memory, size and kind. */
     const char *const call[] = {c->memory, c->size_label, c->kind, c->op_stream};
     const char *const pair[] = {c->with, c->op_stream};
-    const char *const *cells = *c->with ? pair : call;
-    size_t n = *c->with ? 2 : 4;
+    const char *const capture[] = {c->capture_by, c->op_stream}; /* the capture family's */
+    const char *const *cells = *c->capture ? capture : *c->with ? pair : call;
+    size_t n = *c->capture || *c->with ? 2 : 4;
     for (size_t k = 0; k < n; k++) {
         fputs("<td>", f);
         esc(f, cells[k]);
@@ -377,14 +384,18 @@ static void group_heading(FILE *f, const char *group, const struct row *first)
         fputs(", ", f);
         esc(f, cts_dir_words(dir));
     }
-    fputs(*first->with ? "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">with</th>"
+    int capture = *first->capture != '\0';
+    fputs(capture ? "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">by mode</th>"
+                    "<th rowspan=\"2\">capturing stream</th><th rowspan=\"2\">call \xc2\xb5s</th>"
+          : *first->with ? "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">with</th>"
                          "<th rowspan=\"2\">op stream</th><th rowspan=\"2\">host \xc2\xb5s</th>"
                        : "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
                          "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>",
           f);
-    fprintf(f, "<th colspan=\"%d\">busy placement</th></tr>\n<tr>", NCOLS);
-    for (int c = 0; c < NCOLS; c++)
-        fprintf(f, "<th>%s</th>", busy_cols[c]);
+    int ncols = capture ? CTS_CAPTURE_COLUMNS : NCOLS;
+    fprintf(f, "<th colspan=\"%d\">%s</th></tr>\n<tr>", ncols, capture ? "where the call was made" : "busy placement");
+    for (int c = 0; c < ncols; c++)
+        fprintf(f, "<th>%s</th>", capture ? cts_capture_columns[c] : busy_cols[c]);
     fputs("</tr></thead>\n<tbody>\n", f);
 }
 
@@ -395,11 +406,13 @@ static size_t grid_row(FILE *f, const struct row *rows, size_t r, size_t j, size
 {
     const struct row *row = &rows[r];
     size_t e = r;
-    size_t at[NCOLS];
-    int have[NCOLS] = {0};
+    enum { MAXCOLS = NCOLS > CTS_CAPTURE_COLUMNS ? NCOLS : CTS_CAPTURE_COLUMNS };
+    size_t at[MAXCOLS];
+    int have[MAXCOLS] = {0};
+    int capture = *row->capture != '\0', ncols = capture ? CTS_CAPTURE_COLUMNS : NCOLS;
     while (e < j && cts_same_call_variant(&rows[e], row)) {
-        int col = rows[e].rank.busy;
-        if (col < NCOLS && !have[col]) {
+        int col = capture ? cts_capture_column(rows[e].busy) : rows[e].rank.busy;
+        if (col < ncols && !have[col]) {
             have[col] = 1;
             at[col] = e;
         } else {
@@ -413,7 +426,7 @@ static size_t grid_row(FILE *f, const struct row *rows, size_t r, size_t j, size
     if (!isnan(row->idle_us))
         fprintf(f, "%.1f", row->idle_us);
     fputs("</td>", f);
-    for (int c = 0; c < NCOLS; c++) {
+    for (int c = 0; c < ncols; c++) {
         if (have[c])
             cell(f, &rows[at[c]]);
         else

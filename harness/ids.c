@@ -76,7 +76,11 @@ TOKEN(cts_op_token, enum cts_op, CTS_OP_COUNT, "op_implied", "op_null", "op_lega
       "op_perthread", "op_blocking", "op_nonblocking")
 TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
       "busy_blocking", "busy_nonblocking", "busy_perthread", "busy_thread_legacy",
-      "busy_thread_perthread", "busy_hostfn", "busy_same_hostfn")
+      "busy_thread_perthread", "busy_hostfn", "busy_same_hostfn", "busy_thread_same")
+TOKEN(cts_capture_token, enum cts_capture, CTS_CAPTURE_COUNT, NULL, "global", "thread_local", "relaxed")
+TOKEN(cts_cap_outcome_name, enum cts_cap_outcome, CTS_CAP_OUTCOME_COUNT, NULL, "graph", "ran", "refused", "ended",
+      "accepted_ended", "lost", "refused_effect")
+TOKEN(cts_cap_status_name, enum cts_cap_status, CTS_CAPST_COUNT, NULL, "active", "invalidated", "none")
 TOKEN(cts_order_name, enum cts_order, 4, NULL, "runs", "held", "held_anyway")
 TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
 TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
@@ -155,13 +159,23 @@ int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b)
 
 /* api[.variant][.with_x][.written][.dir][.memory][.size][.kind].op.busy:
  * segments that do not apply are left out. */
+/* A capture case's "capture_<mode>.by_<mode>" segment; "" elsewhere. */
+static const char *capture_segment(const struct cts_case *c, char *buf, size_t len)
+{
+    if (c->capture == CTS_CAPTURE_NONE)
+        return "";
+    snprintf(buf, len, ".capture_%s.by_%s", cts_capture_token(c->capture), cts_capture_token(c->capture_by));
+    return buf;
+}
+
 int cts_case_make_id(struct cts_case *c)
 {
     int dir = c->dir != CTS_DIR_NONE, mem = c->mem >= 0, size = c->size_idx >= 0,
         kind = c->kind != CTS_KIND_NONE, var = c->variant != NULL, with = c->with != NULL;
-    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
+    char cap[64];
+    int n = snprintf(c->id, sizeof c->id, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s.%s.%s", cts_api_token(c->api),
                      var ? "." : "", var ? c->variant : "", with ? ".with_" : "", with ? c->with : "",
-                     c->writes ? ".written" : "",
+                     capture_segment(c, cap, sizeof cap), c->writes ? ".written" : "",
                      dir ? "." : "", dir ? cts_dir_token(c->dir) : "", mem ? "." : "",
                      mem ? cts_mem_token(c->mem) : "", size ? "." : "",
                      size ? cts_size_token(c->size_idx) : "", kind ? "." : "",
@@ -246,6 +260,10 @@ size_t cts_emit_written(const struct cts_case *proto, enum cts_mem written, stru
 
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)
 {
+    if (c->capture != CTS_CAPTURE_NONE) { /* one group a capture mode: "capture_global" */
+        snprintf(buf, len, "capture_%s", cts_capture_token(c->capture));
+        return;
+    }
     snprintf(buf, len, "%s%s%s%s%s%s", cts_api_token(c->api), c->variant ? "." : "",
              c->variant ? c->variant : "", c->writes ? ".written" : "", c->dir == CTS_DIR_NONE ? "" : ".",
              c->dir == CTS_DIR_NONE ? "" : cts_dir_token(c->dir));

@@ -398,6 +398,11 @@ static void cell_legend(FILE *f)
                "| `A/W` | (VARIES) the repetitions differed: each symbol seen, in order |\n"
                "| `O` `P` `C` `S` | (overlap: two operations, no gate) they ran at once / partly / at once "
                "but no faster, both slowed (shared) / one after the other |\n"
+               "| `G` `R` `N` `E` `e` `L` `F` | (capture: groups `capture_<mode>`, a stream capturing, no "
+               "gate) the call became a node of the graph / ran at once, the capture intact / was refused, "
+               "the capture intact / was refused and ended (invalidated) the capture / returned success "
+               "and ended it / returned success and is missing (neither done nor in the graph) / was "
+               "refused yet done |\n"
                "| `—` | not a separate case: that busy placement is the op stream itself (see `same`), "
                "or not declared (the `thread_*` columns: busy work issued from a second host thread, "
                "declared for some calls only; `hostfn`: a host function holding another "
@@ -407,9 +412,26 @@ static void cell_legend(FILE *f)
                "`idle µs` is the median time inside the same call on an idle GPU.\n\n");
 }
 
+/* The capture family's table: a row a calling-thread mode and capturing
+ * stream, a column a placement (its legality table for one call, one mode). */
+static void capture_heading(FILE *f, const struct row *first)
+{
+    md(f, "## %t — %t\n\n| by mode | capturing stream | call µs |", first->group, first->function);
+    for (int c = 0; c < CTS_CAPTURE_COLUMNS; c++)
+        fprintf(f, " %s |", cts_capture_columns[c]);
+    fprintf(f, "\n|---|---|---:|");
+    for (int c = 0; c < CTS_CAPTURE_COLUMNS; c++)
+        fprintf(f, ":-:|");
+    fprintf(f, "\n");
+}
+
 /* A group's heading (from its first case) and its table's head. */
 static void group_heading(FILE *f, const struct row *first)
 {
+    if (*first->capture) {
+        capture_heading(f, first);
+        return;
+    }
     const char *dir = first->direction, *var = first->variant;
     md(f, "## %t — %t%s%t%s%t\n\n", first->group, first->function, *var ? " " : "", var, *dir ? ", " : "",
        cts_dir_words(dir));
@@ -429,13 +451,17 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
 {
     const struct row *row = &rows[r];
     size_t e = r;
-    const struct row *cells[NCOLS] = {0};
+    int capture = *row->capture != '\0', ncols = capture ? CTS_CAPTURE_COLUMNS : NCOLS;
+    const struct row *cells[NCOLS > CTS_CAPTURE_COLUMNS ? NCOLS : CTS_CAPTURE_COLUMNS] = {0};
     while (e < j && cts_same_call_variant(&rows[e], row)) {
-        if (rows[e].rank.busy < NCOLS)
-            cells[rows[e].rank.busy] = &rows[e];
+        int col = capture ? cts_capture_column(rows[e].busy) : rows[e].rank.busy;
+        if (col < ncols)
+            cells[col] = &rows[e];
         e++;
     }
-    if (*row->with)
+    if (capture)
+        md(f, "| %t | %t | ", row->capture_by, row->op_stream);
+    else if (*row->with)
         md(f, "| %t | %t | ", row->with, row->op_stream);
     else
         md(f, "| %t | %t | %t | %t | ", row->memory, row->size_label, row->kind, row->op_stream);
@@ -443,7 +469,7 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
         fprintf(f, "%.1f |", row->idle_us);
     else
         fprintf(f, " |");
-    for (int c = 0; c < NCOLS; c++) {
+    for (int c = 0; c < ncols; c++) {
         const struct row *x = cells[c];
         if (!x) {
             fprintf(f, " — |");

@@ -41,7 +41,39 @@ static json_t *verdict_json(const struct cts_result *r)
         json_object_set_new(v, "reader", json_string(cts_reader_name(r->verdict.reader)));
     if (pass && r->verdict.landed != CTS_DST_NA) /* copies and memsets that waited or ran on */
         json_object_set_new(v, "landed", json_string(cts_dst_name(r->verdict.landed)));
+    if (pass && r->verdict.capture != CTS_CAP_NA) /* the capture family's cases only */
+        json_object_set_new(v, "capture", json_string(cts_cap_outcome_name(r->verdict.capture)));
     return v;
+}
+
+/* The capture family's observations, per repetition (docs/method.md, "Stream capture"). */
+static void capture_json(json_t *ev, const struct cts_result *r)
+{
+    int any = 0;
+    for (int i = 0; i < r->nreps; i++)
+        any |= r->reps[i].cap.rc != NULL;
+    if (!any)
+        return;
+    json_t *o = json_object(), *a[6];
+    static const char *const names[6] = {"rc", "after", "end", "nodes", "eager", "launched"};
+    for (int k = 0; k < 6; k++)
+        a[k] = json_array();
+    for (int i = 0; i < r->nreps; i++) {
+        const struct cts_capture_obs *c = &r->reps[i].cap;
+        json_array_append_new(a[0], name_or_null(c->rc));
+        json_array_append_new(a[1], name_or_null(cts_cap_status_name(c->after)));
+        json_array_append_new(a[2], name_or_null(c->end));
+        json_t *nodes = json_array(); /* the graph's node types (cudaGraphNodeType), each once */
+        for (int t = 0; t < 32; t++)
+            if (c->nodes & (1u << t))
+                json_array_append_new(nodes, json_integer(t));
+        json_array_append_new(a[3], c->rc ? nodes : (json_decref(nodes), json_null()));
+        json_array_append_new(a[4], c->eager >= 0 ? json_integer(c->eager) : json_null());
+        json_array_append_new(a[5], c->launched >= 0 ? json_integer(c->launched) : json_null());
+    }
+    for (int k = 0; k < 6; k++)
+        json_object_set_new(o, names[k], a[k]);
+    json_object_set_new(ev, "capture", o);
 }
 
 /* Per repetition; an array that holds nothing is left out, and so are
@@ -182,6 +214,7 @@ static json_t *evidence_json(const struct cts_result *r)
     rep_arrays_json(ev, r);
     pair_json(ev, r);
     staged_json(ev, r);
+    capture_json(ev, r);
     return ev;
 }
 
@@ -199,6 +232,10 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
         json_object_set_new(j, "with", json_string(c->with));
     if (c->writes) /* data order: the held work writes the source (older matrices lack it) */
         json_object_set_new(j, "writes", json_true());
+    if (c->capture != CTS_CAPTURE_NONE) { /* the capture family's cases only */
+        json_object_set_new(j, "capture", json_string(cts_capture_token(c->capture)));
+        json_object_set_new(j, "capture_by", json_string(cts_capture_token(c->capture_by)));
+    }
     json_object_set_new(j, "function", json_string(cts_api_function(c->api)));
     json_object_set_new(j, "direction", c->dir == CTS_DIR_NONE ? json_null() : json_string(cts_dir_token(c->dir)));
     int mem = c->mem >= 0, sized = c->size_idx >= 0;

@@ -113,6 +113,9 @@ static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
 static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
 static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
+static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
+static const char *capmode_n(int i) { return cts_capture_token((enum cts_capture)i); }
+static const char *capst_n(int i) { return cts_cap_status_name((enum cts_cap_status)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
 static const char *about_n(int i) { return i ? cts_about_name((enum cts_about)(i - 1)) : NULL; }
 static const char *pred_n(int i) { return i ? cts_pred_name((enum cts_pred)(i - 1)) : NULL; }
@@ -121,7 +124,9 @@ struct names {
     int count;
 };
 static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
-                          OVERLAP = {overlap_n, 5}, DATA = {data_n, 4}, READER = {reader_n, 3}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
+                          OVERLAP = {overlap_n, 5}, DATA = {data_n, 4}, READER = {reader_n, 3},
+                          CAPTURE = {capture_n, CTS_CAP_OUTCOME_COUNT}, CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
+                          CAPST = {capst_n, CTS_CAPST_COUNT}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
 
 /* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
 static int name_ok(const json_t *v, struct names n, int flags, const char *pre, const char *key, char *why,
@@ -283,6 +288,24 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
                     return BAD("evidence.%s.%.40s[%zu] is %s, not a number", measured[m], pk, i, type_name(x));
         }
     }
+    /* The capture family's observations: arrays, one entry a repetition. */
+    const json_t *cap;
+    if (v_obj(ev, P, "capture", OPT, &cap, why, len))
+        return -1;
+    static const char *const cap_keys[] = {"rc", "after", "end", "nodes", "eager", "launched"};
+    for (size_t k = 0; cap && k < sizeof cap_keys / sizeof *cap_keys; k++) {
+        const json_t *a = json_object_get(cap, cap_keys[k]), *x;
+        if (!json_is_array(a) || (json_int_t)json_array_size(a) != reps)
+            return BAD("evidence.capture.%s is not an array of %lld entries", cap_keys[k], (long long)reps);
+        size_t i;
+        json_array_foreach(a, i, x) {
+            int ok = json_is_null(x) || (k <= 2 ? json_is_string(x) : k == 3 ? json_is_array(x) : json_is_integer(x));
+            if (ok && k == 1 && json_is_string(x))
+                ok = name_ok(x, CAPST, 0, "evidence.capture.", "after", why, len) >= 0;
+            if (!ok)
+                return BAD("evidence.capture.%s[%zu] is %s, not what a capture records", cap_keys[k], i, type_name(x));
+        }
+    }
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))
         return BAD("evidence.call_us has no time, but the case has a verdict (%s)", cts_status_name(status));
@@ -342,8 +365,9 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
     if (rejected && !*rejected)
         return BAD("verdict.rejected is empty");
     /* "overlap": the overlap family's verdict, in its cases only. */
-    int overlap = 0, data = 0, reader = 0, landed = 0;
-    if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len))
+    int overlap = 0, data = 0, reader = 0, landed = 0, capture = 0;
+    if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len) ||
+        v_name(verdict, "verdict.", "capture", OPT, CAPTURE, &capture, why, len)) /* the capture family's */
         return -1;
     /* "data" and "reader": data order, in written cases only. */
     if (v_name(verdict, "verdict.", "data", OPT, DATA, &data, why, len) ||
@@ -352,7 +376,7 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
         return -1;
     if (json_object_size(verdict) !=
         6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0) + (size_t)(data != 0) + (size_t)(reader != 0) +
-            (size_t)(landed != 0)) {
+            (size_t)(landed != 0) + (size_t)(capture != 0)) {
         const char *k;
         json_t *x;
         json_object_foreach((json_t *)verdict, k, x)
@@ -361,9 +385,9 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
             while (i < 6 && strcmp(k, verdict_keys[i]))
                 i++;
             if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap") && strcmp(k, "data") && strcmp(k, "reader") &&
-                strcmp(k, "landed"))
+                strcmp(k, "landed") && strcmp(k, "capture"))
                 return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data, "
-                           "reader or landed)", k,
+                           "reader, landed or capture)", k,
                            verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
                            verdict_keys[5]);
         }
@@ -395,6 +419,12 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
             return -1;
     if (v_str(c, "", "with", OPT, NULL, why, len)) /* the other operation: overlap cases only */
         return -1;
+    int capmode = 0, capby = 0; /* the capture family's: both or neither */
+    if (v_name(c, "", "capture", OPT, CAPMODE, &capmode, why, len) ||
+        v_name(c, "", "capture_by", OPT, CAPMODE, &capby, why, len))
+        return -1;
+    if (!capmode != !capby)
+        return BAD("has %s without %s", capmode ? "capture" : "capture_by", capmode ? "capture_by" : "capture");
     const json_t *writes = json_object_get(c, "writes"); /* data order: written cases only */
     if (writes && !json_is_true(writes))
         return BAD("writes is %s, not true (a case whose held work writes its source), or absent",

@@ -20,6 +20,7 @@ static int rank(const char *const *list, const char *s)
 }
 
 int cts_busy_column(const char *busy) { return rank(cts_busy_columns, busy); }
+int cts_capture_column(const char *busy) { return rank(cts_capture_columns, busy); }
 
 static const char *const mem_order[] = {"pageable", "pinned", "portable", "mapped", "wc",
                                         "registered", "managed", "device", NULL};
@@ -27,6 +28,11 @@ static const char *const op_order[] = {"implied", "null", "legacy", "perthread",
                                        "blocking", "nonblocking", NULL};
 static const char *const dir_order[] = {"h2d", "d2h", "d2d", "h2h", NULL};
 static const char *const kind_order[] = {"explicit", "default", NULL};
+static const char *const capture_order[] = {"", "global", "thread_local", "relaxed", NULL};
+/* The capture family's placements, its tables' columns (docs/method.md, "Stream capture"). */
+const char *const cts_capture_columns[CTS_CAPTURE_COLUMNS + 1] = {
+    "same", "blocking", "nonblocking", "legacy", "perthread", "thread_same", "thread_legacy", "thread_perthread",
+    NULL};
 
 /* APIs in declaration order; unknown ones last.  A sorted index of the
  * tokens, built once, so that ranking 19,017 cases is not a linear scan each. */
@@ -84,6 +90,8 @@ static int view_order(const struct cts_case_view *a, const struct cts_case_view 
         return d;
     if ((d = strcmp(a->with, b->with))) /* the overlap family's B: its rows together */
         return d;
+    if ((d = rank(capture_order, a->capture_by) - rank(capture_order, b->capture_by))) /* the capture family's */
+        return d;
     if ((d = a->rank.memory - b->rank.memory))
         return d;
     if (a->size != b->size)
@@ -98,7 +106,7 @@ static int view_order(const struct cts_case_view *a, const struct cts_case_view 
 int cts_same_call_variant(const struct cts_case_view *a, const struct cts_case_view *b)
 {
     return !strcmp(a->memory, b->memory) && a->size == b->size && !strcmp(a->kind, b->kind) &&
-           !strcmp(a->with, b->with) && !strcmp(a->op_stream, b->op_stream);
+           !strcmp(a->with, b->with) && !strcmp(a->op_stream, b->op_stream) && !strcmp(a->capture_by, b->capture_by);
 }
 
 const char *cts_dir_words(const char *d)

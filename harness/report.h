@@ -65,6 +65,10 @@ void cts_html_escape(FILE *f, const char *s, int in_md_table);
  * column's index (CTS_BUSY_COLUMNS if none); "host to device". */
 #define CTS_BUSY_COLUMNS 9
 extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
+/* The capture family's placements, its tables' columns. */
+#define CTS_CAPTURE_COLUMNS 8
+extern const char *const cts_capture_columns[CTS_CAPTURE_COLUMNS + 1];
+int cts_capture_column(const char *busy); /* its index; CTS_CAPTURE_COLUMNS if none */
 int cts_busy_column(const char *busy);
 /* view.c: one case of a validated matrix as every report reads it (cite,
  * Markdown, CSV, HTML, diff, check), filled once from the case's JSON.
@@ -79,7 +83,8 @@ struct cts_case_view {
     const char *id;
     const json_t *c; /* the case's JSON: for cite's per-repetition proof, which the view does not carry */
     const char *family, *group, *api, *function, *variant, *with, *direction, *memory, *allocator,
-        *size_label, *kind, *copy_kind, *op_stream, *busy, *symbol, *reason;
+        *size_label, *kind, *copy_kind, *op_stream, *busy, *symbol, *reason,
+        *capture, *capture_by; /* the capture family's modes; "" elsewhere */
     json_int_t size; /* 0 where null */
     int sized, has_symbol, has_reason;
     enum cts_status status;

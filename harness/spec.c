@@ -80,7 +80,8 @@ const struct cts_clause *cts_clause_find(const char *id)
 const char *cts_about_name(enum cts_about a)
 {
     static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call",
-                                    "rejected", "concurrent", "data_ordered", "later_sees", "landed"};
+                                    "rejected", "concurrent", "data_ordered", "later_sees", "landed",
+                                    "capture_ended", "captured"};
     return (unsigned)a < CTS_ABOUT_COUNT ? n[a] : "?";
 }
 
@@ -228,6 +229,11 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
         return o->rejected;
     case CTS_ABOUT_CONCURRENT:
         return o->verdict.overlap == CTS_OVERLAP_NA ? -1 : o->verdict.overlap != CTS_OVERLAP_SERIALIZES;
+    case CTS_ABOUT_CAPTURE_ENDED:
+        return o->verdict.capture == CTS_CAP_NA ? -1
+               : o->verdict.capture == CTS_CAP_ENDED || o->verdict.capture == CTS_CAP_ACCEPTED_ENDED;
+    case CTS_ABOUT_CAPTURED:
+        return o->verdict.capture == CTS_CAP_NA ? -1 : o->verdict.capture == CTS_CAP_GRAPH;
     case CTS_ABOUT_LANDED: {
         int yes = 0, no = 0;
         for (int i = 0; i < o->nreps; i++) {
@@ -521,7 +527,10 @@ enum cts_conformance cts_spec_judge(const struct cts_case *c, const struct cts_o
     *n = 0;
     if (o->status != CTS_PASS && o->status != CTS_VARIES)
         return CTS_CONF_NONE;
-    call_rules(&j);
+    if (c->capture != CTS_CAPTURE_NONE) /* the capture family judges its own (no call is held there) */
+        c->family->judge(&j);
+    else
+        call_rules(&j);
     int host = 0;
     for (size_t i = 0; i < j.n; i++)
         host |= out[i].about == CTS_ABOUT_HOST;
@@ -553,6 +562,7 @@ static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)
 static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
 static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
+static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
 
 static const char *str_at(const json_t *o, const char *k)
 {
@@ -576,6 +586,7 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
     o.verdict.overlap = parse_name(str_at(v, "overlap"), overlap_n, 5);
     o.verdict.data = parse_name(str_at(v, "data"), data_n, 4);
     o.verdict.reader = parse_name(str_at(v, "reader"), reader_n, 3);
+    o.verdict.capture = parse_name(str_at(v, "capture"), capture_n, CTS_CAP_OUTCOME_COUNT);
     o.rejected = str_at(v, "rejected") != NULL;
     o.control.op_after = parse_name(str_at(ctl, "op_after"), order_n, 4);
     o.control.third_blocking = parse_name(str_at(ctl, "third_blocking"), order_n, 4);

@@ -87,6 +87,7 @@ static const struct {
     {"size_label", offsetof(struct cts_case_view, size_label)}, {"kind", offsetof(struct cts_case_view, kind)},
     {"copy_kind", offsetof(struct cts_case_view, copy_kind)}, {"op_stream", offsetof(struct cts_case_view, op_stream)},
     {"busy", offsetof(struct cts_case_view, busy)},           {"symbol", offsetof(struct cts_case_view, symbol)},
+    {"capture", offsetof(struct cts_case_view, capture)},     {"capture_by", offsetof(struct cts_case_view, capture_by)},
     {"reason", offsetof(struct cts_case_view, reason)},
 };
 
@@ -107,6 +108,7 @@ static const char *conf_n(int i) { return cts_conformance_name((enum cts_conform
 static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
 static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
+static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
 /* How many values each has, NA included. */
 enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4, OVERLAP_COUNT = 5,
        DATA_COUNT = 4, READER_COUNT = 3 };
@@ -126,6 +128,7 @@ static struct cts_verdict verdict_of(const json_t *v)
         .data = (enum cts_data)name_index(data_n, DATA_COUNT, json_object_get(v, "data")),
         .reader = (enum cts_reader)name_index(reader_n, READER_COUNT, json_object_get(v, "reader")),
         .landed = (enum cts_dst)name_index(dst_n, DST_COUNT, json_object_get(v, "landed")),
+        .capture = (enum cts_cap_outcome)name_index(capture_n, CTS_CAP_OUTCOME_COUNT, json_object_get(v, "capture")),
     };
 }
 
@@ -170,7 +173,7 @@ int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
     return a->host == b->host && a->op_after == b->op_after && a->third_blocking == b->third_blocking &&
            a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst &&
            a->overlap == b->overlap && a->data == b->data && a->reader == b->reader &&
-           a->landed == b->landed;
+           a->landed == b->landed && a->capture == b->capture;
 }
 
 void cts_env_view(struct cts_env_view *e, const json_t *m)

@@ -181,6 +181,54 @@ int main(void)
     CHECK_STR(res.symbol, "Q");
     res.synchronous = 0;
 
+    /* A capture's outcome, from the codes, the graph and the bytes
+     * (cts_capture_judge), and its cell letter. */
+    {
+        struct cts_capture_obs o = {.rc = "cudaSuccess", .after = CTS_CAPST_ACTIVE, .end = "cudaSuccess",
+                                    .node_count = 1, .eager = 0, .launched = 2};
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_GRAPH);
+        o.launched = 1; /* a node whose launch did part of it: not the call */
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_LOST);
+        o.node_count = 0, o.launched = -1, o.eager = 2;
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_RAN);
+        o.eager = 0; /* accepted, not in the graph, not done */
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_LOST);
+        o.eager = -1; /* a query: nothing to see, nothing captured */
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_RAN);
+        o.node_count = 1; /* an allocation node: no effect to see */
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_GRAPH);
+        o.node_count = 0, o.rc = "cudaErrorInvalidValue";
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_REFUSED);
+        o.eager = 1; /* refused, yet done in part */
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_REFUSED_EFFECT);
+        o.eager = -1, o.rc = "cudaErrorStreamCaptureUnsupported", o.after = CTS_CAPST_INVALIDATED,
+        o.end = "cudaErrorStreamCaptureInvalidated";
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_ENDED);
+        o.rc = "cudaSuccess";
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_ACCEPTED_ENDED);
+        o.after = CTS_CAPST_ACTIVE; /* only cudaStreamEndCapture says so */
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_ACCEPTED_ENDED);
+        o.rc = NULL;
+        CHECK_INT(cts_capture_judge(&o), CTS_CAP_NA);
+        struct cts_verdict cv = {.capture = CTS_CAP_ENDED};
+        cts_verdict_symbol(&cv, sym, sizeof sym);
+        CHECK_STR(sym, "E");
+        cv.capture = CTS_CAP_GRAPH;
+        cts_verdict_symbol(&cv, sym, sizeof sym);
+        CHECK_STR(sym, "G");
+        struct cts_result cr;
+        memset(&cr, 0, sizeof cr);
+        cr.nreps = 2;
+        for (int i = 0; i < 2; i++) {
+            cr.reps[i].status = CTS_PASS;
+            cr.reps[i].cap.outcome = i ? CTS_CAP_RAN : CTS_CAP_ENDED;
+        }
+        cts_classify(&cr);
+        CHECK_INT(cr.status, CTS_VARIES);
+        CHECK(strstr(cr.reason, "capture: ended ran") != NULL);
+        CHECK_STR(cr.symbol, "E/R");
+    }
+
     /* Data observations count only when the op stream was held: otherwise
      * the copy may finish between the return and the check. */
     for (int i = 0; i < 3; i++) {

@@ -79,7 +79,7 @@ int main(void)
     CHECK_INT(count_glob("*.op_perthread.busy_perthread"), 0);
     CHECK_INT(count_glob("*.op_implied.busy_legacy"), 0);
     CHECK_INT(count_glob("memcpy_async.*.op_implied.*"), 0);
-    CHECK_INT(count_glob("memcpy.*.op_nonblocking.*"), 0);
+    CHECK_INT(count_in("memcpy.*.op_nonblocking.*", "memcpy", NULL), 0);
     CHECK_INT(count_glob("*.d2d.pageable.*"), 0);
     CHECK_INT(count_glob("*.h2d.device.*"), 0);
     CHECK_INT(count_memcpy("memcpy*.64KiB+1.*"), 23 * 2 * 26);
@@ -135,7 +135,18 @@ int main(void)
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("stream") + count_family("managed") +
                           count_family("trigger") + count_family("first_launch") +
-                          count_family("overlap")));
+                          count_family("overlap") + count_family("capture")));
+    /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
+     * a stream on 8 placements (6 where the per-thread default stream captures: it is busy_perthread,
+     * and the second thread cannot name it), 12 that take none and the 2 "captured" event calls on
+     * 2 (this thread, the other); one CTest group a capture mode, the modes after the call */
+    CHECK_INT(count_family("capture"), 3 * 3 * (13 * (8 + 8 + 6) + (12 + 2) * 2 * 3));
+    CHECK_INT(count_in(NULL, NULL, "capture_global"), 3 * (13 * (8 + 8 + 6) + (12 + 2) * 2 * 3));
+    CHECK_INT(count_in("event_query.captured.capture_relaxed.by_relaxed.op_perthread.busy_thread_same", "capture", NULL), 1);
+    CHECK_INT(count_in("*.op_perthread.busy_perthread", "capture", NULL), 0);
+    CHECK_INT(count_in("malloc.capture_thread_local.by_relaxed.op_blocking.busy_thread_same", "capture", NULL), 1);
+    CHECK_INT(count_in("malloc.capture_*.busy_blocking", "capture", NULL), 0); /* it takes no stream */
+    CHECK_INT(count_in("*.capture_*", NULL, NULL), count_family("capture"));
     /* overlap: 64 ordered pairs of 8 operations x 18 (A's stream, B's) pairs: 4 op streams x 5
      * placements, less B on the legacy or per-thread stream that is A's. */
     /* and B a kernel on a high-priority stream: 8 A x 4 op streams x 2 placements; and 3 staged-copy
@@ -152,7 +163,7 @@ int main(void)
     CHECK_INT(count_glob("host_alloc.wc.16MiB.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
     CHECK_INT(count_glob("free_async.device.4KiB.op_nonblocking.busy_legacy"), 1);
-    CHECK_INT(count_glob("memset.*"), 4 * 7 * 4 + 4 * 2 + 4 * 3 + 3 * 5);
+    CHECK_INT(count_in("memset.*", "memset", NULL), 4 * 7 * 4 + 4 * 2 + 4 * 3 + 3 * 5);
     CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22 + 3 * 5 * 2);
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
     CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
@@ -174,7 +185,8 @@ int main(void)
     CHECK(cts_busy_is_hostfn(CTS_BUSY_SAME_HOSTFN) && cts_busy_in_op_stream(CTS_BUSY_SAME_HOSTFN) &&
           !cts_busy_is_hostfn(CTS_BUSY_SAME) && !cts_busy_in_op_stream(CTS_BUSY_HOSTFN));
     CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
-    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10);
+    CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
+                                                        9 * (13 * (3 + 3 + 2) + (12 + 2) * 3)); /* capture */
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
@@ -191,6 +203,7 @@ int main(void)
         for (const char *p = all[i].id; *p; p++)
             dots += *p == '.';
         CHECK_INT(dots, 2 + (all[i].variant != NULL) + (all[i].with != NULL) + all[i].writes +
+                            2 * (all[i].capture != CTS_CAPTURE_NONE) +
                             (all[i].dir != CTS_DIR_NONE) +
                             (all[i].mem >= 0) + (all[i].size_idx >= 0) +
                             (all[i].kind != CTS_KIND_NONE));

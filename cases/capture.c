@@ -1,0 +1,695 @@
+#define _GNU_SOURCE
+/* The capture family: one CUDA call made while a stream captures a graph.
+ * Which calls does a capture accept into the graph, let run at once, refuse
+ * with the capture intact, or end (invalidate), and does that depend on the
+ * capture's mode, the calling thread's own mode and where the call is made?
+ *
+ * A case: the op stream (blocking or non-blocking, created for the
+ * repetition) begins capturing in mode `capture` (Global, ThreadLocal or
+ * Relaxed); the calling thread sets its own interaction mode to `capture_by`
+ * (cudaThreadExchangeStreamCaptureMode, restored right after) and makes the
+ * call on the placement `busy` names: busy_same the capturing stream (a call
+ * that takes no stream: made by the capturing thread), busy_blocking /
+ * busy_nonblocking another stream of that thread, busy_legacy /
+ * busy_perthread its legacy or per-thread default stream; busy_thread_same
+ * the capturing stream from a second thread (a call that takes no stream:
+ * that thread), busy_thread_legacy / busy_thread_perthread that thread's.
+ *
+ * Observed, each proven, never timed: the call's return code; the capture's
+ * status right after (cudaStreamIsCapturing, from the capturing thread);
+ * cudaStreamEndCapture's return and the graph's nodes (their types); the
+ * operation's effect (bytes of a 1 MiB device buffer, or a host function's
+ * flag) once the capture has ended and the device drained, before any launch
+ * (ran at once) and after the graph's launch (captured).  cts_capture_judge
+ * (harness/classify.c) names the outcome.  Every repetition ends its capture
+ * and checks that no capture is left; nothing is held (no gate). */
+#include "../harness/cts.h"
+#include "../harness/family.h"
+#include "../harness/kernels.h"
+#include "../harness/pattern.h"
+#include "../harness/spec.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BYTES ((size_t)1 << 20)
+#define SRC_BYTE 0x33
+#define SET_BYTE 0x5a
+#define SEED 7
+
+/* The calls: those that take a stream, then those that do not. */
+static const enum cts_api stream_calls[] = {
+    CTS_API_MEMCPY_ASYNC, CTS_API_MEMSET_ASYNC, CTS_API_LAUNCH, CTS_API_LAUNCH_HOST_FUNC, CTS_API_EVENT_RECORD,
+    CTS_API_STREAM_WAIT_EVENT, CTS_API_STREAM_QUERY, CTS_API_STREAM_SYNCHRONIZE, CTS_API_MALLOC_ASYNC,
+    CTS_API_FREE_ASYNC, CTS_API_STREAM_IS_CAPTURING, CTS_API_STREAM_GET_CAPTURE_INFO, CTS_API_MEMCPY_BATCH_ASYNC,
+};
+static const enum cts_api plain_calls[] = {
+    CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE, CTS_API_MALLOC, CTS_API_FREE,
+    CTS_API_MEMCPY, CTS_API_MEMSET, CTS_API_MALLOC_HOST, CTS_API_HOST_REGISTER, CTS_API_MEM_GET_INFO,
+    CTS_API_MEMPOOL_TRIM_TO, CTS_API_MEMPOOL_SET_ATTRIBUTE,
+};
+/* Variant "captured": the event queried or waited for was recorded into the
+ * capturing stream right before the call (else it was recorded, and is
+ * complete, before the capture began). */
+#define CAPTURED "captured"
+static const enum cts_api event_calls[] = {CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE};
+static const enum cts_busy stream_places[] = {
+    CTS_BUSY_SAME, CTS_BUSY_BLOCKING, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY, CTS_BUSY_PERTHREAD,
+    CTS_BUSY_THREAD_SAME, CTS_BUSY_THREAD_LEGACY, CTS_BUSY_THREAD_PERTHREAD,
+};
+static const enum cts_busy plain_places[] = {CTS_BUSY_SAME, CTS_BUSY_THREAD_SAME};
+/* The capturing stream: a blocking or non-blocking one made for the
+ * repetition, or the capturing thread's per-thread default stream (whose
+ * handle names another stream in the second thread: busy_thread_same is then
+ * declared for the calls that take no stream only, and busy_perthread is the
+ * capturing stream itself). */
+static const enum cts_op capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING, CTS_OP_PERTHREAD};
+
+#define N_OF(a) (sizeof(a) / sizeof *(a))
+
+static size_t put(struct cts_case *out, size_t cap, size_t n, enum cts_api api, const char *variant,
+                  enum cts_capture m, enum cts_capture by, enum cts_op op, enum cts_busy busy)
+{
+    if (op == CTS_OP_PERTHREAD && (busy == CTS_BUSY_PERTHREAD || busy == CTS_BUSY_THREAD_SAME) &&
+        cts_api_takes_stream(api))
+        return n; /* the capturing stream itself; not addressable from the second thread */
+    if (out && n < cap) {
+        out[n] = (struct cts_case){.family = &cts_family_capture, .api = api, .variant = variant, .dir = CTS_DIR_NONE,
+                                   .mem = CTS_MEM_NONE, .size_idx = -1, .kind = CTS_KIND_NONE, .op = op,
+                                   .busy = busy, .capture = m, .capture_by = by};
+        cts_case_make_id(&out[n]);
+    }
+    return n + 1;
+}
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = 0;
+    for (int m = CTS_CAPTURE_GLOBAL; m < CTS_CAPTURE_COUNT; m++)
+        for (int by = CTS_CAPTURE_GLOBAL; by < CTS_CAPTURE_COUNT; by++)
+            for (size_t o = 0; o < N_OF(capturing); o++) {
+                for (size_t a = 0; a < N_OF(stream_calls); a++)
+                    for (size_t p = 0; p < N_OF(stream_places); p++)
+                        n = put(out, cap, n, stream_calls[a], NULL, m, by, capturing[o], stream_places[p]);
+                for (size_t a = 0; a < N_OF(plain_calls); a++)
+                    for (size_t p = 0; p < N_OF(plain_places); p++)
+                        n = put(out, cap, n, plain_calls[a], NULL, m, by, capturing[o], plain_places[p]);
+                for (size_t a = 0; a < N_OF(event_calls); a++)
+                    for (size_t p = 0; p < N_OF(plain_places); p++)
+                        n = put(out, cap, n, event_calls[a], CAPTURED, m, by, capturing[o], plain_places[p]);
+            }
+    return n;
+}
+
+static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
+{
+    (void)c;
+    *src = *dst = CTS_MEM_NONE;
+}
+
+/* ---- the family's own resources (made once, on first use) ------------------ */
+
+static struct {
+    int ready, device;
+    char why[CTS_REASON_MAX];
+    unsigned char *src, *dst; /* device, BYTES each */
+    unsigned char *host;      /* 64 KiB of pageable memory to register */
+    cudaStream_t sib_blocking, sib_nonblocking, quiet; /* quiet: the harness's own work */
+    cudaEvent_t done;         /* recorded (and complete) before any capture */
+    cudaEvent_t fresh;        /* what the call records (and a "captured" case's capture) */
+    cudaEvent_t asked;        /* what the call queries or waits for: done, or fresh */
+    cudaMemPool_t pool;       /* the device's default pool */
+    void *spare;              /* what cudaFree frees */
+    void *pooled;             /* what cudaFreeAsync frees */
+    void *made, *made_host, *made_pooled; /* what the call allocated: freed after the capture */
+    int registered;
+    pthread_t worker;
+} f;
+
+static volatile int host_flag;
+static void CUDART_CB set_flag(void *arg)
+{
+    (void)arg;
+    host_flag = 1;
+}
+
+/* The call under test, on stream s (ignored where it takes none). */
+static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
+{
+    cudaError_t err;
+    switch (api) {
+    case CTS_API_MEMCPY_ASYNC: return cudaMemcpyAsync(f.dst, f.src, BYTES, cudaMemcpyDeviceToDevice, s);
+    case CTS_API_MEMSET_ASYNC: return cudaMemsetAsync(f.dst, SET_BYTE, BYTES, s);
+    case CTS_API_LAUNCH: return cts_launch_pattern(s, f.dst, BYTES, SEED, CTS_PATTERN_AFTER);
+    case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, set_flag, NULL);
+    case CTS_API_EVENT_RECORD: return cudaEventRecord(f.fresh, s);
+    case CTS_API_STREAM_WAIT_EVENT: return cudaStreamWaitEvent(s, f.done, 0);
+    case CTS_API_STREAM_QUERY: return cudaStreamQuery(s);
+    case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(s);
+    case CTS_API_MALLOC_ASYNC: return cudaMallocAsync(&f.made_pooled, 4096, s);
+    case CTS_API_FREE_ASYNC:
+        if ((err = cudaFreeAsync(f.pooled, s)) == cudaSuccess)
+            f.pooled = NULL;
+        return err;
+    case CTS_API_STREAM_IS_CAPTURING: {
+        enum cudaStreamCaptureStatus st;
+        return cudaStreamIsCapturing(s, &st);
+    }
+    case CTS_API_STREAM_GET_CAPTURE_INFO: { /* the status and the capture's id (13.0 added edge data) */
+        enum cudaStreamCaptureStatus st;
+        unsigned long long id = 0;
+#if CUDART_VERSION >= 13000
+        return cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL, NULL);
+#else
+        return cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL);
+#endif
+    }
+    case CTS_API_EVENT_QUERY: return cudaEventQuery(f.asked);
+    case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(f.asked);
+    case CTS_API_MEMPOOL_TRIM_TO: return cudaMemPoolTrimTo(f.pool, 0);
+    case CTS_API_MEMPOOL_SET_ATTRIBUTE: {
+        unsigned long long keep = 0;
+        if ((err = cudaMemPoolGetAttribute(f.pool, cudaMemPoolAttrReleaseThreshold, &keep)) != cudaSuccess)
+            return err;
+        return cudaMemPoolSetAttribute(f.pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+#if CUDART_VERSION >= 12080
+    case CTS_API_MEMCPY_BATCH_ASYNC: { /* one copy, source access order "stream" (as copy.c's) */
+        void *dsts[1] = {f.dst};
+        const void *srcs[1] = {f.src};
+        size_t sizes[1] = {BYTES}, idx[1] = {0};
+        struct cudaMemcpyAttributes attr;
+        memset(&attr, 0, sizeof attr);
+        attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+#if CUDART_VERSION >= 13000
+        return cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idx, 1, s);
+#else
+        size_t fail = 0;
+        return cudaMemcpyBatchAsync(dsts, (void **)srcs, sizes, 1, &attr, idx, 1, &fail, s);
+#endif
+    }
+#endif
+    case CTS_API_DEVICE_SYNCHRONIZE: return cudaDeviceSynchronize();
+    case CTS_API_MALLOC: return cudaMalloc(&f.made, 4096);
+    case CTS_API_FREE:
+        if ((err = cudaFree(f.spare)) == cudaSuccess)
+            f.spare = NULL;
+        return err;
+    case CTS_API_MEMCPY: return cudaMemcpy(f.dst, f.src, BYTES, cudaMemcpyDeviceToDevice);
+    case CTS_API_MEMSET: return cudaMemset(f.dst, SET_BYTE, BYTES);
+    case CTS_API_MALLOC_HOST: return cudaMallocHost(&f.made_host, 4096);
+    case CTS_API_HOST_REGISTER:
+        if ((err = cudaHostRegister(f.host, 1 << 16, cudaHostRegisterDefault)) == cudaSuccess)
+            f.registered = 1;
+        return err;
+    case CTS_API_MEM_GET_INFO: {
+        size_t free_b, total_b;
+        return cudaMemGetInfo(&free_b, &total_b);
+    }
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* The call as a thread makes it: in its own interaction mode `by`, restored
+ * after; the thread's last error cleared first (a launch reads it). */
+static cudaError_t call_in_mode(enum cts_api api, enum cts_capture by, cudaStream_t s, double *us)
+{
+    static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeGlobal,
+                                                       cudaStreamCaptureModeThreadLocal,
+                                                       cudaStreamCaptureModeRelaxed};
+    enum cudaStreamCaptureMode m = modes[by], back;
+    (void)cudaGetLastError();
+    cudaError_t err = cudaThreadExchangeStreamCaptureMode(&m);
+    if (err != cudaSuccess)
+        return err;
+    back = m;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cudaError_t rc = issue_call(api, s);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
+    (void)cudaGetLastError(); /* the call's error is its result, not the thread's to carry */
+    m = back;
+    err = cudaThreadExchangeStreamCaptureMode(&m);
+    return err != cudaSuccess && rc == cudaSuccess ? cudaErrorUnknown : rc;
+}
+
+/* ---- the second thread: one job at a time ------------------------------- */
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int pending, done;
+    enum cts_api api;
+    enum cts_capture by;
+    cudaStream_t s; /* NULL: its own per-thread default stream... as the job says */
+    enum cts_busy where;
+    cudaError_t rc;
+    double us;
+} job = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    if (cudaSetDevice(f.device) != cudaSuccess)
+        return NULL; /* every job then waits in vain: setup() checks the thread runs first */
+    for (;;) {
+        pthread_mutex_lock(&job.mu);
+        while (!job.pending)
+            pthread_cond_wait(&job.cv, &job.mu);
+        pthread_mutex_unlock(&job.mu);
+        cudaStream_t s = job.where == CTS_BUSY_THREAD_LEGACY      ? cudaStreamLegacy
+                         : job.where == CTS_BUSY_THREAD_PERTHREAD ? cudaStreamPerThread
+                                                                  : job.s;
+        double us = 0;
+        cudaError_t rc = call_in_mode(job.api, job.by, s, &us);
+        pthread_mutex_lock(&job.mu);
+        job.rc = rc;
+        job.us = us;
+        job.pending = 0;
+        job.done = 1;
+        pthread_cond_broadcast(&job.cv);
+        pthread_mutex_unlock(&job.mu);
+    }
+    return NULL;
+}
+
+static cudaError_t in_worker(enum cts_api api, enum cts_capture by, cudaStream_t cap, enum cts_busy where,
+                             double *us)
+{
+    pthread_mutex_lock(&job.mu);
+    job.api = api, job.by = by, job.s = cap, job.where = where, job.done = 0, job.pending = 1;
+    pthread_cond_broadcast(&job.cv);
+    while (!job.done)
+        pthread_cond_wait(&job.cv, &job.mu);
+    cudaError_t rc = job.rc;
+    *us = job.us;
+    pthread_mutex_unlock(&job.mu);
+    return rc;
+}
+
+#define SETUP(call)                                                                                     \
+    do {                                                                                                \
+        cudaError_t e_ = (call);                                                                        \
+        if (e_ != cudaSuccess) {                                                                        \
+            snprintf(f.why, sizeof f.why, "harness: setting up the capture family: %s returned %s", #call, \
+                     cudaGetErrorName(e_));                                                             \
+            return -1;                                                                                  \
+        }                                                                                               \
+    } while (0)
+
+/* What every repetition starts from: the destination cleared, the flag down,
+ * what cudaFree and cudaFreeAsync free there, the device idle. */
+static int reset(void)
+{
+    host_flag = 0;
+    SETUP(cudaMemsetAsync(f.dst, 0, BYTES, f.quiet));
+    if (!f.spare)
+        SETUP(cudaMalloc(&f.spare, 4096));
+    if (!f.pooled)
+        SETUP(cudaMallocAsync(&f.pooled, 4096, f.quiet));
+    SETUP(cudaDeviceSynchronize());
+    return 0;
+}
+
+/* Frees what the call allocated (after the capture ended, the device idle). */
+static int undo(void)
+{
+    if (f.made)
+        SETUP(cudaFree(f.made));
+    if (f.made_host)
+        SETUP(cudaFreeHost(f.made_host));
+    if (f.made_pooled)
+        SETUP(cudaFreeAsync(f.made_pooled, f.quiet));
+    if (f.registered)
+        SETUP(cudaHostUnregister(f.host));
+    f.made = f.made_host = f.made_pooled = NULL;
+    f.registered = 0;
+    SETUP(cudaDeviceSynchronize());
+    return 0;
+}
+
+/* Every call once from each thread, outside any capture, and one graph
+ * captured, instantiated and launched: no first use falls in a repetition. */
+static int warm_up(void)
+{
+    for (size_t a = 0; a < N_OF(stream_calls) + N_OF(plain_calls); a++) {
+        enum cts_api api = a < N_OF(stream_calls) ? stream_calls[a] : plain_calls[a - N_OF(stream_calls)];
+        if (cts_api_since(api) > CUDART_VERSION)
+            continue; /* its cases are NOTSUPP (needs) */
+        f.asked = f.done;
+        for (int t = 0; t < 2; t++) {
+            double us;
+            if (reset())
+                return -1;
+            cudaError_t rc = t ? in_worker(api, CTS_CAPTURE_GLOBAL, f.sib_nonblocking, CTS_BUSY_THREAD_SAME, &us)
+                               : call_in_mode(api, CTS_CAPTURE_GLOBAL, f.sib_nonblocking, &us);
+            if (rc != cudaSuccess) {
+                snprintf(f.why, sizeof f.why, "harness: warming up %s (thread %d) returned %s",
+                         cts_api_function(api), t + 1, cudaGetErrorName(rc));
+                return -1;
+            }
+            if (undo())
+                return -1;
+        }
+    }
+    cudaGraph_t g;
+    cudaGraphExec_t x;
+    SETUP(cudaStreamBeginCapture(f.sib_nonblocking, cudaStreamCaptureModeGlobal));
+    SETUP(cudaMemsetAsync(f.dst, SET_BYTE, BYTES, f.sib_nonblocking));
+    SETUP(cudaStreamEndCapture(f.sib_nonblocking, &g));
+    SETUP(cudaGraphInstantiate(&x, g, 0));
+    SETUP(cudaGraphLaunch(x, f.quiet));
+    SETUP(cudaStreamSynchronize(f.quiet));
+    SETUP(cudaGraphExecDestroy(x));
+    SETUP(cudaGraphDestroy(g));
+    return 0;
+}
+
+static int setup(void)
+{
+    if (f.ready)
+        return f.ready < 0 ? -1 : 0;
+    f.ready = -1;
+    SETUP(cudaGetDevice(&f.device));
+    SETUP(cudaMalloc((void **)&f.src, BYTES));
+    SETUP(cudaMalloc((void **)&f.dst, BYTES));
+    SETUP(cudaMemset(f.src, SRC_BYTE, BYTES));
+    SETUP(cudaStreamCreateWithFlags(&f.sib_blocking, cudaStreamDefault));
+    SETUP(cudaStreamCreateWithFlags(&f.sib_nonblocking, cudaStreamNonBlocking));
+    SETUP(cudaStreamCreateWithFlags(&f.quiet, cudaStreamNonBlocking));
+    SETUP(cudaEventCreate(&f.done));
+    SETUP(cudaEventCreate(&f.fresh));
+    SETUP(cudaEventRecord(f.done, f.quiet));
+    SETUP(cudaDeviceGetDefaultMemPool(&f.pool, f.device));
+    SETUP(cudaDeviceSynchronize());
+    if (!(f.host = aligned_alloc(4096, 1 << 16))) {
+        snprintf(f.why, sizeof f.why, "harness: setting up the capture family: out of host memory");
+        return -1;
+    }
+    if (pthread_create(&f.worker, NULL, worker, NULL)) {
+        snprintf(f.why, sizeof f.why, "harness: setting up the capture family: no second thread");
+        return -1;
+    }
+    if (warm_up())
+        return -1;
+    f.ready = 1;
+    return 0;
+}
+
+/* The operation's effect (the device idle): 2 whole, 1 in part, 0 none; -1
+ * for a call that has none to see. */
+static int effect(enum cts_api api, int *out)
+{
+    unsigned char want, b[2];
+    *out = -1;
+    switch (api) {
+    case CTS_API_LAUNCH_HOST_FUNC: *out = host_flag ? 2 : 0; return 0;
+    case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY: case CTS_API_MEMCPY_BATCH_ASYNC: want = SRC_BYTE; break;
+    case CTS_API_MEMSET_ASYNC: case CTS_API_MEMSET: want = SET_BYTE; break;
+    case CTS_API_LAUNCH: want = 0; break; /* the pattern's, below */
+    default: return 0;
+    }
+    SETUP(cudaMemcpy(&b[0], f.dst, 1, cudaMemcpyDeviceToHost));
+    SETUP(cudaMemcpy(&b[1], f.dst + BYTES - 1, 1, cudaMemcpyDeviceToHost));
+    int first = api == CTS_API_LAUNCH ? b[0] == cts_pattern_byte(0, SEED, CTS_PATTERN_AFTER) : b[0] == want;
+    int last = api == CTS_API_LAUNCH ? b[1] == cts_pattern_byte(BYTES - 1, SEED, CTS_PATTERN_AFTER) : b[1] == want;
+    *out = first + last;
+    return 0;
+}
+
+/* The captured graph: its nodes, and the effect of one launch of it. */
+static int graph_facts(enum cts_api api, cudaGraph_t g, struct cts_capture_obs *o)
+{
+    size_t n = 0;
+    SETUP(cudaGraphGetNodes(g, NULL, &n));
+    o->node_count = (int)n;
+    if (n) {
+        cudaGraphNode_t nodes[16];
+        size_t k = n < 16 ? n : 16;
+        SETUP(cudaGraphGetNodes(g, nodes, &k));
+        for (size_t i = 0; i < k; i++) {
+            enum cudaGraphNodeType t;
+            SETUP(cudaGraphNodeGetType(nodes[i], &t));
+            o->nodes |= 1u << ((unsigned)t & 31u);
+        }
+    }
+    int seen;
+    if (effect(api, &seen))
+        return -1;
+    if (!n || seen < 0)
+        return 0;
+    if (reset())
+        return -1;
+    cudaGraphExec_t x;
+    SETUP(cudaGraphInstantiate(&x, g, 0));
+    SETUP(cudaGraphLaunch(x, f.quiet));
+    SETUP(cudaStreamSynchronize(f.quiet));
+    SETUP(cudaGraphExecDestroy(x));
+    return effect(api, &o->launched);
+}
+
+static cudaStream_t place(const struct cts_case *c, cudaStream_t cap)
+{
+    switch (c->busy) {
+    case CTS_BUSY_BLOCKING: return f.sib_blocking;
+    case CTS_BUSY_NONBLOCKING: return f.sib_nonblocking;
+    case CTS_BUSY_LEGACY: return cudaStreamLegacy;
+    case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;
+    default: return cap;
+    }
+}
+
+static int from_worker(enum cts_busy b)
+{
+    return b == CTS_BUSY_THREAD_SAME || b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD;
+}
+
+/* One repetition; -1 with r BROKEN where the harness failed. */
+static int one_rep(const struct cts_case *c, struct cts_rep *r)
+{
+    static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeGlobal,
+                                                       cudaStreamCaptureModeThreadLocal,
+                                                       cudaStreamCaptureModeRelaxed};
+    struct cts_capture_obs *o = &r->cap;
+    cudaStream_t cap = NULL;
+    cudaGraph_t g = NULL;
+    enum cudaStreamCaptureStatus st;
+    int own = c->op != CTS_OP_PERTHREAD; /* a stream made for the repetition */
+    if (reset())
+        goto broken;
+    cudaError_t err = cudaSuccess;
+    if (own)
+        err = cudaStreamCreateWithFlags(&cap, c->op == CTS_OP_BLOCKING ? cudaStreamDefault : cudaStreamNonBlocking);
+    else
+        cap = cudaStreamPerThread;
+    if (err == cudaSuccess)
+        err = cudaStreamBeginCapture(cap, modes[c->capture]);
+    f.asked = f.done;
+    if (err == cudaSuccess && c->variant && !strcmp(c->variant, CAPTURED)) {
+        err = cudaEventRecord(f.fresh, cap); /* an event of the capture */
+        f.asked = f.fresh;
+    }
+    if (err != cudaSuccess) {
+        snprintf(f.why, sizeof f.why, "harness: beginning the capture returned %s", cudaGetErrorName(err));
+        goto broken;
+    }
+    double us = 0;
+    cudaError_t rc = from_worker(c->busy) ? in_worker(c->api, c->capture_by, cap, c->busy, &us)
+                                          : call_in_mode(c->api, c->capture_by, place(c, cap), &us);
+    o->rc = cudaGetErrorName(rc);
+    r->call_us = us;
+    err = cudaStreamIsCapturing(cap, &st);
+    o->after = err != cudaSuccess ? CTS_CAPST_NA : st == cudaStreamCaptureStatusActive ? CTS_CAPST_ACTIVE
+               : st == cudaStreamCaptureStatusInvalidated                               ? CTS_CAPST_INVALIDATED
+                                                                                        : CTS_CAPST_NONE;
+    o->end = cudaGetErrorName(cudaStreamEndCapture(cap, &g));
+    (void)cudaGetLastError();
+    if ((err = cudaDeviceSynchronize()) != cudaSuccess || (err = cudaStreamIsCapturing(cap, &st)) != cudaSuccess ||
+        st != cudaStreamCaptureStatusNone) {
+        snprintf(f.why, sizeof f.why, "harness: after the capture ended, %s",
+                 err != cudaSuccess ? cudaGetErrorName(err) : "the stream still captures");
+        goto broken;
+    }
+    o->eager = o->launched = -1;
+    if (effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)))
+        goto broken;
+    if (o->node_count > 0)
+        f.made_pooled = NULL; /* the graph's allocation: it exists only while a launch runs */
+    if (undo())
+        goto broken;
+    if (g && (err = cudaGraphDestroy(g)) != cudaSuccess) {
+        g = NULL;
+        snprintf(f.why, sizeof f.why, "harness: cudaGraphDestroy returned %s", cudaGetErrorName(err));
+        goto broken;
+    }
+    g = NULL;
+    if (own && (err = cudaStreamDestroy(cap)) != cudaSuccess) {
+        snprintf(f.why, sizeof f.why, "harness: cudaStreamDestroy returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    o->outcome = cts_capture_judge(o);
+    return 0;
+broken:
+    (void)cudaGetLastError();
+    if (g)
+        (void)cudaGraphDestroy(g);
+    if (cap && own)
+        (void)cudaStreamDestroy(cap);
+    r->status = CTS_BROKEN;
+    snprintf(r->reason, sizeof r->reason, "%s", f.why);
+    return -1;
+}
+
+static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (setup()) {
+        res->status = CTS_BROKEN;
+        snprintf(res->reason, sizeof res->reason, "%s", f.why);
+        return;
+    }
+    if (repeat > CTS_MAX_REPEAT)
+        repeat = CTS_MAX_REPEAT;
+    for (int i = 0; i < repeat; i++) {
+        struct cts_rep *r = &res->reps[i];
+        memset(r, 0, sizeof *r);
+        r->status = CTS_PASS;
+        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
+        r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
+        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        res->nreps = i + 1;
+        if (one_rep(c, r))
+            break;
+    }
+    res->idle_call_us = res->idle_call_max_us = res->reps[0].call_us;
+    res->idle_complete_us = res->idle_complete_max_us = NAN;
+    res->timeout_us = res->window_us = NAN;
+    cts_classify(res);
+}
+
+/* ---- what the documentation says --------------------------------------------- */
+
+#define RT_STREAM "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html"
+#define PG_GRAPHS "https://docs.nvidia.com/cuda/cuda-programming-guide/04-special-topics/cuda-graphs.html"
+static const struct cts_clause clauses[] = {
+    {"RT-CAPTURE-BEGIN", "Runtime API, Stream Management, cudaStreamBeginCapture",
+     "When a stream is in capture mode, all operations pushed into the stream will not be executed, but will "
+     "instead be captured into a graph, which will be returned via cudaStreamEndCapture.", RT_STREAM, NULL},
+    {"RT-CAPTURE-GLOBAL", "Runtime API, Stream Management, cudaThreadExchangeStreamCaptureMode",
+     "cudaStreamCaptureModeGlobal: This is the default mode. If the local thread has an ongoing capture "
+     "sequence that was not initiated with cudaStreamCaptureModeRelaxed at cuStreamBeginCapture, or if any "
+     "other thread has a concurrent capture sequence initiated with cudaStreamCaptureModeGlobal, this thread "
+     "is prohibited from potentially unsafe API calls.", RT_STREAM, NULL},
+    {"RT-CAPTURE-THREADLOCAL", "Runtime API, Stream Management, cudaThreadExchangeStreamCaptureMode",
+     "cudaStreamCaptureModeThreadLocal: If the local thread has an ongoing capture sequence not initiated with "
+     "cudaStreamCaptureModeRelaxed, it is prohibited from potentially unsafe API calls. Concurrent capture "
+     "sequences in other threads are ignored.", RT_STREAM, NULL},
+    {"RT-CAPTURE-RELAXED", "Runtime API, Stream Management, cudaThreadExchangeStreamCaptureMode",
+     "cudaStreamCaptureModeRelaxed: The local thread is not prohibited from potentially unsafe API calls.",
+     RT_STREAM, NULL},
+    {"RT-CAPTURE-STATUS-LEGACY", "Runtime API, Stream Management, cudaStreamIsCapturing",
+     "Note that, if this is called on cudaStreamLegacy (the \"null stream\") while a blocking stream on the "
+     "same device is capturing, it will return cudaErrorStreamCaptureImplicit and *pCaptureStatus is "
+     "unspecified after the call. The blocking stream capture is not invalidated.", RT_STREAM, NULL},
+    {"PG-CAPTURE-SYNC", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
+     "It is invalid to synchronize or query the execution status of a stream which is being captured or a "
+     "captured event, because they do not represent items scheduled for execution. It is also invalid to "
+     "query the execution status of or synchronize a broader handle which encompasses an active stream "
+     "capture, such as a device or context handle when any associated stream is in capture mode.",
+     PG_GRAPHS, NULL},
+    {"PG-CAPTURE-LEGACY-USE", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
+     "When any stream in the same context is being captured, and it was not created with "
+     "cudaStreamNonBlocking, any attempted use of the legacy stream is invalid. [...] It is therefore also "
+     "invalid to call synchronous APIs in this case.", PG_GRAPHS, NULL},
+    {"PG-CAPTURE-EXTERNAL-WAIT", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
+     "It is invalid to wait on a non-captured event from a stream which is being captured without specifying "
+     "the cudaEventWaitExternal flag.", PG_GRAPHS, NULL},
+    {"PG-CAPTURE-UNSUPPORTED-API", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
+     "A small number of APIs that enqueue asynchronous operations into streams are not currently supported in "
+     "graphs and will return an error if called with a stream which is being captured, such as "
+     "cudaStreamAttachMemAsync().", PG_GRAPHS, NULL},
+    {NULL},
+};
+
+static int on_capturing(const struct cts_case *c)
+{
+    return c->busy == CTS_BUSY_SAME || c->busy == CTS_BUSY_THREAD_SAME;
+}
+
+/* cudaMalloc, the documentation's example of a potentially unsafe call: is
+ * the calling thread prohibited from it, by its own mode and the capture's? */
+static int malloc_prohibited(const struct cts_case *c)
+{
+    if (c->busy == CTS_BUSY_SAME) /* the capturing thread */
+        return c->capture_by != CTS_CAPTURE_RELAXED && c->capture != CTS_CAPTURE_RELAXED;
+    return c->capture_by == CTS_CAPTURE_GLOBAL && c->capture == CTS_CAPTURE_GLOBAL;
+}
+
+/* Which clauses speak of the case: an operation pushed into the capturing
+ * stream is captured; what the guide calls invalid ends the capture (its
+ * Invalidation rule); cudaMalloc follows the calling thread's mode.  The
+ * rest (what is "potentially unsafe" beyond cudaMalloc) RECORDED. */
+static void judge(struct cts_judge *j)
+{
+    const struct cts_case *c = j->c;
+    int blocking = c->op != CTS_OP_NONBLOCKING; /* the per-thread default stream is not non-blocking */
+    if (c->variant && !strcmp(c->variant, CAPTURED)) { /* a captured event, queried or waited for */
+        cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        return;
+    }
+    int legacy = c->busy == CTS_BUSY_LEGACY || c->busy == CTS_BUSY_THREAD_LEGACY;
+    switch (c->api) {
+    case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMSET_ASYNC: case CTS_API_LAUNCH: case CTS_API_LAUNCH_HOST_FUNC:
+        if (on_capturing(c))
+            cts_judge_add(j, "RT-CAPTURE-BEGIN", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_STREAM_QUERY: case CTS_API_STREAM_SYNCHRONIZE:
+        if (on_capturing(c))
+            cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_DEVICE_SYNCHRONIZE:
+        cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_STREAM_WAIT_EVENT:
+        if (on_capturing(c))
+            cts_judge_add(j, "PG-CAPTURE-EXTERNAL-WAIT", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_MEMCPY_BATCH_ASYNC: /* refused on the legacy stream whatever captures (copy.c's rejection) */
+        if (on_capturing(c))
+            cts_judge_add(j, "PG-CAPTURE-UNSUPPORTED-API", CTS_ABOUT_CAPTURED, CTS_PRED_MAY);
+        return;
+    case CTS_API_STREAM_IS_CAPTURING:
+        if (legacy && blocking)
+            cts_judge_add(j, "RT-CAPTURE-STATUS-LEGACY", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
+        return;
+    case CTS_API_STREAM_GET_CAPTURE_INFO: /* on the legacy stream it returns ...Implicit; invalidation unsaid */
+        return;
+    case CTS_API_MEMCPY: case CTS_API_MEMSET: /* synchronous: the legacy stream, in the legacy build */
+        if (blocking && !j->o->per_thread)
+            cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_MALLOC:
+        cts_judge_add(j, c->capture_by == CTS_CAPTURE_GLOBAL         ? "RT-CAPTURE-GLOBAL"
+                         : c->capture_by == CTS_CAPTURE_THREAD_LOCAL ? "RT-CAPTURE-THREADLOCAL"
+                                                                     : "RT-CAPTURE-RELAXED",
+                      CTS_ABOUT_CAPTURE_ENDED, malloc_prohibited(c) ? CTS_PRED_GUARANTEED : CTS_PRED_GUARANTEED_NOT);
+        break;
+    default:
+        break;
+    }
+    if (legacy && blocking)
+        cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+}
+
+static int needs(const struct cts_case *c, char *why, size_t len) { return cts_need_runtime(c, why, len); }
+
+const struct cts_family cts_family_capture = {
+    .name = "capture", .generate = generate, .buffers = buffers, .needs = needs, .measure = measure,
+    .clauses = clauses, .judge = judge,
+};
