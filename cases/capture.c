@@ -29,6 +29,8 @@
 #include "../harness/pattern.h"
 #include "../harness/spec.h"
 
+#include "../harness/driver.h"
+
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <pthread.h>
@@ -51,7 +53,7 @@ static const enum cts_api stream_calls[] = {
 static const enum cts_api plain_calls[] = {
     CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE, CTS_API_MALLOC, CTS_API_FREE,
     CTS_API_MEMCPY, CTS_API_MEMSET, CTS_API_MALLOC_HOST, CTS_API_HOST_REGISTER, CTS_API_MEM_GET_INFO,
-    CTS_API_MEMPOOL_TRIM_TO, CTS_API_MEMPOOL_SET_ATTRIBUTE,
+    CTS_API_MEMPOOL_TRIM_TO, CTS_API_MEMPOOL_SET_ATTRIBUTE, CTS_API_CU_MODULE_LOAD_DATA,
 };
 /* Variant "captured": the event queried or waited for was recorded into the
  * capturing stream right before the call (else it was recorded, and is
@@ -69,6 +71,19 @@ static const enum cts_busy plain_places[] = {CTS_BUSY_SAME, CTS_BUSY_THREAD_SAME
  * declared for the calls that take no stream only, and busy_perthread is the
  * capturing stream itself). */
 static const enum cts_op capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING, CTS_OP_PERTHREAD};
+
+/* Variant "first": cudaLaunchKernel of a kernel never launched before in the
+ * process (the first_launch family's pool, kernels/first_launch.cu): under
+ * lazy loading the launch loads it.  Each repetition takes another. */
+#define FIRST "first"
+static const enum cts_busy first_places[] = {CTS_BUSY_SAME, CTS_BUSY_NONBLOCKING, CTS_BUSY_THREAD_SAME};
+/* cuModuleLoadData of the trigger family's image (cases/trigger.c), unloaded after the capture. */
+extern const unsigned char cts_module_image[];
+extern const size_t cts_module_image_size;
+int cts_fresh_take(void);
+int cts_fresh_left(void);
+cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value);
+#define FRESH_VALUE 0x5a5a0000u
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
@@ -102,6 +117,8 @@ static size_t generate(struct cts_case *out, size_t cap)
                 for (size_t a = 0; a < N_OF(event_calls); a++)
                     for (size_t p = 0; p < N_OF(plain_places); p++)
                         n = put(out, cap, n, event_calls[a], CAPTURED, m, by, capturing[o], plain_places[p]);
+                for (size_t p = 0; p < N_OF(first_places); p++)
+                    n = put(out, cap, n, CTS_API_LAUNCH, FIRST, m, by, capturing[o], first_places[p]);
             }
     return n;
 }
@@ -127,6 +144,11 @@ static struct {
     void *spare;              /* what cudaFree frees */
     void *pooled;             /* what cudaFreeAsync frees */
     void *made, *made_host, *made_pooled; /* what the call allocated: freed after the capture */
+    CUmodule module;          /* what cuModuleLoadData loaded: unloaded after the capture */
+    void *image;              /* the module image, in malloc'ed (aligned) memory */
+    unsigned int *word;       /* what a first-launched kernel stores into */
+    int fresh_kernel;         /* the kernel a "first" case launches (-1: none left) */
+    const struct cts_case *c; /* the case being measured */
     int registered;
     pthread_t worker;
 } f;
@@ -145,7 +167,16 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
     switch (api) {
     case CTS_API_MEMCPY_ASYNC: return cudaMemcpyAsync(f.dst, f.src, BYTES, cudaMemcpyDeviceToDevice, s);
     case CTS_API_MEMSET_ASYNC: return cudaMemsetAsync(f.dst, SET_BYTE, BYTES, s);
-    case CTS_API_LAUNCH: return cts_launch_pattern(s, f.dst, BYTES, SEED, CTS_PATTERN_AFTER);
+    case CTS_API_LAUNCH:
+        if (f.c && f.c->variant && !strcmp(f.c->variant, FIRST))
+            return f.fresh_kernel < 0 ? cudaErrorInvalidValue : cts_launch_fresh(f.fresh_kernel, s, f.word, FRESH_VALUE);
+        return cts_launch_pattern(s, f.dst, BYTES, SEED, CTS_PATTERN_AFTER);
+    case CTS_API_CU_MODULE_LOAD_DATA: {
+        CUresult r = cts_drv.cuModuleLoadData(&f.module, f.image);
+        if (r != CUDA_SUCCESS)
+            f.module = NULL;
+        return r == CUDA_SUCCESS ? cudaSuccess : (cudaError_t)r; /* the codes agree; named below */
+    }
     case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, set_flag, NULL);
     case CTS_API_EVENT_RECORD: return cudaEventRecord(f.fresh, s);
     case CTS_API_STREAM_WAIT_EVENT: return cudaStreamWaitEvent(s, f.done, 0);
@@ -309,6 +340,7 @@ static int reset(void)
 {
     host_flag = 0;
     SETUP(cudaMemsetAsync(f.dst, 0, BYTES, f.quiet));
+    SETUP(cudaMemsetAsync(f.word, 0, sizeof *f.word, f.quiet));
     if (!f.spare)
         SETUP(cudaMalloc(&f.spare, 4096));
     if (!f.pooled)
@@ -328,6 +360,14 @@ static int undo(void)
         SETUP(cudaFreeAsync(f.made_pooled, f.quiet));
     if (f.registered)
         SETUP(cudaHostUnregister(f.host));
+    if (f.module) {
+        CUresult r = cts_drv.cuModuleUnload(f.module);
+        f.module = NULL;
+        if (r != CUDA_SUCCESS) {
+            snprintf(f.why, sizeof f.why, "harness: cuModuleUnload returned %s", cts_driver_error_name(r));
+            return -1;
+        }
+    }
     f.made = f.made_host = f.made_pooled = NULL;
     f.registered = 0;
     SETUP(cudaDeviceSynchronize());
@@ -340,7 +380,9 @@ static int warm_up(void)
 {
     for (size_t a = 0; a < N_OF(stream_calls) + N_OF(plain_calls); a++) {
         enum cts_api api = a < N_OF(stream_calls) ? stream_calls[a] : plain_calls[a - N_OF(stream_calls)];
-        if (cts_api_since(api) > CUDART_VERSION)
+        char why[CTS_REASON_MAX];
+        if (cts_api_since(api) > CUDART_VERSION ||
+            (api == CTS_API_CU_MODULE_LOAD_DATA && cts_need_driver("cuModuleLoadData", why, sizeof why)))
             continue; /* its cases are NOTSUPP (needs) */
         f.asked = f.done;
         for (int t = 0; t < 2; t++) {
@@ -379,6 +421,12 @@ static int setup(void)
     SETUP(cudaGetDevice(&f.device));
     SETUP(cudaMalloc((void **)&f.src, BYTES));
     SETUP(cudaMalloc((void **)&f.dst, BYTES));
+    SETUP(cudaMalloc((void **)&f.word, sizeof *f.word));
+    if (!(f.image = malloc(cts_module_image_size))) {
+        snprintf(f.why, sizeof f.why, "harness: setting up the capture family: out of host memory");
+        return -1;
+    }
+    memcpy(f.image, cts_module_image, cts_module_image_size);
     SETUP(cudaMemset(f.src, SRC_BYTE, BYTES));
     SETUP(cudaStreamCreateWithFlags(&f.sib_blocking, cudaStreamDefault));
     SETUP(cudaStreamCreateWithFlags(&f.sib_nonblocking, cudaStreamNonBlocking));
@@ -412,7 +460,15 @@ static int effect(enum cts_api api, int *out)
     case CTS_API_LAUNCH_HOST_FUNC: *out = host_flag ? 2 : 0; return 0;
     case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY: case CTS_API_MEMCPY_BATCH_ASYNC: want = SRC_BYTE; break;
     case CTS_API_MEMSET_ASYNC: case CTS_API_MEMSET: want = SET_BYTE; break;
-    case CTS_API_LAUNCH: want = 0; break; /* the pattern's, below */
+    case CTS_API_LAUNCH:
+        if (f.c && f.c->variant && !strcmp(f.c->variant, FIRST)) { /* the fresh kernel's store */
+            unsigned int w = 0;
+            SETUP(cudaMemcpy(&w, f.word, sizeof w, cudaMemcpyDeviceToHost));
+            *out = f.fresh_kernel >= 0 && w == FRESH_VALUE + (unsigned)f.fresh_kernel ? 2 : 0;
+            return 0;
+        }
+        want = 0; /* the pattern's, below */
+        break;
     default: return 0;
     }
     SETUP(cudaMemcpy(&b[0], f.dst, 1, cudaMemcpyDeviceToHost));
@@ -481,6 +537,8 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     cudaGraph_t g = NULL;
     enum cudaStreamCaptureStatus st;
     int own = c->op != CTS_OP_PERTHREAD; /* a stream made for the repetition */
+    f.c = c;
+    f.fresh_kernel = c->variant && !strcmp(c->variant, FIRST) ? cts_fresh_take() : -1;
     if (reset())
         goto broken;
     cudaError_t err = cudaSuccess;
@@ -502,7 +560,8 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     double us = 0;
     cudaError_t rc = from_worker(c->busy) ? in_worker(c->api, c->capture_by, cap, c->busy, &us)
                                           : call_in_mode(c->api, c->capture_by, place(c, cap), &us);
-    o->rc = cudaGetErrorName(rc);
+    o->rc = rc == cudaSuccess ? "cudaSuccess"
+            : c->api == CTS_API_CU_MODULE_LOAD_DATA ? cts_driver_error_name((CUresult)rc) : cudaGetErrorName(rc);
     r->call_us = us;
     err = cudaStreamIsCapturing(cap, &st);
     o->after = err != cudaSuccess ? CTS_CAPST_NA : st == cudaStreamCaptureStatusActive ? CTS_CAPST_ACTIVE
@@ -687,7 +746,17 @@ static void judge(struct cts_judge *j)
         cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
 }
 
-static int needs(const struct cts_case *c, char *why, size_t len) { return cts_need_runtime(c, why, len); }
+static int needs(const struct cts_case *c, char *why, size_t len)
+{
+    if (c->api == CTS_API_CU_MODULE_LOAD_DATA &&
+        (cts_need_driver("cuModuleLoadData", why, len) || cts_need_driver("cuModuleUnload", why, len)))
+        return -1;
+    if (c->variant && !strcmp(c->variant, FIRST) && cts_fresh_left() < 4) {
+        snprintf(why, len, "only %d of the never-launched kernels are left (a case takes 2 to 4)", cts_fresh_left());
+        return -1;
+    }
+    return cts_need_runtime(c, why, len);
+}
 
 const struct cts_family cts_family_capture = {
     .name = "capture", .generate = generate, .buffers = buffers, .needs = needs, .measure = measure,

@@ -27,11 +27,12 @@
 #include <stdio.h>
 
 int cts_fresh_kernels(void);
+int cts_fresh_take(void); /* the pool is shared with the capture family (kernels/first_launch.cu) */
+int cts_fresh_left(void);
 cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value);
 
 #define RESERVE 64
 
-static int next_kernel;      /* the pool's next never-launched kernel */
 static unsigned int *word;   /* where the kernels store */
 static unsigned int stores;  /* the last number given to one */
 
@@ -53,7 +54,7 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     (void)c;
-    int left = cts_fresh_kernels() - next_kernel;
+    int left = cts_fresh_left();
     if (left >= RESERVE)
         return 0;
     snprintf(why, len, "only %d of the %d never-launched kernels are left (a case may need %d)", left,
@@ -66,7 +67,7 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
 {
     (void)c;
     cudaError_t err;
-    if (next_kernel >= cts_fresh_kernels()) {
+    if (!cts_fresh_left()) {
         *error = "no never-launched kernel left";
         return 1;
     }
@@ -74,7 +75,7 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
         word = NULL;
         return cts_result(err, error);
     }
-    s->value = (unsigned long long)next_kernel++;
+    s->value = (unsigned long long)cts_fresh_take();
     s->pitch = 0;
     return cts_result(cudaMemset(word, 0, sizeof *word), error);
 }

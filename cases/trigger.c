@@ -44,6 +44,8 @@
 #include "../harness/kernels.h"
 
 #include "cts_module_image.h"
+/* Its size, for the capture family, which loads the same image (cases/capture.c). */
+const size_t cts_module_image_size = sizeof cts_module_image;
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>

@@ -22,6 +22,12 @@ template <int... I> static const void *const *fresh_table(std::integer_sequence<
 
 extern "C" int cts_fresh_kernels(void) { return CTS_FRESH_KERNELS; }
 
+/* The pool's next never-launched kernel, for whichever family asks (first_launch,
+ * capture): -1 when none is left.  One host thread asks at a time. */
+static int fresh_used;
+extern "C" int cts_fresh_take(void) { return fresh_used < CTS_FRESH_KERNELS ? fresh_used++ : -1; }
+extern "C" int cts_fresh_left(void) { return CTS_FRESH_KERNELS - fresh_used; }
+
 /* Launches kernel i (1 block, 1 thread) on s through cudaLaunchKernel: it
  * stores value + i into *where. */
 extern "C" cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value)

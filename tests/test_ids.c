@@ -138,10 +138,10 @@ int main(void)
                           count_family("overlap") + count_family("capture")));
     /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
      * a stream on 8 placements (6 where the per-thread default stream captures: it is busy_perthread,
-     * and the second thread cannot name it), 12 that take none and the 2 "captured" event calls on
+     * and the second thread cannot name it), 13 that take none and the 2 "captured" event calls on
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call */
-    CHECK_INT(count_family("capture"), 3 * 3 * (13 * (8 + 8 + 6) + (12 + 2) * 2 * 3));
-    CHECK_INT(count_in(NULL, NULL, "capture_global"), 3 * (13 * (8 + 8 + 6) + (12 + 2) * 2 * 3));
+    CHECK_INT(count_family("capture"), 3 * 3 * (13 * (8 + 8 + 6) + (13 + 2) * 2 * 3 + 3 + 3 + 2));
+    CHECK_INT(count_in(NULL, NULL, "capture_global"), 3 * (13 * (8 + 8 + 6) + (13 + 2) * 2 * 3 + 3 + 3 + 2));
     CHECK_INT(count_in("event_query.captured.capture_relaxed.by_relaxed.op_perthread.busy_thread_same", "capture", NULL), 1);
     CHECK_INT(count_in("*.op_perthread.busy_perthread", "capture", NULL), 0);
     CHECK_INT(count_in("malloc.capture_thread_local.by_relaxed.op_blocking.busy_thread_same", "capture", NULL), 1);
@@ -186,7 +186,7 @@ int main(void)
           !cts_busy_is_hostfn(CTS_BUSY_SAME) && !cts_busy_in_op_stream(CTS_BUSY_HOSTFN));
     CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
-                                                        9 * (13 * (3 + 3 + 2) + (12 + 2) * 3)); /* capture */
+                                                        9 * (13 * (3 + 3 + 2) + (13 + 2) * 3 + 2)); /* capture */
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
