@@ -318,22 +318,23 @@ static void data_rules(struct cts_judge *j)
     add(j, "PG-STREAM-ORDER", CTS_ABOUT_LATER_SEES, CTS_PRED_GUARANTEED);
 }
 
+/* The runtime API's clause rt, or the driver API's dr where drv. */
+static const char *by_api(int drv, const char *rt, const char *dr) { return drv ? dr : rt; }
+
 /* A synchronous copy: is its destination complete when it returns?  (drv: the
  * driver API's clauses.) */
 static void landing_rules(struct cts_judge *j, int drv)
 {
     enum cts_mem m = j->c->mem;
     enum cts_dir d = j->c->dir;
-#define ID(rt, dr) (drv ? dr : rt)
     if ((d == CTS_DIR_D2H && (pageable(m) || pinned(m))) || d == CTS_DIR_H2H)
-        add(j, ID(d == CTS_DIR_H2H ? "RT-SYNC-MEMCPY-H2H" : "RT-SYNC-MEMCPY-D2H",
+        add(j, by_api(drv, d == CTS_DIR_H2H ? "RT-SYNC-MEMCPY-H2H" : "RT-SYNC-MEMCPY-D2H",
                   d == CTS_DIR_H2H ? "DRV-SYNC-MEMCPY-H2H" : "DRV-SYNC-MEMCPY-D2H"),
             CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
     if (d == CTS_DIR_H2D && pinned(m))
-        add(j, ID("RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"), CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
+        add(j, by_api(drv, "RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"), CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
     if (d == CTS_DIR_H2D && pageable(m)) /* "the DMA to final destination may not have completed" */
-        add(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_LANDED, CTS_PRED_MAY);
-#undef ID
+        add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_LANDED, CTS_PRED_MAY);
 }
 
 static void copy_rules(struct cts_judge *j, enum form f)
@@ -342,7 +343,6 @@ static void copy_rules(struct cts_judge *j, enum form f)
     int drv = driver_api(c->api), batch = c->api == CTS_API_MEMCPY_BATCH_ASYNC;
     enum cts_mem m = c->mem;
     enum cts_dir d = c->dir;
-#define ID(rt, dr) (drv ? dr : rt)
     if (m == CTS_MEM_MANAGED) {
         add(j, "RT-SYNC-MANAGED", CTS_ABOUT_HOST, CTS_PRED_UNDOCUMENTED);
         return;
@@ -351,16 +351,16 @@ static void copy_rules(struct cts_judge *j, enum form f)
         landing_rules(j, drv);
     if (f == SYNC) {
         if (d == CTS_DIR_H2D && pageable(m) && pending_in_stream(j))
-            add(j, ID("RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
+            add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
                 CTS_PRED_GUARANTEED);
         if (d == CTS_DIR_H2D && pinned(m))
-            waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"));
+            waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"));
         if (d == CTS_DIR_D2H && (pageable(m) || pinned(m)))
-            waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-D2H", "DRV-SYNC-MEMCPY-D2H"));
+            waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-D2H", "DRV-SYNC-MEMCPY-D2H"));
         if (d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
-            add(j, ID("RT-SYNC-MEMCPY-D2D", "DRV-SYNC-MEMCPY-D2D"), CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+            add(j, by_api(drv, "RT-SYNC-MEMCPY-D2D", "DRV-SYNC-MEMCPY-D2D"), CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         if (d == CTS_DIR_H2H)
-            waits_for_its_stream(j, ID("RT-SYNC-MEMCPY-H2H", "DRV-SYNC-MEMCPY-H2H"));
+            waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-H2H", "DRV-SYNC-MEMCPY-H2H"));
         if (!drv && d == CTS_DIR_H2D && c->size <= 65536)
             add(j, "PG-CONC-64KB", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         if (!drv && d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
@@ -378,21 +378,20 @@ static void copy_rules(struct cts_judge *j, enum form f)
     if (batch && c->variant && strcmp(c->variant, "any") == 0)
         add(j, "RT-BATCH-ANY", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_MAY);
     if ((d == CTS_DIR_H2D || d == CTS_DIR_D2H) && pageable(m)) {
-        add(j, ID("RT-SYNC-MEMCPYASYNC-PAGEABLE", "DRV-SYNC-MEMCPYASYNC-PAGEABLE"), CTS_ABOUT_HOST,
+        add(j, by_api(drv, "RT-SYNC-MEMCPYASYNC-PAGEABLE", "DRV-SYNC-MEMCPYASYNC-PAGEABLE"), CTS_ABOUT_HOST,
             CTS_PRED_MAY);
         if (!drv && j->held_in_stream)
             add(j, "PG-CONC-ASYNC-PAGEABLE", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED);
         return;
     }
     if (d == CTS_DIR_H2H) {
-        waits_for_its_stream(j, ID("RT-SYNC-MEMCPYASYNC-H2H", "DRV-SYNC-MEMCPYASYNC-H2H"));
+        waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPYASYNC-H2H", "DRV-SYNC-MEMCPYASYNC-H2H"));
         return;
     }
-    add(j, ID("RT-SYNC-MEMCPYASYNC-OTHER", "DRV-SYNC-MEMCPYASYNC-OTHER"), CTS_ABOUT_HOST,
+    add(j, by_api(drv, "RT-SYNC-MEMCPYASYNC-OTHER", "DRV-SYNC-MEMCPYASYNC-OTHER"), CTS_ABOUT_HOST,
         CTS_PRED_GUARANTEED_NOT);
     if (!drv)
         add(j, "PG-CONC-ASYNC", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
-#undef ID
 }
 
 static void memset_rules(struct cts_judge *j, enum form f)
