@@ -60,6 +60,20 @@ static const enum cts_api plain_calls[] = {
  * complete, before the capture began). */
 #define CAPTURED "captured"
 static const enum cts_api event_calls[] = {CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE};
+/* Variant "external": cudaStreamWaitEvent with cudaEventWaitExternal, for an
+ * event recorded (and complete) before the capture began. */
+#define EXTERNAL "external"
+/* The capture calls themselves, made while a capture runs: cudaStreamBeginCapture
+ * (in the capture's mode) and cudaStreamEndCapture, on the capturing stream,
+ * a non-blocking stream of the capturing thread, its legacy stream, and the
+ * capturing stream from the second thread.  A second capture begun on the
+ * non-blocking stream is ended by the capturing thread right after the call;
+ * a graph that cudaStreamEndCapture returned is destroyed after the
+ * repetition.  Neither is warmed up (the harness begins and ends a capture
+ * every repetition). */
+static const enum cts_api capture_calls[] = {CTS_API_STREAM_BEGIN_CAPTURE, CTS_API_STREAM_END_CAPTURE};
+static const enum cts_busy capture_call_places[] = {CTS_BUSY_SAME, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY,
+                                                    CTS_BUSY_THREAD_SAME};
 static const enum cts_busy stream_places[] = {
     CTS_BUSY_SAME, CTS_BUSY_BLOCKING, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY, CTS_BUSY_PERTHREAD,
     CTS_BUSY_THREAD_SAME, CTS_BUSY_THREAD_LEGACY, CTS_BUSY_THREAD_PERTHREAD,
@@ -249,6 +263,11 @@ static size_t generate(struct cts_case *out, size_t cap)
                 for (size_t a = 0; a < N_OF(event_calls); a++)
                     for (size_t p = 0; p < N_OF(plain_places); p++)
                         n = put(out, cap, n, event_calls[a], CAPTURED, m, by, capturing[o], plain_places[p]);
+                for (size_t p = 0; p < N_OF(stream_places); p++)
+                    n = put(out, cap, n, CTS_API_STREAM_WAIT_EVENT, EXTERNAL, m, by, capturing[o], stream_places[p]);
+                for (size_t a = 0; a < N_OF(capture_calls); a++)
+                    for (size_t p = 0; p < N_OF(capture_call_places); p++)
+                        n = put(out, cap, n, capture_calls[a], NULL, m, by, capturing[o], capture_call_places[p]);
                 for (size_t p = 0; p < N_OF(first_places); p++)
                     n = put(out, cap, n, CTS_API_LAUNCH, FIRST, m, by, capturing[o], first_places[p]);
             }
@@ -287,6 +306,7 @@ static struct {
     void *pooled;             /* what cudaFreeAsync frees */
     void *made, *made_host, *made_pooled; /* what the call allocated: freed after the capture */
     CUmodule module;          /* what cuModuleLoadData loaded: unloaded after the capture */
+    cudaGraph_t ended;        /* what cudaStreamEndCapture returned: destroyed after the capture */
     void *image;              /* the module image, in malloc'ed (aligned) memory */
     unsigned int *word;       /* what a first-launched kernel stores into */
     int fresh_kernel;         /* the kernel a "first" case launches (-1: none left) */
@@ -305,6 +325,11 @@ static void CUDART_CB set_flag(void *arg)
     (void)arg;
     host_flag = 1;
 }
+
+/* enum cts_capture as cudaStreamCaptureMode (NONE: unused). */
+static const enum cudaStreamCaptureMode capture_modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeGlobal,
+                                                           cudaStreamCaptureModeThreadLocal,
+                                                           cudaStreamCaptureModeRelaxed};
 
 /* The call under test, on stream s (ignored where it takes none). */
 static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
@@ -325,7 +350,10 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
     }
     case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, set_flag, NULL);
     case CTS_API_EVENT_RECORD: return cudaEventRecord(f.fresh, s);
-    case CTS_API_STREAM_WAIT_EVENT: return cudaStreamWaitEvent(s, f.done, 0);
+    case CTS_API_STREAM_WAIT_EVENT:
+        return cudaStreamWaitEvent(s, f.done, f.c && f.c->variant && !strcmp(f.c->variant, EXTERNAL) ? cudaEventWaitExternal : 0);
+    case CTS_API_STREAM_BEGIN_CAPTURE: return cudaStreamBeginCapture(s, capture_modes[f.c->capture]);
+    case CTS_API_STREAM_END_CAPTURE: return cudaStreamEndCapture(s, &f.ended);
     case CTS_API_STREAM_QUERY: return cudaStreamQuery(s);
     case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(s);
     case CTS_API_MALLOC_ASYNC: return cudaMallocAsync(&f.made_pooled, 4096, s);
@@ -355,22 +383,6 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
             return err;
         return cudaMemPoolSetAttribute(f.pool, cudaMemPoolAttrReleaseThreshold, &keep);
     }
-#if CUDART_VERSION >= 12080
-    case CTS_API_MEMCPY_BATCH_ASYNC: { /* one copy, source access order "stream" (as copy.c's) */
-        void *dsts[1] = {f.dst};
-        const void *srcs[1] = {f.src};
-        size_t sizes[1] = {BYTES}, idx[1] = {0};
-        struct cudaMemcpyAttributes attr;
-        memset(&attr, 0, sizeof attr);
-        attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-#if CUDART_VERSION >= 13000
-        return cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idx, 1, s);
-#else
-        size_t fail = 0;
-        return cudaMemcpyBatchAsync(dsts, (void **)srcs, sizes, 1, &attr, idx, 1, &fail, s);
-#endif
-    }
-#endif
     case CTS_API_DEVICE_SYNCHRONIZE: return cudaDeviceSynchronize();
     case CTS_API_MALLOC: return cudaMalloc(&f.made, 4096);
     case CTS_API_FREE:
@@ -392,11 +404,6 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
     }
 }
 
-/* enum cts_capture as cudaStreamCaptureMode (NONE: unused). */
-static const enum cudaStreamCaptureMode capture_modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeGlobal,
-                                                           cudaStreamCaptureModeThreadLocal,
-                                                           cudaStreamCaptureModeRelaxed};
-
 /* A side's memory kind (0 source, 1 destination) of the lent call, and its buffer. */
 static enum cts_mem lent_kind(int side)
 {
@@ -411,18 +418,30 @@ static void *lent_buffer(int side)
     return m >= 0 ? f.lbuf[m][side] : NULL;
 }
 
+/* A call as its own family (lc->family) makes it, by the name of the error it returned. */
+static const char *family_call(const struct cts_case *lc, void *dst, const void *src, cudaStream_t s)
+{
+    struct cts_call call = {.dst = dst, .src = src, .value = SET_BYTE, .stream = s, .scratch = &f.scratch};
+    const char *e = NULL;
+    if (!lc->family->issue(lc, &call, &e))
+        return "cudaSuccess";
+    return e ? e : "cudaErrorUnknown";
+}
+
+/* This family's cudaMemcpyBatchAsync: one 1 MiB copy between its device
+ * buffers, source access order "stream", as the copy family makes it. */
+static const struct cts_case batch = {.family = &cts_family_copy, .api = CTS_API_MEMCPY_BATCH_ASYNC,
+                                      .variant = "stream", .dir = CTS_DIR_D2D, .mem = CTS_MEM_DEVICE,
+                                      .size_idx = -1, .size = BYTES, .kind = CTS_KIND_NONE};
+
 /* The call under test on stream s, by the name of the error it returned
  * ("cudaSuccess"): this family's own, or the lent one through its family. */
 static const char *issue(const struct cts_case *c, cudaStream_t s)
 {
-    if (c && f.lent && c == f.c) {
-        struct cts_call call = {.dst = lent_buffer(1), .src = lent_buffer(0), .value = SET_BYTE, .stream = s,
-                                .scratch = &f.scratch};
-        const char *e = NULL;
-        if (!f.lc.family->issue(&f.lc, &call, &e))
-            return "cudaSuccess";
-        return e ? e : "cudaErrorUnknown";
-    }
+    if (c && f.lent && c == f.c)
+        return family_call(&f.lc, lent_buffer(1), lent_buffer(0), s);
+    if (c->api == CTS_API_MEMCPY_BATCH_ASYNC)
+        return family_call(&batch, f.dst, f.src, s);
     cudaError_t rc = issue_call(c->api, s);
     return rc == cudaSuccess ? "cudaSuccess"
            : c->api == CTS_API_CU_MODULE_LOAD_DATA ? cts_driver_error_name((CUresult)rc) : cudaGetErrorName(rc);
@@ -549,6 +568,11 @@ static int undo(void)
             snprintf(f.why, sizeof f.why, "harness: cuModuleUnload returned %s", cts_driver_error_name(r));
             return -1;
         }
+    }
+    if (f.ended) {
+        cudaGraph_t g = f.ended;
+        f.ended = NULL;
+        SETUP(cudaGraphDestroy(g));
     }
     f.made = f.made_host = f.made_pooled = NULL;
     f.registered = 0;
@@ -902,6 +926,23 @@ static int end(cudaStream_t cap, struct cts_capture_obs *o, cudaGraph_t *g)
     return 0;
 }
 
+/* A second capture the call began on the non-blocking stream: ended by this
+ * (the capturing) thread, its graph destroyed in undo(). */
+static int end_second(void)
+{
+    enum cudaStreamCaptureStatus st;
+    SETUP(cudaStreamIsCapturing(f.sib_nonblocking, &st));
+    if (st == cudaStreamCaptureStatusNone)
+        return 0;
+    cudaError_t err = cudaStreamEndCapture(f.sib_nonblocking, &f.ended);
+    (void)cudaGetLastError();
+    if (st == cudaStreamCaptureStatusActive && err != cudaSuccess) {
+        snprintf(f.why, sizeof f.why, "harness: ending the second capture returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    return 0;
+}
+
 /* One repetition; -1 with r BROKEN where the harness failed. */
 static int one_rep(const struct cts_case *c, struct cts_rep *r)
 {
@@ -918,6 +959,8 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     o->rc = from_worker(c->busy) ? in_worker(c, c->capture_by, cap, c->busy, &us)
                                  : call_in_mode(c, c->capture_by, place(c, cap), &us);
     r->call_us = us;
+    if (c->api == CTS_API_STREAM_BEGIN_CAPTURE && end_second())
+        goto broken;
     if (end(cap, o, &g))
         goto broken;
     o->eager = o->launched = -1;
@@ -1014,6 +1057,13 @@ static const struct cts_clause clauses[] = {
      "Note that, if this is called on cudaStreamLegacy (the \"null stream\") while a blocking stream on the "
      "same device is capturing, it will return cudaErrorStreamCaptureImplicit and *pCaptureStatus is "
      "unspecified after the call. The blocking stream capture is not invalidated.", RT_STREAM, NULL},
+    {"RT-CAPTURE-END", "Runtime API, Stream Management, cudaStreamEndCapture",
+     "End capture on stream, returning the captured graph via pGraph. Capture must have been initiated on stream "
+     "via a call to cudaStreamBeginCapture. If capture was invalidated, due to a violation of the rules of stream "
+     "capture, then a NULL graph will be returned.", RT_STREAM, NULL},
+    {"RT-CAPTURE-END-THREAD", "Runtime API, Stream Management, cudaStreamEndCapture",
+     "If the mode argument to cudaStreamBeginCapture was not cudaStreamCaptureModeRelaxed, this call must be from "
+     "the same thread as cudaStreamBeginCapture.", RT_STREAM, NULL},
     {"PG-CAPTURE-SYNC", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
      "It is invalid to synchronize or query the execution status of a stream which is being captured or a "
      "captured event, because they do not represent items scheduled for execution. It is also invalid to "
@@ -1072,7 +1122,10 @@ static void lent_judge(struct cts_judge *j, const struct cts_case *x)
     if (!cts_api_takes_stream(c->api) && moves && !strncmp(cts_api_function(c->api), "cuda", 4) && blocking &&
         !j->o->per_thread)
         cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
-    if (legacy && blocking)
+    struct cts_case on_legacy = *x; /* refused by its own documentation there (cudaMemcpyBatchAsync): unused */
+    on_legacy.op = CTS_OP_LEGACY;
+    const char *clause;
+    if (legacy && blocking && !(x->family->rejects && x->family->rejects(&on_legacy, &clause)))
         cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
 }
 
@@ -1089,6 +1142,11 @@ static void judge(struct cts_judge *j)
         cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
         return;
     }
+    if (c->variant && !strcmp(c->variant, EXTERNAL) && on_capturing(c)) { /* the flag the guide asks for */
+        cts_judge_add(j, "PG-CAPTURE-EXTERNAL-WAIT", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
+        cts_judge_add(j, "RT-CAPTURE-BEGIN", CTS_ABOUT_ACCEPTED_CAPTURED, CTS_PRED_GUARANTEED);
+        return;
+    }
     int legacy = c->busy == CTS_BUSY_LEGACY || c->busy == CTS_BUSY_THREAD_LEGACY;
     switch (c->api) {
     case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMSET_ASYNC: case CTS_API_LAUNCH: case CTS_API_LAUNCH_HOST_FUNC:
@@ -1101,6 +1159,12 @@ static void judge(struct cts_judge *j)
         break;
     case CTS_API_DEVICE_SYNCHRONIZE:
         cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_STREAM_END_CAPTURE: /* ends it from its thread; from another, only a Relaxed capture */
+        if (c->busy == CTS_BUSY_SAME || (c->busy == CTS_BUSY_THREAD_SAME && c->capture == CTS_CAPTURE_RELAXED))
+            cts_judge_add(j, "RT-CAPTURE-END", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        else if (c->busy == CTS_BUSY_THREAD_SAME)
+            cts_judge_add(j, "RT-CAPTURE-END-THREAD", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
         break;
     case CTS_API_STREAM_WAIT_EVENT:
         if (on_capturing(c))
