@@ -119,11 +119,11 @@ cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigne
  * non-blocking capturing stream, from the placements lent_stream_places or
  * (a call that takes no stream) plain_places.  Its effect, where the call
  * moves bytes (a copy or a memset), is read from three sample bytes of its
- * destination (first, middle, last), set as the engine sets them. */
-static const struct cts_family *const lenders[] = {
-    &cts_family_memcpy, &cts_family_copy,    &cts_family_memset, &cts_family_alloc,
-    &cts_family_stream, &cts_family_managed, &cts_family_trigger,
-};
+ * destination (first, middle, last), set as the engine sets them.  The
+ * lending families are every family the engine measures (cts_families, in
+ * their order; not those that measure their own cases, this one and the
+ * overlap family): a new family's calls join the capture axis with no edit
+ * here. */
 static const enum cts_busy lent_stream_places[] = {CTS_BUSY_SAME, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY,
                                                    CTS_BUSY_THREAD_SAME};
 static const enum cts_op lent_capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
@@ -156,7 +156,7 @@ static int lendable(const struct cts_case *x)
 {
     enum cts_mem src, dst;
     if (x->writes || x->with || x->capture != CTS_CAPTURE_NONE || x->kind == CTS_KIND_DEFAULT ||
-        x->api == CTS_API_STREAM_BEGIN_CAPTURE || x->api == CTS_API_STREAM_END_CAPTURE ||
+        x->api == CTS_API_FAULT || x->api == CTS_API_STREAM_BEGIN_CAPTURE || x->api == CTS_API_STREAM_END_CAPTURE ||
         (x->size_idx >= 0 && x->size > LEND_BYTES))
         return 0;
     if (own_call(x->api) && (x->dir == CTS_DIR_NONE || x->dir == CTS_DIR_D2D) &&
@@ -166,10 +166,14 @@ static int lendable(const struct cts_case *x)
     return lendable_memory(src) && lendable_memory(dst);
 }
 
+static int same_variant(const struct cts_case *a, const struct cts_case *b)
+{
+    return a->variant == b->variant || (a->variant && b->variant && !strcmp(a->variant, b->variant));
+}
+
 static int same_key(const struct cts_case *a, const struct cts_case *b)
 {
-    return a->family == b->family && a->api == b->api && a->dir == b->dir && a->mem == b->mem &&
-           (a->variant == b->variant || (a->variant && b->variant && !strcmp(a->variant, b->variant)));
+    return a->family == b->family && a->api == b->api && a->dir == b->dir && a->mem == b->mem && same_variant(a, b);
 }
 
 /* The representatives, chosen once from the lending families' tables. */
@@ -178,8 +182,11 @@ static void lend(void)
     if (lent.made)
         return;
     lent.made = 1;
-    for (size_t l = 0; l < N_OF(lenders); l++) {
-        size_t n = lenders[l]->generate(NULL, 0);
+    for (size_t l = 0; l < cts_family_count; l++) {
+        const struct cts_family *lender = cts_families[l];
+        if (lender->measure)
+            continue;
+        size_t n = lender->generate(NULL, 0);
         struct cts_case *all = calloc(n ? n : 1, sizeof *all);
         struct cts_case *grown = realloc(lent.v, (lent.n + n + 1) * sizeof *lent.v);
         if (!all || !grown) { /* the table is then short; `list` shows it */
@@ -189,7 +196,7 @@ static void lend(void)
             return;
         }
         lent.v = grown;
-        n = lenders[l]->generate(all, n);
+        n = lender->generate(all, n);
         for (size_t i = 0; i < n; i++) {
             if (!lendable(&all[i]))
                 continue;
@@ -212,7 +219,7 @@ static const struct cts_case *lent_of(const struct cts_case *c)
     for (size_t k = 0; k < lent.n; k++) {
         const struct cts_case *x = &lent.v[k];
         if (x->api == c->api && x->dir == c->dir && x->mem == c->mem && x->size_idx == c->size_idx &&
-            x->kind == c->kind && (x->variant == c->variant || (x->variant && c->variant && !strcmp(x->variant, c->variant))))
+            x->kind == c->kind && same_variant(x, c))
             return x;
     }
     return NULL;
@@ -351,7 +358,8 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
     case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, set_flag, NULL);
     case CTS_API_EVENT_RECORD: return cudaEventRecord(f.fresh, s);
     case CTS_API_STREAM_WAIT_EVENT:
-        return cudaStreamWaitEvent(s, f.done, f.c && f.c->variant && !strcmp(f.c->variant, EXTERNAL) ? cudaEventWaitExternal : 0);
+        return cudaStreamWaitEvent(s, f.done,
+                                   f.c && f.c->variant && !strcmp(f.c->variant, EXTERNAL) ? cudaEventWaitExternal : 0);
     case CTS_API_STREAM_BEGIN_CAPTURE: return cudaStreamBeginCapture(s, capture_modes[f.c->capture]);
     case CTS_API_STREAM_END_CAPTURE: return cudaStreamEndCapture(s, &f.ended);
     case CTS_API_STREAM_QUERY: return cudaStreamQuery(s);
@@ -672,8 +680,8 @@ static int setup(void)
 static int lent_moves(void)
 {
     const struct cts_family *l = f.lc.family;
-    return (l == &cts_family_memcpy || l == &cts_family_copy || l == &cts_family_memset) && lent_kind(1) != CTS_MEM_NONE &&
-           f.lc.size_idx >= 0;
+    return (l == &cts_family_memcpy || l == &cts_family_copy || l == &cts_family_memset) &&
+           lent_kind(1) != CTS_MEM_NONE && f.lc.size_idx >= 0;
 }
 
 static void lent_offsets(size_t off[3])

@@ -447,7 +447,8 @@ void cts_diff_render_md(const struct diff_doc *d, FILE *f)
                 while (end < cmp->n && cmp->v[end].group == ch->group)
                     end++;
                 fprintf(f, "\n### %s (%zu)\n\nCounted by call (every id: `--format csv`).\n\n| call | cases |\n"
-                           "|---|---:|\n", group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group]);
+                           "|---|---:|\n",
+                        group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group]);
                 for (size_t j; i < end; i = j) {
                     j = call_run(cmp->v, i, end);
                     fprintf(f, "| `%.*s` | %zu |\n", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i);

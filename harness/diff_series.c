@@ -4,11 +4,12 @@
  * matrix, by id, its outcome in each matrix (as diff shows a case; "absent"
  * where the matrix lacks it), and "changed at": each matrix whose outcome
  * differs from the one before.  A case absent from some matrices and the
- * same wherever present is counted, not listed (the suite's coverage grew).  A matrix is named by the one environment row
- * that differs along the series, apart from the suite revision, the date and
- * the counts ("runtime 12.8"), where there is exactly one and its values are
- * all different; else by its letter.  Built from diff.c's summaries, one
- * merge of the id-sorted matrices; rendered as text, Markdown or CSV. */
+ * same wherever present is counted, not listed (the suite's coverage grew).
+ * A matrix is named by the one environment row that differs along the
+ * series, apart from the suite revision, the date and the counts ("runtime
+ * 12.8"), where there is exactly one and its values are all different; else
+ * by its letter.  Built from diff.c's summaries, one merge of the id-sorted
+ * matrices; rendered as text, Markdown or CSV. */
 #define _GNU_SOURCE
 #include "diff_int.h"
 
