@@ -60,6 +60,20 @@ static const enum cts_api plain_calls[] = {
  * complete, before the capture began). */
 #define CAPTURED "captured"
 static const enum cts_api event_calls[] = {CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE};
+/* Variant "external": cudaStreamWaitEvent with cudaEventWaitExternal, for an
+ * event recorded (and complete) before the capture began. */
+#define EXTERNAL "external"
+/* The capture calls themselves, made while a capture runs: cudaStreamBeginCapture
+ * (in the capture's mode) and cudaStreamEndCapture, on the capturing stream,
+ * a non-blocking stream of the capturing thread, its legacy stream, and the
+ * capturing stream from the second thread.  A second capture begun on the
+ * non-blocking stream is ended by the capturing thread right after the call;
+ * a graph that cudaStreamEndCapture returned is destroyed after the
+ * repetition.  Neither is warmed up (the harness begins and ends a capture
+ * every repetition). */
+static const enum cts_api capture_calls[] = {CTS_API_STREAM_BEGIN_CAPTURE, CTS_API_STREAM_END_CAPTURE};
+static const enum cts_busy capture_call_places[] = {CTS_BUSY_SAME, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY,
+                                                    CTS_BUSY_THREAD_SAME};
 static const enum cts_busy stream_places[] = {
     CTS_BUSY_SAME, CTS_BUSY_BLOCKING, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY, CTS_BUSY_PERTHREAD,
     CTS_BUSY_THREAD_SAME, CTS_BUSY_THREAD_LEGACY, CTS_BUSY_THREAD_PERTHREAD,
@@ -87,6 +101,130 @@ cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigne
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
+/* ---- lent calls: every other call of the catalogue, as its own family makes it ----
+ *
+ * Beside the calls above (made here, on the family's own 1 MiB buffers),
+ * each call of the other families is made through that family's own
+ * prepare / issue / cleanup, one representative case a call and memory: for
+ * each (family, call, variant, direction, memory kind) of the family's
+ * table, the case whose size is the largest up to 1 MiB, its explicit copy
+ * kind; device, pinned and pageable memory only (the family's own memory, a
+ * symbol or an array, too).  Calls this family makes itself are lent only
+ * with another memory (a pinned or pageable host side); cudaStreamBeginCapture
+ * and cudaStreamEndCapture are not lent (the stream family's hooks begin and
+ * end captures of their own).  A lent case carries its representative's
+ * direction, memory, size and kind in its id
+ * (memcpy2d_async.capture_global.by_global.h2d.pinned.1MiB.explicit.op_blocking.busy_same)
+ * and is made in the capture's own mode (by = capture), on a blocking or a
+ * non-blocking capturing stream, from the placements lent_stream_places or
+ * (a call that takes no stream) plain_places.  Its effect, where the call
+ * moves bytes (a copy or a memset), is read from three sample bytes of its
+ * destination (first, middle, last), set as the engine sets them.  The
+ * lending families are every family the engine measures (cts_families, in
+ * their order; not those that measure their own cases, this one and the
+ * overlap family): a new family's calls join the capture axis with no edit
+ * here. */
+static const enum cts_busy lent_stream_places[] = {CTS_BUSY_SAME, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY,
+                                                   CTS_BUSY_THREAD_SAME};
+static const enum cts_op lent_capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
+#define LEND_BYTES ((size_t)1 << 20)
+
+static struct {
+    struct cts_case *v; /* the representatives, each of its own family */
+    size_t n;
+    int made;
+} lent;
+
+static int own_call(enum cts_api api)
+{
+    for (size_t i = 0; i < N_OF(stream_calls); i++)
+        if (stream_calls[i] == api)
+            return 1;
+    for (size_t i = 0; i < N_OF(plain_calls); i++)
+        if (plain_calls[i] == api)
+            return 1;
+    return 0;
+}
+
+static int lendable_memory(enum cts_mem m)
+{
+    return m == CTS_MEM_NONE || m == CTS_MEM_OWN || m == CTS_MEM_DEVICE || m == CTS_MEM_PINNED ||
+           m == CTS_MEM_PAGEABLE;
+}
+
+static int lendable(const struct cts_case *x)
+{
+    enum cts_mem src, dst;
+    if (x->writes || x->with || x->capture != CTS_CAPTURE_NONE || x->kind == CTS_KIND_DEFAULT ||
+        x->api == CTS_API_FAULT || x->api == CTS_API_STREAM_BEGIN_CAPTURE || x->api == CTS_API_STREAM_END_CAPTURE ||
+        (x->size_idx >= 0 && x->size > LEND_BYTES))
+        return 0;
+    if (own_call(x->api) && (x->dir == CTS_DIR_NONE || x->dir == CTS_DIR_D2D) &&
+        (x->mem == CTS_MEM_NONE || x->mem == CTS_MEM_DEVICE))
+        return 0; /* made here already */
+    x->family->buffers(x, &src, &dst);
+    return lendable_memory(src) && lendable_memory(dst);
+}
+
+static int same_variant(const struct cts_case *a, const struct cts_case *b)
+{
+    return a->variant == b->variant || (a->variant && b->variant && !strcmp(a->variant, b->variant));
+}
+
+static int same_key(const struct cts_case *a, const struct cts_case *b)
+{
+    return a->family == b->family && a->api == b->api && a->dir == b->dir && a->mem == b->mem && same_variant(a, b);
+}
+
+/* The representatives, chosen once from the lending families' tables. */
+static void lend(void)
+{
+    if (lent.made)
+        return;
+    lent.made = 1;
+    for (size_t l = 0; l < cts_family_count; l++) {
+        const struct cts_family *lender = cts_families[l];
+        if (lender->measure)
+            continue;
+        size_t n = lender->generate(NULL, 0);
+        struct cts_case *all = calloc(n ? n : 1, sizeof *all);
+        struct cts_case *grown = realloc(lent.v, (lent.n + n + 1) * sizeof *lent.v);
+        if (!all || !grown) { /* the table is then short; `list` shows it */
+            free(all);
+            if (grown)
+                lent.v = grown;
+            return;
+        }
+        lent.v = grown;
+        n = lender->generate(all, n);
+        for (size_t i = 0; i < n; i++) {
+            if (!lendable(&all[i]))
+                continue;
+            size_t k = 0;
+            while (k < lent.n && !same_key(&lent.v[k], &all[i]))
+                k++;
+            if (k == lent.n)
+                lent.v[lent.n++] = all[i];
+            else if (all[i].size_idx >= 0 && all[i].size > lent.v[k].size)
+                lent.v[k] = all[i];
+        }
+        free(all);
+    }
+}
+
+/* The representative a lent case was made from; NULL for this family's own calls. */
+static const struct cts_case *lent_of(const struct cts_case *c)
+{
+    lend();
+    for (size_t k = 0; k < lent.n; k++) {
+        const struct cts_case *x = &lent.v[k];
+        if (x->api == c->api && x->dir == c->dir && x->mem == c->mem && x->size_idx == c->size_idx &&
+            x->kind == c->kind && same_variant(x, c))
+            return x;
+    }
+    return NULL;
+}
+
 static size_t put(struct cts_case *out, size_t cap, size_t n, enum cts_api api, const char *variant,
                   enum cts_capture m, enum cts_capture by, enum cts_op op, enum cts_busy busy)
 {
@@ -102,10 +240,25 @@ static size_t put(struct cts_case *out, size_t cap, size_t n, enum cts_api api, 
     return n + 1;
 }
 
+/* A lent case: its representative's call, memory, size and kind; this family's placement. */
+static size_t put_lent(struct cts_case *out, size_t cap, size_t n, const struct cts_case *x, enum cts_capture m,
+                       enum cts_op op, enum cts_busy busy)
+{
+    if (out && n < cap) {
+        out[n] = *x;
+        out[n].family = &cts_family_capture;
+        out[n].op = op;
+        out[n].busy = busy;
+        out[n].capture = out[n].capture_by = m;
+        cts_case_make_id(&out[n]);
+    }
+    return n + 1;
+}
+
 static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
-    for (int m = CTS_CAPTURE_GLOBAL; m < CTS_CAPTURE_COUNT; m++)
+    for (int m = CTS_CAPTURE_GLOBAL; m < CTS_CAPTURE_COUNT; m++) {
         for (int by = CTS_CAPTURE_GLOBAL; by < CTS_CAPTURE_COUNT; by++)
             for (size_t o = 0; o < N_OF(capturing); o++) {
                 for (size_t a = 0; a < N_OF(stream_calls); a++)
@@ -117,9 +270,24 @@ static size_t generate(struct cts_case *out, size_t cap)
                 for (size_t a = 0; a < N_OF(event_calls); a++)
                     for (size_t p = 0; p < N_OF(plain_places); p++)
                         n = put(out, cap, n, event_calls[a], CAPTURED, m, by, capturing[o], plain_places[p]);
+                for (size_t p = 0; p < N_OF(stream_places); p++)
+                    n = put(out, cap, n, CTS_API_STREAM_WAIT_EVENT, EXTERNAL, m, by, capturing[o], stream_places[p]);
+                for (size_t a = 0; a < N_OF(capture_calls); a++)
+                    for (size_t p = 0; p < N_OF(capture_call_places); p++)
+                        n = put(out, cap, n, capture_calls[a], NULL, m, by, capturing[o], capture_call_places[p]);
                 for (size_t p = 0; p < N_OF(first_places); p++)
                     n = put(out, cap, n, CTS_API_LAUNCH, FIRST, m, by, capturing[o], first_places[p]);
             }
+        lend(); /* the lent calls, in the capture's own mode (each group contiguous) */
+        for (size_t o = 0; o < N_OF(lent_capturing); o++)
+            for (size_t k = 0; k < lent.n; k++) {
+                int takes = cts_api_takes_stream(lent.v[k].api);
+                const enum cts_busy *places = takes ? lent_stream_places : plain_places;
+                size_t np = takes ? N_OF(lent_stream_places) : N_OF(plain_places);
+                for (size_t p = 0; p < np; p++)
+                    n = put_lent(out, cap, n, &lent.v[k], m, lent_capturing[o], places[p]);
+            }
+    }
     return n;
 }
 
@@ -145,10 +313,15 @@ static struct {
     void *pooled;             /* what cudaFreeAsync frees */
     void *made, *made_host, *made_pooled; /* what the call allocated: freed after the capture */
     CUmodule module;          /* what cuModuleLoadData loaded: unloaded after the capture */
+    cudaGraph_t ended;        /* what cudaStreamEndCapture returned: destroyed after the capture */
     void *image;              /* the module image, in malloc'ed (aligned) memory */
     unsigned int *word;       /* what a first-launched kernel stores into */
     int fresh_kernel;         /* the kernel a "first" case launches (-1: none left) */
     const struct cts_case *c; /* the case being measured */
+    const struct cts_case *lent; /* its representative, where the call is lent (else NULL) */
+    struct cts_case lc;          /* ... the call as its own family makes it (its op stream) */
+    struct cts_scratch scratch;  /* ... what that family's prepare() keeps for the call */
+    void *lbuf[CTS_MEM_COUNT][2]; /* ... its memory: device, pinned, pageable; LEND_BYTES each */
     int registered;
     pthread_t worker;
 } f;
@@ -159,6 +332,11 @@ static void CUDART_CB set_flag(void *arg)
     (void)arg;
     host_flag = 1;
 }
+
+/* enum cts_capture as cudaStreamCaptureMode (NONE: unused). */
+static const enum cudaStreamCaptureMode capture_modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeGlobal,
+                                                           cudaStreamCaptureModeThreadLocal,
+                                                           cudaStreamCaptureModeRelaxed};
 
 /* The call under test, on stream s (ignored where it takes none). */
 static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
@@ -179,7 +357,11 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
     }
     case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, set_flag, NULL);
     case CTS_API_EVENT_RECORD: return cudaEventRecord(f.fresh, s);
-    case CTS_API_STREAM_WAIT_EVENT: return cudaStreamWaitEvent(s, f.done, 0);
+    case CTS_API_STREAM_WAIT_EVENT:
+        return cudaStreamWaitEvent(s, f.done,
+                                   f.c && f.c->variant && !strcmp(f.c->variant, EXTERNAL) ? cudaEventWaitExternal : 0);
+    case CTS_API_STREAM_BEGIN_CAPTURE: return cudaStreamBeginCapture(s, capture_modes[f.c->capture]);
+    case CTS_API_STREAM_END_CAPTURE: return cudaStreamEndCapture(s, &f.ended);
     case CTS_API_STREAM_QUERY: return cudaStreamQuery(s);
     case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(s);
     case CTS_API_MALLOC_ASYNC: return cudaMallocAsync(&f.made_pooled, 4096, s);
@@ -209,22 +391,6 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
             return err;
         return cudaMemPoolSetAttribute(f.pool, cudaMemPoolAttrReleaseThreshold, &keep);
     }
-#if CUDART_VERSION >= 12080
-    case CTS_API_MEMCPY_BATCH_ASYNC: { /* one copy, source access order "stream" (as copy.c's) */
-        void *dsts[1] = {f.dst};
-        const void *srcs[1] = {f.src};
-        size_t sizes[1] = {BYTES}, idx[1] = {0};
-        struct cudaMemcpyAttributes attr;
-        memset(&attr, 0, sizeof attr);
-        attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-#if CUDART_VERSION >= 13000
-        return cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &attr, idx, 1, s);
-#else
-        size_t fail = 0;
-        return cudaMemcpyBatchAsync(dsts, (void **)srcs, sizes, 1, &attr, idx, 1, &fail, s);
-#endif
-    }
-#endif
     case CTS_API_DEVICE_SYNCHRONIZE: return cudaDeviceSynchronize();
     case CTS_API_MALLOC: return cudaMalloc(&f.made, 4096);
     case CTS_API_FREE:
@@ -246,28 +412,68 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
     }
 }
 
+/* A side's memory kind (0 source, 1 destination) of the lent call, and its buffer. */
+static enum cts_mem lent_kind(int side)
+{
+    enum cts_mem src, dst;
+    f.lc.family->buffers(&f.lc, &src, &dst);
+    return side ? dst : src;
+}
+
+static void *lent_buffer(int side)
+{
+    enum cts_mem m = lent_kind(side);
+    return m >= 0 ? f.lbuf[m][side] : NULL;
+}
+
+/* A call as its own family (lc->family) makes it, by the name of the error it returned. */
+static const char *family_call(const struct cts_case *lc, void *dst, const void *src, cudaStream_t s)
+{
+    struct cts_call call = {.dst = dst, .src = src, .value = SET_BYTE, .stream = s, .scratch = &f.scratch};
+    const char *e = NULL;
+    if (!lc->family->issue(lc, &call, &e))
+        return "cudaSuccess";
+    return e ? e : "cudaErrorUnknown";
+}
+
+/* This family's cudaMemcpyBatchAsync: one 1 MiB copy between its device
+ * buffers, source access order "stream", as the copy family makes it. */
+static const struct cts_case batch = {.family = &cts_family_copy, .api = CTS_API_MEMCPY_BATCH_ASYNC,
+                                      .variant = "stream", .dir = CTS_DIR_D2D, .mem = CTS_MEM_DEVICE,
+                                      .size_idx = -1, .size = BYTES, .kind = CTS_KIND_NONE};
+
+/* The call under test on stream s, by the name of the error it returned
+ * ("cudaSuccess"): this family's own, or the lent one through its family. */
+static const char *issue(const struct cts_case *c, cudaStream_t s)
+{
+    if (c && f.lent && c == f.c)
+        return family_call(&f.lc, lent_buffer(1), lent_buffer(0), s);
+    if (c->api == CTS_API_MEMCPY_BATCH_ASYNC)
+        return family_call(&batch, f.dst, f.src, s);
+    cudaError_t rc = issue_call(c->api, s);
+    return rc == cudaSuccess ? "cudaSuccess"
+           : c->api == CTS_API_CU_MODULE_LOAD_DATA ? cts_driver_error_name((CUresult)rc) : cudaGetErrorName(rc);
+}
+
 /* The call as a thread makes it: in its own interaction mode `by`, restored
  * after; the thread's last error cleared first (a launch reads it). */
-static cudaError_t call_in_mode(enum cts_api api, enum cts_capture by, cudaStream_t s, double *us)
+static const char *call_in_mode(const struct cts_case *c, enum cts_capture by, cudaStream_t s, double *us)
 {
-    static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeGlobal,
-                                                       cudaStreamCaptureModeThreadLocal,
-                                                       cudaStreamCaptureModeRelaxed};
-    enum cudaStreamCaptureMode m = modes[by], back;
+    enum cudaStreamCaptureMode m = capture_modes[by], back;
     (void)cudaGetLastError();
     cudaError_t err = cudaThreadExchangeStreamCaptureMode(&m);
     if (err != cudaSuccess)
-        return err;
+        return cudaGetErrorName(err);
     back = m;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    cudaError_t rc = issue_call(api, s);
+    const char *rc = issue(c, s);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
     (void)cudaGetLastError(); /* the call's error is its result, not the thread's to carry */
     m = back;
     err = cudaThreadExchangeStreamCaptureMode(&m);
-    return err != cudaSuccess && rc == cudaSuccess ? cudaErrorUnknown : rc;
+    return err != cudaSuccess && !strcmp(rc, "cudaSuccess") ? "cudaErrorUnknown" : rc;
 }
 
 /* ---- the second thread: one job at a time ------------------------------- */
@@ -276,11 +482,11 @@ static struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int pending, done;
-    enum cts_api api;
+    const struct cts_case *c;
     enum cts_capture by;
     cudaStream_t s; /* NULL: its own per-thread default stream... as the job says */
     enum cts_busy where;
-    cudaError_t rc;
+    const char *rc;
     double us;
 } job = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
@@ -298,7 +504,7 @@ static void *worker(void *arg)
                          : job.where == CTS_BUSY_THREAD_PERTHREAD ? cudaStreamPerThread
                                                                   : job.s;
         double us = 0;
-        cudaError_t rc = call_in_mode(job.api, job.by, s, &us);
+        const char *rc = call_in_mode(job.c, job.by, s, &us);
         pthread_mutex_lock(&job.mu);
         job.rc = rc;
         job.us = us;
@@ -310,15 +516,15 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static cudaError_t in_worker(enum cts_api api, enum cts_capture by, cudaStream_t cap, enum cts_busy where,
+static const char *in_worker(const struct cts_case *c, enum cts_capture by, cudaStream_t cap, enum cts_busy where,
                              double *us)
 {
     pthread_mutex_lock(&job.mu);
-    job.api = api, job.by = by, job.s = cap, job.where = where, job.done = 0, job.pending = 1;
+    job.c = c, job.by = by, job.s = cap, job.where = where, job.done = 0, job.pending = 1;
     pthread_cond_broadcast(&job.cv);
     while (!job.done)
         pthread_cond_wait(&job.cv, &job.mu);
-    cudaError_t rc = job.rc;
+    const char *rc = job.rc;
     *us = job.us;
     pthread_mutex_unlock(&job.mu);
     return rc;
@@ -336,9 +542,12 @@ static cudaError_t in_worker(enum cts_api api, enum cts_capture by, cudaStream_t
 
 /* What every repetition starts from: the destination cleared, the flag down,
  * what cudaFree and cudaFreeAsync free there, the device idle. */
+static int lent_samples(void);
 static int reset(void)
 {
     host_flag = 0;
+    if (f.lent && lent_samples())
+        return -1;
     SETUP(cudaMemsetAsync(f.dst, 0, BYTES, f.quiet));
     SETUP(cudaMemsetAsync(f.word, 0, sizeof *f.word, f.quiet));
     if (!f.spare)
@@ -368,6 +577,11 @@ static int undo(void)
             return -1;
         }
     }
+    if (f.ended) {
+        cudaGraph_t g = f.ended;
+        f.ended = NULL;
+        SETUP(cudaGraphDestroy(g));
+    }
     f.made = f.made_host = f.made_pooled = NULL;
     f.registered = 0;
     SETUP(cudaDeviceSynchronize());
@@ -385,15 +599,16 @@ static int warm_up(void)
             (api == CTS_API_CU_MODULE_LOAD_DATA && cts_need_driver("cuModuleLoadData", why, sizeof why)))
             continue; /* its cases are NOTSUPP (needs) */
         f.asked = f.done;
+        struct cts_case w = {.api = api};
         for (int t = 0; t < 2; t++) {
             double us;
             if (reset())
                 return -1;
-            cudaError_t rc = t ? in_worker(api, CTS_CAPTURE_GLOBAL, f.sib_nonblocking, CTS_BUSY_THREAD_SAME, &us)
-                               : call_in_mode(api, CTS_CAPTURE_GLOBAL, f.sib_nonblocking, &us);
-            if (rc != cudaSuccess) {
+            const char *rc = t ? in_worker(&w, CTS_CAPTURE_GLOBAL, f.sib_nonblocking, CTS_BUSY_THREAD_SAME, &us)
+                               : call_in_mode(&w, CTS_CAPTURE_GLOBAL, f.sib_nonblocking, &us);
+            if (strcmp(rc, "cudaSuccess")) {
                 snprintf(f.why, sizeof f.why, "harness: warming up %s (thread %d) returned %s",
-                         cts_api_function(api), t + 1, cudaGetErrorName(rc));
+                         cts_api_function(api), t + 1, rc);
                 return -1;
             }
             if (undo())
@@ -436,6 +651,15 @@ static int setup(void)
     SETUP(cudaEventRecord(f.done, f.quiet));
     SETUP(cudaDeviceGetDefaultMemPool(&f.pool, f.device));
     SETUP(cudaDeviceSynchronize());
+    for (int side = 0; side < 2; side++) {
+        SETUP(cudaMalloc(&f.lbuf[CTS_MEM_DEVICE][side], LEND_BYTES));
+        SETUP(cudaMallocHost(&f.lbuf[CTS_MEM_PINNED][side], LEND_BYTES));
+        if (!(f.lbuf[CTS_MEM_PAGEABLE][side] = malloc(LEND_BYTES))) {
+            snprintf(f.why, sizeof f.why, "harness: setting up the capture family: out of host memory");
+            return -1;
+        }
+        memset(f.lbuf[CTS_MEM_PAGEABLE][side], 0, LEND_BYTES);
+    }
     if (!(f.host = aligned_alloc(4096, 1 << 16))) {
         snprintf(f.why, sizeof f.why, "harness: setting up the capture family: out of host memory");
         return -1;
@@ -450,12 +674,89 @@ static int setup(void)
     return 0;
 }
 
+/* ---- a lent call's sample bytes (the device idle) ------------------------- */
+
+/* Does the lent call move bytes (a copy or a memset into a destination)? */
+static int lent_moves(void)
+{
+    const struct cts_family *l = f.lc.family;
+    return (l == &cts_family_memcpy || l == &cts_family_copy || l == &cts_family_memset) &&
+           lent_kind(1) != CTS_MEM_NONE && f.lc.size_idx >= 0;
+}
+
+static void lent_offsets(size_t off[3])
+{
+    off[0] = 0, off[1] = f.lc.size / 2, off[2] = f.lc.size - 1;
+}
+
+/* A sample byte of a side: set (set != 0, to *v) or read (into *v). */
+static int lent_byte(int side, size_t off, unsigned char *v, int set)
+{
+    enum cts_mem m = lent_kind(side);
+    const char *e = NULL;
+    if (m == CTS_MEM_OWN) {
+        int rc = set ? f.lc.family->poke(&f.lc, side, off, *v, &e) : f.lc.family->peek(&f.lc, side, off, v, &e);
+        if (rc)
+            snprintf(f.why, sizeof f.why, "harness: the %s family's %s returned %s", f.lc.family->name,
+                     set ? "poke" : "peek", e ? e : "an error");
+        return rc ? -1 : 0;
+    }
+    unsigned char *p = (unsigned char *)lent_buffer(side) + off;
+    if (m == CTS_MEM_DEVICE)
+        SETUP(set ? cudaMemcpy(p, v, 1, cudaMemcpyHostToDevice) : cudaMemcpy(v, p, 1, cudaMemcpyDeviceToHost));
+    else if (set)
+        *p = *v;
+    else
+        *v = *p;
+    return 0;
+}
+
+/* Before the call (and before the graph's launch): the source's samples
+ * SRC_BYTE, the destination's cleared. */
+static int lent_samples(void)
+{
+    if (!lent_moves())
+        return 0;
+    size_t off[3];
+    lent_offsets(off);
+    SETUP(cudaDeviceSynchronize());
+    for (int i = 0; i < 3; i++) {
+        unsigned char src = SRC_BYTE, clear = 0;
+        if ((lent_kind(0) != CTS_MEM_NONE && lent_byte(0, off[i], &src, 1)) || lent_byte(1, off[i], &clear, 1))
+            return -1;
+    }
+    return 0;
+}
+
+/* The lent call's effect: its destination's samples, the source's byte
+ * (a copy) or the memset's (SET_BYTE), all 2, some 1, none 0; -1 none to see. */
+static int lent_effect(int *out)
+{
+    *out = -1;
+    if (!lent_moves())
+        return 0;
+    size_t off[3];
+    lent_offsets(off);
+    unsigned char want = lent_kind(0) != CTS_MEM_NONE ? SRC_BYTE : SET_BYTE;
+    int seen = 0;
+    for (int i = 0; i < 3; i++) {
+        unsigned char b = 0;
+        if (lent_byte(1, off[i], &b, 0))
+            return -1;
+        seen += b == want;
+    }
+    *out = seen == 3 ? 2 : seen ? 1 : 0;
+    return 0;
+}
+
 /* The operation's effect (the device idle): 2 whole, 1 in part, 0 none; -1
  * for a call that has none to see. */
 static int effect(enum cts_api api, int *out)
 {
     unsigned char want, b[2];
     *out = -1;
+    if (f.lent)
+        return lent_effect(out);
     switch (api) {
     case CTS_API_LAUNCH_HOST_FUNC: *out = host_flag ? 2 : 0; return 0;
     case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY: case CTS_API_MEMCPY_BATCH_ASYNC: want = SRC_BYTE; break;
@@ -498,7 +799,7 @@ static int graph_facts(enum cts_api api, cudaGraph_t g, struct cts_capture_obs *
     int seen;
     if (effect(api, &seen))
         return -1;
-    if (!n || seen < 0)
+    if (!n || (seen < 0 && !f.lent)) /* a lent call's graph is launched anyway: what it allocated then exists */
         return 0;
     if (reset())
         return -1;
@@ -526,73 +827,168 @@ static int from_worker(enum cts_busy b)
     return b == CTS_BUSY_THREAD_SAME || b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD;
 }
 
-/* One repetition; -1 with r BROKEN where the harness failed. */
-static int one_rep(const struct cts_case *c, struct cts_rep *r)
+/* ---- one repetition ---------------------------------------------------------- */
+
+/* A lent call's set-up, before its capture begins: its family's prepare(),
+ * then before() on the stream the call will be given. */
+static int lent_begin(const struct cts_case *c, cudaStream_t cap)
 {
-    static const enum cudaStreamCaptureMode modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeGlobal,
-                                                       cudaStreamCaptureModeThreadLocal,
-                                                       cudaStreamCaptureModeRelaxed};
-    struct cts_capture_obs *o = &r->cap;
-    cudaStream_t cap = NULL;
-    cudaGraph_t g = NULL;
-    enum cudaStreamCaptureStatus st;
-    int own = c->op != CTS_OP_PERTHREAD; /* a stream made for the repetition */
-    f.c = c;
-    f.fresh_kernel = c->variant && !strcmp(c->variant, FIRST) ? cts_fresh_take() : -1;
-    if (reset())
-        goto broken;
+    const char *e = NULL;
+    const struct cts_family *l = f.lc.family;
+    if (l->prepare && l->prepare(&f.lc, &f.scratch, &e)) {
+        snprintf(f.why, sizeof f.why, "harness: the %s family's prepare returned %s", l->name, e ? e : "an error");
+        return -1;
+    }
+    if (l->before && l->before(&f.lc, &f.scratch, place(c, cap), &e)) {
+        snprintf(f.why, sizeof f.why, "harness: the %s family's before returned %s", l->name, e ? e : "an error");
+        return -1;
+    }
+    return 0;
+}
+
+/* ... and its clean-up once the capture ended and its graph was launched:
+ * after(), cleanup().  A clean-up that checks the call's work (a launch's
+ * store, a limit set) fails where that work never ran: the harness broke only
+ * where the call was captured or ran. */
+static int lent_end(const struct cts_case *c, cudaStream_t cap, enum cts_cap_outcome outcome)
+{
+    const char *e = NULL;
+    const struct cts_family *l = f.lc.family;
+    int rc = l->after ? l->after(&f.lc, &f.scratch, place(c, cap), &e) : 0;
+    if (!rc && l->cleanup)
+        rc = l->cleanup(&f.lc, &f.scratch, &e);
+    (void)cudaGetLastError();
+    if (rc && (outcome == CTS_CAP_GRAPH || outcome == CTS_CAP_RAN)) {
+        snprintf(f.why, sizeof f.why, "harness: the %s family's clean-up returned %s", l->name, e ? e : "an error");
+        return -1;
+    }
+    return 0;
+}
+
+/* Its first use, outside any capture, once a representative: no first use
+ * (a module, a pool, a pinned buffer) falls in a repetition. */
+static int lent_warm(const struct cts_case *c)
+{
+    static unsigned char warm[1024];
+    size_t k = (size_t)(f.lent - lent.v);
+    if (k < sizeof warm && warm[k])
+        return 0;
+    struct cts_case w = *c;
+    w.busy = CTS_BUSY_NONBLOCKING;
+    double us;
+    if (reset() || lent_begin(&w, f.sib_nonblocking))
+        return -1;
+    const char *rc = call_in_mode(c, CTS_CAPTURE_GLOBAL, cts_api_takes_stream(c->api) ? f.sib_nonblocking : NULL, &us);
+    SETUP(cudaDeviceSynchronize());
+    if (lent_end(&w, f.sib_nonblocking, CTS_CAP_RAN))
+        return -1;
+    if (strcmp(rc, "cudaSuccess")) {
+        snprintf(f.why, sizeof f.why, "harness: warming up %s outside any capture returned %s", c->id, rc);
+        return -1;
+    }
+    if (k < sizeof warm)
+        warm[k] = 1;
+    return 0;
+}
+
+/* The capturing stream, made for the repetition (or the per-thread default), and the call's own set-up. */
+static int begin(const struct cts_case *c, cudaStream_t *cap)
+{
     cudaError_t err = cudaSuccess;
-    if (own)
-        err = cudaStreamCreateWithFlags(&cap, c->op == CTS_OP_BLOCKING ? cudaStreamDefault : cudaStreamNonBlocking);
+    if (c->op != CTS_OP_PERTHREAD)
+        SETUP(cudaStreamCreateWithFlags(cap, c->op == CTS_OP_BLOCKING ? cudaStreamDefault : cudaStreamNonBlocking));
     else
-        cap = cudaStreamPerThread;
-    if (err == cudaSuccess)
-        err = cudaStreamBeginCapture(cap, modes[c->capture]);
+        *cap = cudaStreamPerThread;
+    if (f.lent && lent_begin(c, *cap))
+        return -1;
+    err = cudaStreamBeginCapture(*cap, capture_modes[c->capture]);
     f.asked = f.done;
     if (err == cudaSuccess && c->variant && !strcmp(c->variant, CAPTURED)) {
-        err = cudaEventRecord(f.fresh, cap); /* an event of the capture */
+        err = cudaEventRecord(f.fresh, *cap); /* an event of the capture */
         f.asked = f.fresh;
     }
     if (err != cudaSuccess) {
         snprintf(f.why, sizeof f.why, "harness: beginning the capture returned %s", cudaGetErrorName(err));
-        goto broken;
+        return -1;
     }
-    double us = 0;
-    cudaError_t rc = from_worker(c->busy) ? in_worker(c->api, c->capture_by, cap, c->busy, &us)
-                                          : call_in_mode(c->api, c->capture_by, place(c, cap), &us);
-    o->rc = rc == cudaSuccess ? "cudaSuccess"
-            : c->api == CTS_API_CU_MODULE_LOAD_DATA ? cts_driver_error_name((CUresult)rc) : cudaGetErrorName(rc);
-    r->call_us = us;
-    err = cudaStreamIsCapturing(cap, &st);
+    return 0;
+}
+
+/* Right after the call: the capture's status, cudaStreamEndCapture's result;
+ * then no capture may be left, the device drained. */
+static int end(cudaStream_t cap, struct cts_capture_obs *o, cudaGraph_t *g)
+{
+    enum cudaStreamCaptureStatus st;
+    cudaError_t err = cudaStreamIsCapturing(cap, &st);
     o->after = err != cudaSuccess ? CTS_CAPST_NA : st == cudaStreamCaptureStatusActive ? CTS_CAPST_ACTIVE
                : st == cudaStreamCaptureStatusInvalidated                               ? CTS_CAPST_INVALIDATED
                                                                                         : CTS_CAPST_NONE;
-    o->end = cudaGetErrorName(cudaStreamEndCapture(cap, &g));
+    o->end = cudaGetErrorName(cudaStreamEndCapture(cap, g));
     (void)cudaGetLastError();
     if ((err = cudaDeviceSynchronize()) != cudaSuccess || (err = cudaStreamIsCapturing(cap, &st)) != cudaSuccess ||
         st != cudaStreamCaptureStatusNone) {
         snprintf(f.why, sizeof f.why, "harness: after the capture ended, %s",
                  err != cudaSuccess ? cudaGetErrorName(err) : "the stream still captures");
-        goto broken;
+        return -1;
     }
+    return 0;
+}
+
+/* A second capture the call began on the non-blocking stream: ended by this
+ * (the capturing) thread, its graph destroyed in undo(). */
+static int end_second(void)
+{
+    enum cudaStreamCaptureStatus st;
+    SETUP(cudaStreamIsCapturing(f.sib_nonblocking, &st));
+    if (st == cudaStreamCaptureStatusNone)
+        return 0;
+    cudaError_t err = cudaStreamEndCapture(f.sib_nonblocking, &f.ended);
+    (void)cudaGetLastError();
+    if (st == cudaStreamCaptureStatusActive && err != cudaSuccess) {
+        snprintf(f.why, sizeof f.why, "harness: ending the second capture returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    return 0;
+}
+
+/* One repetition; -1 with r BROKEN where the harness failed. */
+static int one_rep(const struct cts_case *c, struct cts_rep *r)
+{
+    struct cts_capture_obs *o = &r->cap;
+    cudaStream_t cap = NULL;
+    cudaGraph_t g = NULL;
+    int own = c->op != CTS_OP_PERTHREAD; /* a stream made for the repetition */
+    cudaError_t err;
+    f.fresh_kernel = c->variant && !strcmp(c->variant, FIRST) ? cts_fresh_take() : -1;
+    memset(&f.scratch, 0, sizeof f.scratch);
+    if (reset() || begin(c, &cap))
+        goto broken;
+    double us = 0;
+    o->rc = from_worker(c->busy) ? in_worker(c, c->capture_by, cap, c->busy, &us)
+                                 : call_in_mode(c, c->capture_by, place(c, cap), &us);
+    r->call_us = us;
+    if (c->api == CTS_API_STREAM_BEGIN_CAPTURE && end_second())
+        goto broken;
+    if (end(cap, o, &g))
+        goto broken;
     o->eager = o->launched = -1;
     if (effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)))
         goto broken;
+    o->outcome = cts_capture_judge(o);
     if (o->node_count > 0)
         f.made_pooled = NULL; /* the graph's allocation: it exists only while a launch runs */
-    if (undo())
+    if ((f.lent && lent_end(c, cap, o->outcome)) || undo())
         goto broken;
-    if (g && (err = cudaGraphDestroy(g)) != cudaSuccess) {
-        g = NULL;
-        snprintf(f.why, sizeof f.why, "harness: cudaGraphDestroy returned %s", cudaGetErrorName(err));
-        goto broken;
-    }
+    err = g ? cudaGraphDestroy(g) : cudaSuccess;
     g = NULL;
-    if (own && (err = cudaStreamDestroy(cap)) != cudaSuccess) {
-        snprintf(f.why, sizeof f.why, "harness: cudaStreamDestroy returned %s", cudaGetErrorName(err));
-        return -1;
+    if (err == cudaSuccess && own)
+        err = cudaStreamDestroy(cap);
+    cap = NULL;
+    if (err != cudaSuccess) {
+        snprintf(f.why, sizeof f.why, "harness: destroying the graph or the capturing stream returned %s",
+                 cudaGetErrorName(err));
+        goto broken;
     }
-    o->outcome = cts_capture_judge(o);
     return 0;
 broken:
     (void)cudaGetLastError();
@@ -615,6 +1011,19 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     }
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
+    f.c = c;
+    if ((f.lent = lent_of(c))) {
+        f.lc = *f.lent; /* the call as its family makes it, given the stream of this placement */
+        if (cts_api_takes_stream(c->api))
+            f.lc.op = c->busy == CTS_BUSY_NONBLOCKING ? CTS_OP_NONBLOCKING
+                      : c->busy == CTS_BUSY_LEGACY    ? CTS_OP_LEGACY
+                                                      : c->op;
+        if (lent_warm(c)) {
+            res->status = CTS_BROKEN;
+            snprintf(res->reason, sizeof res->reason, "%s", f.why);
+            return;
+        }
+    }
     for (int i = 0; i < repeat; i++) {
         struct cts_rep *r = &res->reps[i];
         memset(r, 0, sizeof *r);
@@ -656,6 +1065,13 @@ static const struct cts_clause clauses[] = {
      "Note that, if this is called on cudaStreamLegacy (the \"null stream\") while a blocking stream on the "
      "same device is capturing, it will return cudaErrorStreamCaptureImplicit and *pCaptureStatus is "
      "unspecified after the call. The blocking stream capture is not invalidated.", RT_STREAM, NULL},
+    {"RT-CAPTURE-END", "Runtime API, Stream Management, cudaStreamEndCapture",
+     "End capture on stream, returning the captured graph via pGraph. Capture must have been initiated on stream "
+     "via a call to cudaStreamBeginCapture. If capture was invalidated, due to a violation of the rules of stream "
+     "capture, then a NULL graph will be returned.", RT_STREAM, NULL},
+    {"RT-CAPTURE-END-THREAD", "Runtime API, Stream Management, cudaStreamEndCapture",
+     "If the mode argument to cudaStreamBeginCapture was not cudaStreamCaptureModeRelaxed, this call must be from "
+     "the same thread as cudaStreamBeginCapture.", RT_STREAM, NULL},
     {"PG-CAPTURE-SYNC", "CUDA Programming Guide, CUDA Graphs, Prohibited and Unhandled Operations",
      "It is invalid to synchronize or query the execution status of a stream which is being captured or a "
      "captured event, because they do not represent items scheduled for execution. It is also invalid to "
@@ -694,12 +1110,49 @@ static int malloc_prohibited(const struct cts_case *c)
  * stream is captured; what the guide calls invalid ends the capture (its
  * Invalidation rule); cudaMalloc follows the calling thread's mode.  The
  * rest (what is "potentially unsafe" beyond cudaMalloc) RECORDED. */
+/* A lent call: an operation it pushes into the capturing stream is captured,
+ * or refused (an unsupported API); cudaStreamAttachMemAsync is the guide's
+ * example of one refused.  A runtime synchronous copy or memset uses the
+ * legacy stream (the legacy build); the driver API's are not judged (which
+ * default stream its entry points use is not documented beside them). */
+static void lent_judge(struct cts_judge *j, const struct cts_case *x)
+{
+    const struct cts_case *c = j->c;
+    int blocking = c->op != CTS_OP_NONBLOCKING;
+    int legacy = c->busy == CTS_BUSY_LEGACY;
+    if (cts_api_takes_stream(c->api) && on_capturing(c)) {
+        if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC)
+            cts_judge_add(j, "PG-CAPTURE-UNSUPPORTED-API", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED_NOT);
+        else
+            cts_judge_add(j, "RT-CAPTURE-BEGIN", CTS_ABOUT_ACCEPTED_CAPTURED, CTS_PRED_GUARANTEED);
+    }
+    int moves = x->family == &cts_family_memcpy || x->family == &cts_family_copy || x->family == &cts_family_memset;
+    if (!cts_api_takes_stream(c->api) && moves && !strncmp(cts_api_function(c->api), "cuda", 4) && blocking &&
+        !j->o->per_thread)
+        cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+    struct cts_case on_legacy = *x; /* refused by its own documentation there (cudaMemcpyBatchAsync): unused */
+    on_legacy.op = CTS_OP_LEGACY;
+    const char *clause;
+    if (legacy && blocking && !(x->family->rejects && x->family->rejects(&on_legacy, &clause)))
+        cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+}
+
 static void judge(struct cts_judge *j)
 {
     const struct cts_case *c = j->c;
     int blocking = c->op != CTS_OP_NONBLOCKING; /* the per-thread default stream is not non-blocking */
+    const struct cts_case *x = lent_of(c);
+    if (x) {
+        lent_judge(j, x);
+        return;
+    }
     if (c->variant && !strcmp(c->variant, CAPTURED)) { /* a captured event, queried or waited for */
         cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        return;
+    }
+    if (c->variant && !strcmp(c->variant, EXTERNAL) && on_capturing(c)) { /* the flag the guide asks for */
+        cts_judge_add(j, "PG-CAPTURE-EXTERNAL-WAIT", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
+        cts_judge_add(j, "RT-CAPTURE-BEGIN", CTS_ABOUT_ACCEPTED_CAPTURED, CTS_PRED_GUARANTEED);
         return;
     }
     int legacy = c->busy == CTS_BUSY_LEGACY || c->busy == CTS_BUSY_THREAD_LEGACY;
@@ -714,6 +1167,12 @@ static void judge(struct cts_judge *j)
         break;
     case CTS_API_DEVICE_SYNCHRONIZE:
         cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        break;
+    case CTS_API_STREAM_END_CAPTURE: /* ends it from its thread; from another, only a Relaxed capture */
+        if (c->busy == CTS_BUSY_SAME || (c->busy == CTS_BUSY_THREAD_SAME && c->capture == CTS_CAPTURE_RELAXED))
+            cts_judge_add(j, "RT-CAPTURE-END", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        else if (c->busy == CTS_BUSY_THREAD_SAME)
+            cts_judge_add(j, "RT-CAPTURE-END-THREAD", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
         break;
     case CTS_API_STREAM_WAIT_EVENT:
         if (on_capturing(c))
@@ -748,6 +1207,9 @@ static void judge(struct cts_judge *j)
 
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
+    const struct cts_case *x = lent_of(c);
+    if (x && x->family->needs && x->family->needs(x, why, len))
+        return -1;
     if (c->api == CTS_API_CU_MODULE_LOAD_DATA &&
         (cts_need_driver("cuModuleLoadData", why, len) || cts_need_driver("cuModuleUnload", why, len)))
         return -1;

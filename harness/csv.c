@@ -15,7 +15,7 @@ static const char *const header[] = {
     "memory",      "size",           "kind",           "op_stream", "busy",     "status",
     "symbol",      "host",           "op_after",       "third_blocking", "third_nonblocking",
     "src",         "dst",            "idle_call_us",   "call_us_median", "conformance", "clauses",
-    "reason",      NULL};
+    "reason",      "capture",        "capture_by",     "capture_outcome", NULL}; /* later columns last */
 
 void cts_csv_text(FILE *f, const char *s)
 {
@@ -112,6 +112,12 @@ static int put_case(FILE *f, const char *id, const json_t *c)
         return -1;
     fputc(',', f);
     cts_csv_text(f, v.reason);
+    fputc(',', f);
+    cts_csv_text(f, v.capture);
+    fputc(',', f);
+    cts_csv_text(f, v.capture_by);
+    fputc(',', f);
+    cts_csv_text(f, name(cts_cap_outcome_name(vd->capture)));
     fputs("\r\n", f);
     return 0;
 }

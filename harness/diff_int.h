@@ -79,6 +79,7 @@ struct env_table {
 /* --series: the cases whose outcome is not the same in every matrix. */
 struct series {
     size_t n, cap;
+    size_t coverage;           /* cases absent from some matrices, the same wherever present: not listed */
     const char **id;           /* [n], sorted */
     const struct dcase **cell; /* [n * nm]: the case in each matrix; NULL where absent */
     char **label;              /* [nm]: how the table names each matrix */

@@ -268,6 +268,32 @@ static const char *group_title(enum group g, size_t later, char *buf, size_t len
 
 static size_t total_changed(const struct comparison *c) { return c->n; }
 
+/* An "only in" group of more than this many cases (the suite grew between
+ * the matrices: cases, not changes) is counted by call in text and
+ * Markdown; CSV lists every id. */
+#define ONLY_LISTED 50
+
+static int counted_by_call(const struct comparison *cmp, enum group g)
+{
+    return (g == G_ONLY_A || g == G_ONLY_B) && cmp->count[g] > ONLY_LISTED;
+}
+
+/* The length of the call token (an id's first segment) of id. */
+static size_t call_len(const char *id)
+{
+    const char *dot = strchr(id, '.');
+    return dot ? (size_t)(dot - id) : strlen(id);
+}
+
+/* The cases v[i..end) that share v[i]'s call (ids sorted: they stand together). */
+static size_t call_run(const struct change *v, size_t i, size_t end)
+{
+    size_t n = call_len(v[i].id), j = i + 1;
+    while (j < end && call_len(v[j].id) == n && !strncmp(v[j].id, v[i].id, n))
+        j++;
+    return j;
+}
+
 /* The matrices by letter and their environments side by side, as text. */
 void cts_diff_env_text(const struct diff_doc *d, FILE *f)
 {
@@ -322,6 +348,15 @@ void cts_diff_render_text(const struct diff_doc *d, FILE *f)
                 end++;
             }
             fprintf(f, "\n%s (%zu)\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
+            if (counted_by_call(cmp, g)) {
+                fputs("  by call:", f);
+                for (size_t j; i < end; i = j) {
+                    j = call_run(cmp->v, i, end);
+                    fprintf(f, " %.*s %zu%s", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i, j < end ? "," : "");
+                }
+                fputs("\n  (every id: --format csv)\n", f);
+                continue;
+            }
             for (; i < end; i++) {
                 const struct change *ch = &cmp->v[i];
                 char *oa = cts_diff_outcome(ch->a), *ob = cts_diff_outcome(ch->b), *nt = note(ch, "->");
@@ -407,6 +442,20 @@ void cts_diff_render_md(const struct diff_doc *d, FILE *f)
             fprintf(f, "| %s | %zu |\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
         for (size_t i = 0; i < cmp->n; i++) {
             const struct change *ch = &cmp->v[i];
+            if (counted_by_call(cmp, ch->group)) {
+                size_t end = i;
+                while (end < cmp->n && cmp->v[end].group == ch->group)
+                    end++;
+                fprintf(f, "\n### %s (%zu)\n\nCounted by call (every id: `--format csv`).\n\n| call | cases |\n"
+                           "|---|---:|\n",
+                        group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group]);
+                for (size_t j; i < end; i = j) {
+                    j = call_run(cmp->v, i, end);
+                    fprintf(f, "| `%.*s` | %zu |\n", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i);
+                }
+                i = end - 1;
+                continue;
+            }
             if (i == 0 || cmp->v[i - 1].group != ch->group)
                 fprintf(f, "\n### %s (%zu)\n\n| case | A | %s | note |\n|---|---|---|---|\n",
                         group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group], lb);

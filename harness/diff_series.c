@@ -3,11 +3,13 @@
  * side comes one table: each case whose outcome is not the same in every
  * matrix, by id, its outcome in each matrix (as diff shows a case; "absent"
  * where the matrix lacks it), and "changed at": each matrix whose outcome
- * differs from the one before.  A matrix is named by the one environment row
- * that differs along the series, apart from the suite revision, the date and
- * the counts ("runtime 12.8"), where there is exactly one and its values are
- * all different; else by its letter.  Built from diff.c's summaries, one
- * merge of the id-sorted matrices; rendered as text, Markdown or CSV. */
+ * differs from the one before.  A case absent from some matrices and the
+ * same wherever present is counted, not listed (the suite's coverage grew).
+ * A matrix is named by the one environment row that differs along the
+ * series, apart from the suite revision, the date and the counts ("runtime
+ * 12.8"), where there is exactly one and its values are all different; else
+ * by its letter.  Built from diff.c's summaries, one merge of the id-sorted
+ * matrices; rendered as text, Markdown or CSV. */
 #define _GNU_SOURCE
 #include "diff_int.h"
 
@@ -29,6 +31,21 @@ static int row_changes(const struct dcase *const *cell, size_t nm)
     for (size_t k = 1; k < nm; k++)
         if (step_differs(cell[k - 1], cell[k]))
             return 1;
+    return 0;
+}
+
+/* Whether the outcome differs between matrices that hold the case (its
+ * absence from some is the suite's coverage, not a change). */
+static int outcome_changes(const struct dcase *const *cell, size_t nm)
+{
+    const struct dcase *prev = NULL;
+    for (size_t k = 0; k < nm; k++) {
+        if (!cell[k])
+            continue;
+        if (prev && cts_diff_outcome_differs(prev, cell[k]))
+            return 1;
+        prev = cell[k];
+    }
     return 0;
 }
 
@@ -118,7 +135,11 @@ int cts_diff_series_build(struct diff_doc *d)
             int here = pos[k] < len[k] && !strcmp(v[k][pos[k]].id, id);
             cell[k] = here ? &v[k][pos[k]++] : NULL;
         }
-        if (row_changes(cell, nm) && add_row(s, id, cell, nm))
+        if (!row_changes(cell, nm))
+            continue;
+        if (!outcome_changes(cell, nm))
+            s->coverage++; /* absent from some, the same wherever present: counted, not listed */
+        else if (add_row(s, id, cell, nm))
             return -1;
     }
 }
@@ -158,6 +179,9 @@ void cts_diff_series_text(const struct diff_doc *d, FILE *f)
     for (size_t k = 0; k < nm; k++)
         fprintf(f, "%s%s", k ? " -> " : "", s->label[k]);
     fprintf(f, ": %zu case%s change\n", s->n, plural(s->n));
+    if (s->coverage)
+        fprintf(f, "(%zu more case%s absent from some matrices, the same wherever present: not listed)\n",
+                s->coverage, s->coverage == 1 ? " is" : "s are");
     if (!s->n)
         return;
     char **cells = calloc(s->n * nm, sizeof *cells);
@@ -200,6 +224,9 @@ void cts_diff_series_md(const struct diff_doc *d, FILE *f)
     for (size_t k = 0; k < d->nm; k++)
         fprintf(f, "%s%s", k ? " → " : "", s->label[k]);
     fprintf(f, ": %zu case%s change\n", s->n, plural(s->n));
+    if (s->coverage)
+        fprintf(f, "\n%zu more case%s absent from some matrices (the suite's coverage differs), the same wherever "
+                   "present: not listed.\n", s->coverage, s->coverage == 1 ? " is" : "s are");
     if (!s->n)
         return;
     fputs("\n| case ", f);

@@ -224,9 +224,11 @@ static void variant_cells(FILE *f, const struct row *c)
     /* The overlap family's: B's operation where a call has its memory, size and kind. */
     const char *const call[] = {c->memory, c->size_label, c->kind, c->op_stream};
     const char *const pair[] = {c->with, c->op_stream};
-    const char *const capture[] = {c->capture_by, c->op_stream}; /* the capture family's */
+    char mem[64]; /* the capture family's: a lent call's memory and size */
+    snprintf(mem, sizeof mem, "%s%s%s", c->memory, *c->memory && *c->size_label ? " " : "", c->size_label);
+    const char *const capture[] = {c->capture_by, mem, c->op_stream};
     const char *const *cells = *c->capture ? capture : *c->with ? pair : call;
-    size_t n = *c->capture || *c->with ? 2 : 4;
+    size_t n = *c->capture ? 3 : *c->with ? 2 : 4;
     for (size_t k = 0; k < n; k++) {
         fputs("<td>", f);
         esc(f, cells[k]);
@@ -386,7 +388,7 @@ static void group_heading(FILE *f, const char *group, const struct row *first)
     }
     int capture = *first->capture != '\0';
     fputs(capture ? "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">by mode</th>"
-                    "<th rowspan=\"2\">capturing stream</th><th rowspan=\"2\">call \xc2\xb5s</th>"
+                    "<th rowspan=\"2\">memory</th><th rowspan=\"2\">capturing stream</th><th rowspan=\"2\">call \xc2\xb5s</th>"
           : *first->with ? "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">with</th>"
                          "<th rowspan=\"2\">op stream</th><th rowspan=\"2\">host \xc2\xb5s</th>"
                        : "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"

@@ -416,10 +416,12 @@ static void cell_legend(FILE *f)
  * stream, a column a placement (its legality table for one call, one mode). */
 static void capture_heading(FILE *f, const struct row *first)
 {
-    md(f, "## %t — %t\n\n| by mode | capturing stream | call µs |", first->group, first->function);
+    const char *dir = first->direction, *var = first->variant;
+    md(f, "## %t — %t%s%t%s%t\n\n| by mode | memory | capturing stream | call µs |", first->group, first->function,
+       *var ? " " : "", var, *dir ? ", " : "", cts_dir_words(dir));
     for (int c = 0; c < CTS_CAPTURE_COLUMNS; c++)
         fprintf(f, " %s |", cts_capture_columns[c]);
-    fprintf(f, "\n|---|---|---:|");
+    fprintf(f, "\n|---|---|---|---:|");
     for (int c = 0; c < CTS_CAPTURE_COLUMNS; c++)
         fprintf(f, ":-:|");
     fprintf(f, "\n");
@@ -459,8 +461,9 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
             cells[col] = &rows[e];
         e++;
     }
-    if (capture)
-        md(f, "| %t | %t | ", row->capture_by, row->op_stream);
+    if (capture) /* a lent call's memory and size (the capture family's own calls have none) */
+        md(f, "| %t | %t%s%t | %t | ", row->capture_by, row->memory, *row->memory && *row->size_label ? " " : "",
+           row->size_label, row->op_stream);
     else if (*row->with)
         md(f, "| %t | %t | ", row->with, row->op_stream);
     else

@@ -81,7 +81,7 @@ const char *cts_about_name(enum cts_about a)
 {
     static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call",
                                     "rejected", "concurrent", "data_ordered", "later_sees", "landed",
-                                    "capture_ended", "captured"};
+                                    "capture_ended", "captured", "accepted_captured"};
     return (unsigned)a < CTS_ABOUT_COUNT ? n[a] : "?";
 }
 
@@ -234,6 +234,11 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
                : o->verdict.capture == CTS_CAP_ENDED || o->verdict.capture == CTS_CAP_ACCEPTED_ENDED;
     case CTS_ABOUT_CAPTURED:
         return o->verdict.capture == CTS_CAP_NA ? -1 : o->verdict.capture == CTS_CAP_GRAPH;
+    case CTS_ABOUT_ACCEPTED_CAPTURED: /* a refusal, with no effect, leaves it open */
+        return o->verdict.capture == CTS_CAP_NA || o->verdict.capture == CTS_CAP_REFUSED ||
+                       o->verdict.capture == CTS_CAP_ENDED
+                   ? -1
+                   : o->verdict.capture == CTS_CAP_GRAPH;
     case CTS_ABOUT_LANDED: {
         int yes = 0, no = 0;
         for (int i = 0; i < o->nreps; i++) {

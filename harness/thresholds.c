@@ -305,7 +305,7 @@ static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *g
         return NULL;
     for (size_t i = 0; i < count; i++) {
         const struct cts_case *c = &all[i];
-        if (c->size_idx < 0)
+        if (c->size_idx < 0 || c->capture != CTS_CAPTURE_NONE) /* a capture case holds nothing: no threshold */
             continue;
         char id[CTS_ID_MAX];
         row_id(c, id, sizeof id);

@@ -137,11 +137,27 @@ int main(void)
                           count_family("trigger") + count_family("first_launch") +
                           count_family("overlap") + count_family("capture")));
     /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
-     * a stream on 8 placements (6 where the per-thread default stream captures: it is busy_perthread,
-     * and the second thread cannot name it), 13 that take none and the 2 "captured" event calls on
-     * 2 (this thread, the other); one CTest group a capture mode, the modes after the call */
-    CHECK_INT(count_family("capture"), 3 * 3 * (13 * (8 + 8 + 6) + (13 + 2) * 2 * 3 + 3 + 3 + 2));
-    CHECK_INT(count_in(NULL, NULL, "capture_global"), 3 * (13 * (8 + 8 + 6) + (13 + 2) * 2 * 3 + 3 + 3 + 2));
+     * a stream and cudaStreamWaitEvent "external" on 8 placements (6 where the per-thread default
+     * stream captures: it is busy_perthread, and the second thread cannot name it), cudaStreamBeginCapture
+     * and cudaStreamEndCapture on 4 (3), 13 calls that take none and the 2 "captured" event calls on
+     * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
+     * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
+     * variant, direction, memory): 95 that take a stream on 4 placements, 112 that take none on 2, in
+     * the capture's own mode, on a blocking or a non-blocking capturing stream */
+    CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2) +
+                                           3 * 2 * (95 * 4 + 112 * 2));
+    CHECK_INT(count_in(NULL, NULL, "capture_global"),
+              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2) + 2 * (95 * 4 + 112 * 2));
+    CHECK_INT(count_in("memcpy2d_async.capture_global.by_global.h2d.pinned.1MiB.explicit.op_blocking.busy_same", "capture",
+                       NULL), 1);
+    CHECK_INT(count_in("stream_attach_mem_async.capture_relaxed.by_relaxed.managed.4KiB.op_nonblocking.busy_legacy",
+                       "capture", NULL), 1);
+    CHECK_INT(count_in("*.capture_global.by_relaxed.*.4KiB.*", "capture", NULL), 0); /* lent: by its own mode */
+    CHECK_INT(count_in("memcpy_async.capture_*.d2d.device.*", "capture", NULL), 0);   /* made here already */
+    CHECK_INT(count_in("stream_begin_capture.capture_*", "capture", NULL), 9 * (4 + 4 + 3)); /* not lent */
+    CHECK_INT(count_in("stream_end_capture.capture_relaxed.by_global.op_blocking.busy_thread_same", "capture", NULL), 1);
+    CHECK_INT(count_in("stream_wait_event.external.capture_*.op_perthread.*", "capture", NULL), 9 * 6);
+    CHECK_INT(count_in("*.capture_*.16MiB.*", "capture", NULL), 0);
     CHECK_INT(count_in("event_query.captured.capture_relaxed.by_relaxed.op_perthread.busy_thread_same", "capture", NULL), 1);
     CHECK_INT(count_in("*.op_perthread.busy_perthread", "capture", NULL), 0);
     CHECK_INT(count_in("malloc.capture_thread_local.by_relaxed.op_blocking.busy_thread_same", "capture", NULL), 1);
@@ -164,7 +180,7 @@ int main(void)
     CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
     CHECK_INT(count_glob("free_async.device.4KiB.op_nonblocking.busy_legacy"), 1);
     CHECK_INT(count_in("memset.*", "memset", NULL), 4 * 7 * 4 + 4 * 2 + 4 * 3 + 3 * 5);
-    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22 + 3 * 5 * 2);
+    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22 + 3 * 5 * 2 + 2 * 4 * 2 * 3); /* + capture's lent */
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
     CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
     CHECK_INT(count_glob("memset*.pageable.*"), 0);
@@ -186,7 +202,8 @@ int main(void)
           !cts_busy_is_hostfn(CTS_BUSY_SAME) && !cts_busy_in_op_stream(CTS_BUSY_HOSTFN));
     CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
-                                                        9 * (13 * (3 + 3 + 2) + (13 + 2) * 3 + 2)); /* capture */
+                                                        9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2) + /* capture */
+                                                        3 * 2 * (95 + 112)); /* ... lent */
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
