@@ -116,7 +116,7 @@ cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigne
  * direction, memory, size and kind in its id
  * (memcpy2d_async.capture_global.by_global.h2d.pinned.1MiB.explicit.op_blocking.busy_same)
  * and is made in the capture's own mode (by = capture), on a blocking or a
- * non-blocking capturing stream, from the placements lent_stream_places or
+ * non-blocking capturing stream, from every placement of stream_places or
  * (a call that takes no stream) plain_places.  Its effect, where the call
  * moves bytes (a copy or a memset), is read from three sample bytes of its
  * destination (first, middle, last), set as the engine sets them.  The
@@ -124,8 +124,6 @@ cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigne
  * their order; not those that measure their own cases, this one and the
  * overlap family): a new family's calls join the capture axis with no edit
  * here. */
-static const enum cts_busy lent_stream_places[] = {CTS_BUSY_SAME, CTS_BUSY_NONBLOCKING, CTS_BUSY_LEGACY,
-                                                   CTS_BUSY_THREAD_SAME};
 static const enum cts_op lent_capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
 #define LEND_BYTES ((size_t)1 << 20)
 
@@ -282,8 +280,8 @@ static size_t generate(struct cts_case *out, size_t cap)
         for (size_t o = 0; o < N_OF(lent_capturing); o++)
             for (size_t k = 0; k < lent.n; k++) {
                 int takes = cts_api_takes_stream(lent.v[k].api);
-                const enum cts_busy *places = takes ? lent_stream_places : plain_places;
-                size_t np = takes ? N_OF(lent_stream_places) : N_OF(plain_places);
+                const enum cts_busy *places = takes ? stream_places : plain_places;
+                size_t np = takes ? N_OF(stream_places) : N_OF(plain_places);
                 for (size_t p = 0; p < np; p++)
                     n = put_lent(out, cap, n, &lent.v[k], m, lent_capturing[o], places[p]);
             }
@@ -865,6 +863,18 @@ static int lent_end(const struct cts_case *c, cudaStream_t cap, enum cts_cap_out
     return 0;
 }
 
+/* The op stream a lent call is given, as its family names it. */
+static enum cts_op lent_op(const struct cts_case *c)
+{
+    switch (c->busy) {
+    case CTS_BUSY_BLOCKING: return CTS_OP_BLOCKING;
+    case CTS_BUSY_NONBLOCKING: return CTS_OP_NONBLOCKING;
+    case CTS_BUSY_LEGACY: case CTS_BUSY_THREAD_LEGACY: return CTS_OP_LEGACY;
+    case CTS_BUSY_PERTHREAD: case CTS_BUSY_THREAD_PERTHREAD: return CTS_OP_PERTHREAD;
+    default: return c->op; /* the capturing stream */
+    }
+}
+
 /* Its first use, outside any capture, once a representative: no first use
  * (a module, a pool, a pinned buffer) falls in a repetition. */
 static int lent_warm(const struct cts_case *c)
@@ -1015,9 +1025,7 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     if ((f.lent = lent_of(c))) {
         f.lc = *f.lent; /* the call as its family makes it, given the stream of this placement */
         if (cts_api_takes_stream(c->api))
-            f.lc.op = c->busy == CTS_BUSY_NONBLOCKING ? CTS_OP_NONBLOCKING
-                      : c->busy == CTS_BUSY_LEGACY    ? CTS_OP_LEGACY
-                                                      : c->op;
+            f.lc.op = lent_op(c);
         if (lent_warm(c)) {
             res->status = CTS_BROKEN;
             snprintf(res->reason, sizeof res->reason, "%s", f.why);
@@ -1119,7 +1127,7 @@ static void lent_judge(struct cts_judge *j, const struct cts_case *x)
 {
     const struct cts_case *c = j->c;
     int blocking = c->op != CTS_OP_NONBLOCKING;
-    int legacy = c->busy == CTS_BUSY_LEGACY;
+    int legacy = c->busy == CTS_BUSY_LEGACY || c->busy == CTS_BUSY_THREAD_LEGACY;
     if (cts_api_takes_stream(c->api) && on_capturing(c)) {
         if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC)
             cts_judge_add(j, "PG-CAPTURE-UNSUPPORTED-API", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED_NOT);
