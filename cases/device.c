@@ -20,9 +20,12 @@
  *   priority (cleanup destroys it).
  * - Interprocess events (cudaEventInterprocess | cudaEventDisableTiming):
  *   cudaEventCreateWithFlags (cleanup destroys it), cudaEventRecord of one
- *   (on the op stream), cudaEventDestroy of one, cudaIpcGetEventHandle, and
- *   cudaIpcOpenEventHandle of a handle got in this process.  Every such event
- *   is made by prepare(), outside the measured region.
+ *   (on the op stream), cudaEventDestroy of one, cudaIpcGetEventHandle.  Every
+ *   such event is made by prepare(), outside the measured region.  Not
+ *   cudaIpcOpenEventHandle: it opens a handle "exported from another process",
+ *   and the suite makes none (one would have to start after CUDA is
+ *   initialized); in the exporting process it returns
+ *   cudaErrorDeviceUninitialized (H100, 580.159.04).
  * - cudaMemPoolGetAttribute and cudaMemPoolSetAttribute on the device's
  *   default pool, one variant an attribute: get each of the eight; set the
  *   release threshold and the three reuse flags to the value they have (the
@@ -88,7 +91,6 @@ static const struct {
     {CTS_API_EVENT_RECORD, INTERPROCESS},
     {CTS_API_EVENT_DESTROY, INTERPROCESS},
     {CTS_API_IPC_GET_EVENT_HANDLE, NULL},
-    {CTS_API_IPC_OPEN_EVENT_HANDLE, NULL},
 };
 #define NPLAIN (sizeof plain / sizeof *plain)
 
@@ -212,10 +214,6 @@ static int func_found(size_t i)
     }
 }
 
-/* An interprocess event in s->handle, and for cudaIpcOpenEventHandle its
- * handle in s->extra (the family's one, static). */
-static cudaIpcEventHandle_t ipc_handle;
-
 static int prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
     cudaError_t err = cudaSuccess;
@@ -223,11 +221,9 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
         return 1;
     switch (c->api) {
     case CTS_API_EVENT_RECORD: case CTS_API_EVENT_DESTROY: case CTS_API_IPC_GET_EVENT_HANDLE:
-    case CTS_API_IPC_OPEN_EVENT_HANDLE:
+        /* an interprocess event, in s->handle */
         if ((err = cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, IPC_FLAGS)) != cudaSuccess)
             s->handle = NULL;
-        else if (c->api == CTS_API_IPC_OPEN_EVENT_HANDLE)
-            err = cudaIpcGetEventHandle(&ipc_handle, (cudaEvent_t)s->handle);
         break;
     default:
         break;
@@ -280,11 +276,6 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         cudaIpcEventHandle_t h;
         return cts_result(cudaIpcGetEventHandle(&h, (cudaEvent_t)s->handle), error);
     }
-    case CTS_API_IPC_OPEN_EVENT_HANDLE:
-        err = cudaIpcOpenEventHandle((cudaEvent_t *)&s->extra, ipc_handle);
-        if (err != cudaSuccess)
-            s->extra = NULL;
-        return cts_result(err, error);
     case CTS_API_MEMPOOL_GET_ATTRIBUTE: {
         unsigned long long v64 = 0;
         int v = 0;
@@ -319,7 +310,7 @@ static int after(const struct cts_case *c, struct cts_scratch *s, void *stream, 
 /* With the device idle: what the call made destroyed, what it set set back. */
 static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
-    cudaError_t err = cudaSuccess, e2;
+    cudaError_t err = cudaSuccess;
     switch (c->api) {
     case CTS_API_FUNC_SET_ATTRIBUTE:
         if (s->value) {
@@ -331,14 +322,10 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
         if (s->handle)
             err = cudaStreamDestroy((cudaStream_t)s->handle);
         break;
-    case CTS_API_IPC_OPEN_EVENT_HANDLE:
-        if (s->extra)
-            err = cudaEventDestroy((cudaEvent_t)s->extra);
-        /* fall through: the event the handle names */
     case CTS_API_EVENT_CREATE_WITH_FLAGS: case CTS_API_EVENT_RECORD: case CTS_API_EVENT_DESTROY:
     case CTS_API_IPC_GET_EVENT_HANDLE:
-        if (s->handle && (e2 = cudaEventDestroy((cudaEvent_t)s->handle)) != cudaSuccess && err == cudaSuccess)
-            err = e2;
+        if (s->handle)
+            err = cudaEventDestroy((cudaEvent_t)s->handle);
         break;
     default:
         break;
