@@ -184,7 +184,7 @@ error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
 error "no row to search matches 'nothing.*'" thresholds --matrix "$M" 'nothing.*' --list
 error "unexpected argument 'b'" thresholds --matrix "$M" a b --list
 run 0 thresholds --matrix "$M" --list
-[ "$(wc -l <"$tmp/out")" -eq 124 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 124"
+[ "$(wc -l <"$tmp/out")" -eq 127 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 127"
 grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in the matrix\]$' "$tmp/out" ||
     fail "thresholds --list lacks the pageable row"
 grep -q '^memcpy_async.written.h2d.pageable.explicit.op_null.busy_same_hostfn  \[differs in the matrix\]$' "$tmp/out" ||
