@@ -319,6 +319,7 @@ static struct {
     const struct cts_case *lent; /* its representative, where the call is lent (else NULL) */
     struct cts_case lc;          /* ... the call as its own family makes it (its op stream) */
     struct cts_scratch scratch;  /* ... what that family's prepare() keeps for the call */
+    const char *after_error;     /* ... its after()'s error, where that failed (made by the calling thread) */
     void *lbuf[CTS_MEM_COUNT][2]; /* ... its memory: device, pinned, pageable; LEND_BYTES each */
     int registered;
     pthread_t worker;
@@ -469,6 +470,11 @@ static const char *call_in_mode(const struct cts_case *c, enum cts_capture by, c
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
     (void)cudaGetLastError(); /* the call's error is its result, not the thread's to carry */
+    if (c == f.c && f.lent && f.lc.family->after) { /* its family's after(), in the thread that made the call */
+        const char *e = NULL;
+        f.after_error = f.lc.family->after(&f.lc, &f.scratch, s, &e) ? (e ? e : "an error") : NULL;
+        (void)cudaGetLastError();
+    }
     m = back;
     err = cudaThreadExchangeStreamCaptureMode(&m);
     return err != cudaSuccess && !strcmp(rc, "cudaSuccess") ? "cudaErrorUnknown" : rc;
@@ -498,11 +504,13 @@ static void *worker(void *arg)
         while (!job.pending)
             pthread_cond_wait(&job.cv, &job.mu);
         pthread_mutex_unlock(&job.mu);
+        double us = 0;
+        const char *rc;
+        cudaError_t err = cudaSetDevice(f.device); /* the device, whatever a call of the last job made current */
         cudaStream_t s = job.where == CTS_BUSY_THREAD_LEGACY      ? cudaStreamLegacy
                          : job.where == CTS_BUSY_THREAD_PERTHREAD ? cudaStreamPerThread
                                                                   : job.s;
-        double us = 0;
-        const char *rc = call_in_mode(job.c, job.by, s, &us);
+        rc = err == cudaSuccess ? call_in_mode(job.c, job.by, s, &us) : cudaGetErrorName(err);
         pthread_mutex_lock(&job.mu);
         job.rc = rc;
         job.us = us;
@@ -844,17 +852,23 @@ static int lent_begin(const struct cts_case *c, cudaStream_t cap)
     return 0;
 }
 
-/* ... and its clean-up once the capture ended and its graph was launched:
- * after(), cleanup().  A clean-up that checks the call's work (a launch's
- * store, a limit set) fails where that work never ran: the harness broke only
- * where the call was captured or ran. */
+/* ... and its clean-up once the capture ended and its graph was launched
+ * (its after() ran right after the call, in the thread that made it: a call
+ * that changes its thread's current device puts it back there).  A clean-up
+ * that checks the call's work (a launch's store, a limit set) fails where
+ * that work never ran: the harness broke only where the call was captured or
+ * ran. */
 static int lent_end(const struct cts_case *c, cudaStream_t cap, enum cts_cap_outcome outcome)
 {
+    (void)c, (void)cap;
     const char *e = NULL;
     const struct cts_family *l = f.lc.family;
-    int rc = l->after ? l->after(&f.lc, &f.scratch, place(c, cap), &e) : 0;
-    if (!rc && l->cleanup)
-        rc = l->cleanup(&f.lc, &f.scratch, &e);
+    if (f.after_error) {
+        snprintf(f.why, sizeof f.why, "harness: the %s family's after returned %s", l->name, f.after_error);
+        f.after_error = NULL;
+        return -1;
+    }
+    int rc = l->cleanup ? l->cleanup(&f.lc, &f.scratch, &e) : 0;
     (void)cudaGetLastError();
     if (rc && (outcome == CTS_CAP_GRAPH || outcome == CTS_CAP_RAN)) {
         snprintf(f.why, sizeof f.why, "harness: the %s family's clean-up returned %s", l->name, e ? e : "an error");

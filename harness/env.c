@@ -108,6 +108,87 @@ static json_t *nvml_info(const char *uuid, char *note, size_t notelen)
     return out;
 }
 
+/* NVML's PCI record (nvml.h, nvmlPciInfo_t, as since NVML 11): only domain,
+ * bus and device are read. */
+struct nvml_pci {
+    char bus_id_legacy[16];
+    unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+};
+
+#define NVML_NVLINK_MAX_LINKS 18
+
+/* How the process's GPUs reach each other: peer access (cudaDeviceCanAccessPeer)
+ * and, where NVML answers, their topology (nvmlDeviceGetTopologyCommonAncestor)
+ * and the NVLinks between them (active links whose remote end is the other
+ * GPU).  Each a matrix by device index, null on the diagonal and where it
+ * could not be read; note says why NVML was not. */
+static json_t *peers_json(int n, const char uuids[][64], const int pci[][3])
+{
+    typedef int (*init_t)(void);
+    typedef int (*byuuid_t)(const char *, void **);
+    typedef int (*anc_t)(void *, void *, int *);
+    typedef int (*state_t)(void *, unsigned, int *);
+    typedef int (*remote_t)(void *, unsigned, struct nvml_pci *);
+    json_t *access = json_array(), *ancestor = json_array(), *links = json_array();
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    init_t init = h ? (init_t)dlsym(h, "nvmlInit_v2") : NULL, shutdown = h ? (init_t)dlsym(h, "nvmlShutdown") : NULL;
+    byuuid_t byuuid = h ? (byuuid_t)dlsym(h, "nvmlDeviceGetHandleByUUID") : NULL;
+    anc_t anc = h ? (anc_t)dlsym(h, "nvmlDeviceGetTopologyCommonAncestor") : NULL;
+    state_t state = h ? (state_t)dlsym(h, "nvmlDeviceGetNvLinkState") : NULL;
+    remote_t remote = h ? (remote_t)dlsym(h, "nvmlDeviceGetNvLinkRemotePciInfo_v2") : NULL;
+    int nvml = init && shutdown && byuuid && init() == 0;
+    void *dev[64] = {0};
+    for (int i = 0; nvml && i < n && i < 64; i++)
+        if (byuuid(uuids[i], &dev[i]) != 0)
+            dev[i] = NULL;
+    for (int i = 0; i < n; i++) {
+        json_t *ra = json_array(), *rn = json_array(), *rl = json_array();
+        for (int j = 0; j < n; j++) {
+            int can = 0, level = -1, count = 0;
+            if (i == j || cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess) {
+                (void)cudaGetLastError();
+                json_array_append_new(ra, json_null());
+            } else {
+                json_array_append_new(ra, json_boolean(can));
+            }
+            static const struct {
+                int level;
+                const char *name;
+            } levels[] = {{0, "internal"}, {10, "single switch"}, {20, "multiple switches"},
+                          {30, "host bridge"}, {40, "numa node"}, {50, "system"}};
+            const char *name = NULL;
+            if (i != j && i < 64 && j < 64 && dev[i] && dev[j] && anc && anc(dev[i], dev[j], &level) == 0)
+                for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
+                    if (levels[k].level == level)
+                        name = levels[k].name;
+            json_array_append_new(rn, name ? json_string(name) : json_null());
+            if (i == j || i >= 64 || !dev[i] || !state || !remote) {
+                json_array_append_new(rl, json_null());
+                continue;
+            }
+            for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+                int active = 0;
+                struct nvml_pci r;
+                memset(&r, 0, sizeof r);
+                if (state(dev[i], l, &active) == 0 && active && remote(dev[i], l, &r) == 0 &&
+                    (int)r.domain == pci[j][0] && (int)r.bus == pci[j][1] && (int)r.device == pci[j][2])
+                    count++;
+            }
+            json_array_append_new(rl, json_integer(count));
+        }
+        json_array_append_new(access, ra);
+        json_array_append_new(ancestor, rn);
+        json_array_append_new(links, rl);
+    }
+    if (nvml)
+        shutdown();
+    if (h)
+        dlclose(h);
+    return json_pack("{s:o,s:o,s:o,s:b}", "access", access, "nvml_common_ancestor", ancestor, "nvlinks", links,
+                     "nvml", nvml);
+}
+
 /* The GPU: its name, UUID (also written to uuid, for NVML), compute
  * capability, PCI bus id, memory and index. */
 static json_t *gpu_json(const struct cudaDeviceProp *prop, int device, char *uuid, size_t uuidlen)
@@ -186,6 +267,23 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
     ECHECK(cudaGetDeviceProperties(&prop, device));
     char uuid[64];
     json_object_set_new(env, "gpu", gpu_json(&prop, device, uuid, sizeof uuid));
+    {   /* every GPU the process sees (the case's is "gpu"), and how they reach each other */
+        int n = 0;
+        ECHECK(cudaGetDeviceCount(&n));
+        if (n > 64)
+            n = 64;
+        static char uuids[64][64];
+        static int pci[64][3];
+        json_t *all = json_array();
+        json_object_set_new(env, "devices", all); /* freed with env if a call below fails */
+        for (int i = 0; i < n; i++) {
+            struct cudaDeviceProp p;
+            ECHECK(cudaGetDeviceProperties(&p, i));
+            json_array_append_new(all, gpu_json(&p, i, uuids[i], sizeof uuids[i]));
+            pci[i][0] = p.pciDomainID, pci[i][1] = p.pciBusID, pci[i][2] = p.pciDeviceID;
+        }
+        json_object_set_new(env, "peers", peers_json(n, (const char(*)[64])uuids, (const int(*)[3])pci));
+    }
 
     json_t *a = json_object();
     for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
