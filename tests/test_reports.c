@@ -332,6 +332,11 @@ static void real(const char *path, const char *html_out)
     CHECK_INT(records, n + 1); /* the header and one row a case */
     CHECK(sorted);
     CHECK(!strncmp(csv, "id,family,group,function,", 25));
+    /* A capture case's row ends with its modes and outcome (the last columns); a case of
+     * another family's with three empty fields. */
+    CHECK_CONTAINS(csv, "\r\nmemcpy_async.capture_global.by_global.op_blocking.busy_same,capture,capture_global,");
+    CHECK_CONTAINS(csv, ",global,global,graph\r\n");
+    CHECK_CONTAINS(csv, ",thread_local,thread_local,ended\r\n");
 
     check_self_contained(html);
     CHECK_CONTAINS(html, "<input id=\"filter\"");
