@@ -858,9 +858,8 @@ static int lent_begin(const struct cts_case *c, cudaStream_t cap)
  * that checks the call's work (a launch's store, a limit set) fails where
  * that work never ran: the harness broke only where the call was captured or
  * ran. */
-static int lent_end(const struct cts_case *c, cudaStream_t cap, enum cts_cap_outcome outcome)
+static int lent_end(enum cts_cap_outcome outcome)
 {
-    (void)c, (void)cap;
     const char *e = NULL;
     const struct cts_family *l = f.lc.family;
     if (f.after_error) {
@@ -904,7 +903,7 @@ static int lent_warm(const struct cts_case *c)
         return -1;
     const char *rc = call_in_mode(c, CTS_CAPTURE_GLOBAL, cts_api_takes_stream(c->api) ? f.sib_nonblocking : NULL, &us);
     SETUP(cudaDeviceSynchronize());
-    if (lent_end(&w, f.sib_nonblocking, CTS_CAP_RAN))
+    if (lent_end(CTS_CAP_RAN))
         return -1;
     if (strcmp(rc, "cudaSuccess")) {
         snprintf(f.why, sizeof f.why, "harness: warming up %s outside any capture returned %s", c->id, rc);
@@ -1001,7 +1000,7 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     o->outcome = cts_capture_judge(o);
     if (o->node_count > 0)
         f.made_pooled = NULL; /* the graph's allocation: it exists only while a launch runs */
-    if ((f.lent && lent_end(c, cap, o->outcome)) || undo())
+    if ((f.lent && lent_end(o->outcome)) || undo())
         goto broken;
     err = g ? cudaGraphDestroy(g) : cudaSuccess;
     g = NULL;
