@@ -63,6 +63,7 @@
 #define POLL_NS 100000L          /* how often the watchdog looks */
 #define GATE_BUDGET_NS 20000000000ull /* the gate ends itself after 20 s */
 #define START_LIMIT_US 5e6       /* a gate not spinning by then: BROKEN */
+#define DRAIN_LIMIT_US 30e6      /* streams not idle this long after the gate opened: BROKEN */
 #define STUCK_US 2000.0          /* the filling thread is inside its launch this long: blocked */
 #define TRIES 3
 
@@ -207,7 +208,12 @@ static void open_gate(void)
         atomic_store(&d.state, W_OPENED);
 }
 
-static void CUDART_CB nothing(void *arg) { (void)arg; }
+static atomic_llong hostfn_ran; /* host functions run so far (what a stream that will not drain says) */
+static void CUDART_CB nothing(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&hostfn_ran, 1);
+}
 
 static const char *failed_at = "";
 #define TRY(call)                       \
@@ -356,13 +362,31 @@ static int hold(cudaStream_t s, char *why, size_t len)
 
 /* After the call(s): opens the gate, waits for the streams, and checks that
  * the gate was opened by the flag (not by its own deadline).  0, or -1 with why. */
+static cudaError_t drained(cudaStream_t s, double since_us)
+{
+    struct timespec nap = {0, 100000L};
+    cudaError_t err;
+    while ((err = cudaStreamQuery(s)) == cudaErrorNotReady && now_us() - since_us < DRAIN_LIMIT_US)
+        nanosleep(&nap, NULL);
+    return err;
+}
+
 static int drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
 {
     open_gate();
-    cudaError_t err = cudaStreamSynchronize(a);
+    long long ran = atomic_load(&hostfn_ran);
+    double t0 = now_us();
+    cudaError_t err = drained(a, t0);
     if (err == cudaSuccess && b)
-        err = cudaStreamSynchronize(b);
+        err = drained(b, t0);
     atomic_store(&d.state, W_IDLE);
+    if (err == cudaErrorNotReady) {
+        snprintf(why, len,
+                 "harness: the streams did not drain within %.0f s of the gate's opening (gate %s; %lld host "
+                 "functions ran meanwhile)", DRAIN_LIMIT_US / 1e6,
+                 d.gate_host->ended == d.seq ? "ended" : "still running", atomic_load(&hostfn_ran) - ran);
+        return -1;
+    }
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
         snprintf(why, len, "harness: draining returned %s", cudaGetErrorName(err));
