@@ -63,7 +63,6 @@
 #define POLL_NS 100000L          /* how often the watchdog looks */
 #define GATE_BUDGET_NS 20000000000ull /* the gate ends itself after 20 s */
 #define START_LIMIT_US 5e6       /* a gate not spinning by then: BROKEN */
-#define DRAIN_LIMIT_US 30e6      /* streams not idle this long after the gate opened: BROKEN */
 #define STUCK_US 2000.0          /* the filling thread is inside its launch this long: blocked */
 #define TRIES 3
 
@@ -360,8 +359,10 @@ static int hold(cudaStream_t s, char *why, size_t len)
     return 0;
 }
 
-/* After the call(s): opens the gate, waits for the streams, and checks that
- * the gate was opened by the flag (not by its own deadline).  0, or -1 with why. */
+/* After the call(s): opens the gate, waits for the streams (DRAIN_LIMIT_US at
+ * most), and checks that the gate was opened by the flag (not by its own
+ * deadline).  0, or -1 with why, or -2 with why where they did not drain. */
+/* cudaStreamQuery until s is idle, or DRAIN_LIMIT_US after since_us (cudaErrorNotReady). */
 static cudaError_t drained(cudaStream_t s, double since_us)
 {
     struct timespec nap = {0, 100000L};
@@ -385,7 +386,7 @@ static int drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
                  "harness: the streams did not drain within %.0f s of the gate's opening (gate %s; %lld host "
                  "functions ran meanwhile)", DRAIN_LIMIT_US / 1e6,
                  d.gate_host->ended == d.seq ? "ended" : "still running", atomic_load(&hostfn_ran) - ran);
-        return -1;
+        return -2; /* TIMEOUT (engine.h: DRAIN_LIMIT_US) */
     }
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
@@ -443,7 +444,8 @@ static cudaError_t scan_calls(size_t k, cudaStream_t s, long long max, struct ct
 }
 
 /* One scan of call k on op stream s with the given stall time: 0, or -1 with
- * why (the harness) or 1 with why (the call failed: FAIL). */
+ * why (the harness), -2 (the streams did not drain: TIMEOUT) or 1 with why
+ * (the call failed: FAIL). */
 static int scan(size_t k, cudaStream_t s, double stall_us, struct cts_depth_scan *sc, char *why, size_t len)
 {
     if (hold(s, why, len))
@@ -451,6 +453,8 @@ static int scan(size_t k, cudaStream_t s, double stall_us, struct cts_depth_scan
     arm(stall_us);
     cudaError_t err = scan_calls(k, s, SCAN_MAX, sc);
     int bad = drain(s, NULL, why, len);
+    if (bad == -2)
+        return -2;
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
         snprintf(why, len, "%s returned %s after %lld calls", cts_api_function(calls[k].api), cudaGetErrorName(err),
@@ -490,7 +494,7 @@ static void rep_depth(size_t k, cudaStream_t s, struct cts_rep *r, struct cts_re
         if (!bad)
             bad = scan(k, s, STALL_US * STALL_FACTOR, &b, r->reason, sizeof r->reason);
         if (bad) {
-            r->status = bad > 0 ? CTS_FAIL : CTS_BROKEN;
+            r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
             return;
         }
         r->call_us = a.issue_us;
@@ -557,7 +561,7 @@ struct full_try {
 };
 
 /* One try of queue_full(_thread) with the given stall time: 0, or -1 with
- * why (the harness) or 1 (the call failed). */
+ * why (the harness), -2 (TIMEOUT) or 1 (the call failed). */
 static int full_try(size_t k, cudaStream_t s, int threaded, double stall_us, struct full_try *f, char *why,
                     size_t len)
 {
@@ -612,6 +616,8 @@ static int full_try(size_t k, cudaStream_t s, int threaded, double stall_us, str
             ferr = filler.err;
     }
     int bad = drain(d.full, s, why, len);
+    if (bad == -2)
+        return -2;
     if (ferr != cudaSuccess) {
         (void)cudaGetLastError();
         snprintf(why, len, "harness: filling the held stream returned %s", cudaGetErrorName(ferr));
@@ -632,7 +638,7 @@ static void rep_full(size_t k, cudaStream_t s, int threaded, struct cts_rep *r, 
     for (int t = 0; t < TRIES; t++) {
         int bad = full_try(k, s, threaded, STALL_US, &a, r->reason, sizeof r->reason);
         if (bad) {
-            r->status = bad > 0 ? CTS_FAIL : CTS_BROKEN;
+            r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
             return;
         }
         r->timeout_us = STALL_US;
@@ -649,7 +655,7 @@ static void rep_full(size_t k, cudaStream_t s, int threaded, struct cts_rep *r, 
         if (again) { /* waited: tracked with a longer stall */
             bad = full_try(k, s, threaded, STALL_US * STALL_FACTOR, &b, r->reason, sizeof r->reason);
             if (bad) {
-                r->status = bad > 0 ? CTS_FAIL : CTS_BROKEN;
+                r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
                 return;
             }
             if (cts_beside_decide(&a.t, &b.t, GROW_US, TRACK_FRACTION, &again) == CTS_HOST_WAITS) {
