@@ -3,9 +3,10 @@
  * in one stream blocks enqueueing in another (issue 20; oneflow #890).
  *
  * - queue_depth: the op stream itself is held (busy_same); the call is made
- *   on it again and again, up to SCAN_MAX times.  Its verdict is the number
+ *   on it again and again, up to SCAN_MAX times (host functions:
+ *   SCAN_MAX_HOSTFN).  Its verdict is the number
  *   of calls that returned while the work was held, the one after them
- *   having waited ("D<n>"), or that none waited up to SCAN_MAX
+ *   having waited ("D<n>"), or that none waited up to that many
  *   ("D>65536").
  * - queue_full: another non-blocking stream (busy_nonblocking) is held and
  *   filled with kernel launches to its depth (the launch depth of that
@@ -56,7 +57,14 @@
 #include <string.h>
 #include <time.h>
 
-#define SCAN_MAX 65536           /* calls a scan makes at most */
+#define SCAN_MAX 65536           /* calls a scan makes at most ... */
+/* ... but host functions 2,048: once a process has attached managed memory to
+ * a stream (cudaStreamAttachMemAsync, as the managed family does), queued host
+ * functions drain in time that grows with the square of their number (H100,
+ * 580.159.04: 20,000 queued behind held work, then released, ran at 2.3 ms
+ * each, 60,000 at 23 ms; without an attach 200,000 drained in under a second).
+ * A scan of 65,536 after the managed family would take hours. */
+#define SCAN_MAX_HOSTFN 2048
 #define BYTES 4096u              /* each copy's and memset's size (size index 1, "4KiB") */
 #define STALL_US 10000.0         /* the watchdog opens the gate after this long with no return */
 #define STALL_FACTOR 4.0         /* ... and this many times longer, to track a wait */
@@ -286,6 +294,11 @@ static size_t call_index(const struct cts_case *c)
     return 0;
 }
 
+static long long scan_max(size_t k)
+{
+    return calls[k].api == CTS_API_LAUNCH_HOST_FUNC ? SCAN_MAX_HOSTFN : SCAN_MAX;
+}
+
 static cudaError_t issue(size_t k, cudaStream_t s)
 {
     const struct call *x = &calls[k];
@@ -451,7 +464,7 @@ static int scan(size_t k, cudaStream_t s, double stall_us, struct cts_depth_scan
     if (hold(s, why, len))
         return -1;
     arm(stall_us);
-    cudaError_t err = scan_calls(k, s, SCAN_MAX, sc);
+    cudaError_t err = scan_calls(k, s, scan_max(k), sc);
     int bad = drain(s, NULL, why, len);
     if (bad == -2)
         return -2;
@@ -499,11 +512,11 @@ static void rep_depth(size_t k, cudaStream_t s, struct cts_rep *r, struct cts_re
         }
         r->call_us = a.issue_us;
         r->timeout_us = STALL_US;
-        r->depth.max = SCAN_MAX;
+        r->depth.max = scan_max(k);
         enum cts_depth found = cts_depth_decide(&a, &b, GROW_US, TRACK_FRACTION);
         if (found == CTS_DEPTH_NONE) {
             r->depth.limit = CTS_DEPTH_NONE;
-            r->depth.queued = SCAN_MAX;
+            r->depth.queued = scan_max(k);
             return;
         }
         if (found == CTS_DEPTH_FOUND) {
