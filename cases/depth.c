@@ -30,10 +30,11 @@
  * watchdog had not opened the flag provably did not wait for the held work.
  * A call that returned only after the flag opened is measured again, the
  * whole scan or fill, with a stall time STALL_FACTOR times longer: it waited
- * when it stops at the same count and its time grew by at least
- * TRACK_FRACTION of the difference (the engine's tracked waits).  A gate that
- * ended itself, or a scan that stops at another count the second time, proves
- * nothing: the repetition is measured again, at most TRIES times, then
+ * when its time grew by at least TRACK_FRACTION of the difference (the
+ * engine's tracked waits); the first scan's count is the depth, the second's
+ * evidence (pageable copies' counts differ by a few from scan to scan).  A
+ * gate that ended itself, or a wait that did not follow the stall time,
+ * proves nothing: the repetition is measured again, at most TRIES times, then
  * INCONCLUSIVE with what each try saw.
  *
  * The documentation gives no depth: such a call "may block ... for various
@@ -524,6 +525,7 @@ static void rep_depth(size_t k, cudaStream_t s, struct cts_rep *r, struct cts_re
             r->depth.queued = a.queued;
             r->depth.blocked_us = a.blocked_us;
             r->depth.tracked_us = b.blocked_us;
+            r->depth.tracked_queued = b.queued;
             r->depth.stall_us = STALL_US;
             r->depth.tracked_stall_us = STALL_US * STALL_FACTOR;
             r->release_to_return_us = a.after_us;
@@ -723,8 +725,14 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         if (r->status != CTS_PASS)
             break;
     }
-    /* Nothing is measured on an idle GPU: a call's time is its repetitions' (call_us). */
-    res->idle_call_us = res->idle_call_max_us = res->idle_complete_us = res->idle_complete_max_us = NAN;
+    /* Nothing is measured on an idle GPU: the median of the repetitions' call times stands in
+     * (as the overlap family's host time does). */
+    double t[CTS_MAX_REPEAT];
+    for (int i = 0; i < res->nreps; i++)
+        t[i] = res->reps[i].call_us;
+    qsort(t, (size_t)res->nreps, sizeof *t, cmp_double);
+    res->idle_call_us = res->idle_call_max_us = res->nreps ? t[res->nreps / 2] : NAN;
+    res->idle_complete_us = res->idle_complete_max_us = NAN;
     res->window_us = NAN;
     res->timeout_us = STALL_US;
     cts_classify(res);

@@ -316,8 +316,7 @@ enum cts_depth cts_depth_decide(const struct cts_depth_scan *a, const struct cts
 {
     if (!a->stopped && !b->stopped)
         return CTS_DEPTH_NONE;
-    if (a->stopped && b->stopped && !a->early && !b->early && a->queued == b->queued &&
-        b->blocked_us - a->blocked_us >= fraction * grow_us)
+    if (a->stopped && b->stopped && !a->early && !b->early && b->blocked_us - a->blocked_us >= fraction * grow_us)
         return CTS_DEPTH_FOUND;
     return CTS_DEPTH_NA;
 }

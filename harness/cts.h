@@ -376,6 +376,7 @@ struct cts_depth_obs {
     long long queued;      /* FOUND: the depth; NONE: max */
     long long max;         /* the calls a scan makes at most; BESIDE: the full stream's depth */
     long long fill;        /* BESIDE: launches queued on the full stream before the call */
+    long long tracked_queued; /* FOUND: the second scan's count */
     double blocked_us;     /* FOUND: the waiting call's time, at the first stall time */
     double tracked_us;     /* ... and at the longer one, which proved the wait */
     double stall_us, tracked_stall_us; /* the two stall times (FOUND, or BESIDE where the call waited) */
@@ -400,9 +401,10 @@ struct cts_beside_try {
     double call_us;
 };
 /* Pure (classify.c): two scans, b's stall time grow_us longer than a's.
- * FOUND: both stopped at the same count, neither early, and the waiting
- * call's time grew by at least `fraction` of grow_us (it waited for the
- * gate); NONE: neither stopped; NA: undecided (measure again). */
+ * FOUND: both stopped, neither early, and the waiting call's time grew by
+ * at least `fraction` of grow_us (it waited for the gate): a's count is the
+ * depth, b's (which may differ by a few: pageable copies') evidence; NONE:
+ * neither stopped; NA: undecided (measure again). */
 enum cts_depth cts_depth_decide(const struct cts_depth_scan *a, const struct cts_depth_scan *b, double grow_us,
                                 double fraction);
 /* Pure: RETURNS, a (the first try) returned beside the full queue; WAITS, a

@@ -163,9 +163,9 @@ static void pair_json(json_t *ev, const struct cts_result *r)
 /* The depth family's scans and fills, per repetition (docs/method.md, "Queue depth"). */
 static void depth_json(json_t *ev, const struct cts_result *r)
 {
-    enum { N = 7 };
+    enum { N = 8 };
     static const char *const names[N] = {"queued", "max", "fill", "blocked_us", "tracked_us", "stall_us",
-                                         "tracked_stall_us"};
+                                         "tracked_stall_us", "tracked_queued"};
     int any = 0;
     for (int i = 0; i < r->nreps; i++)
         any |= r->reps[i].depth.limit != CTS_DEPTH_NA;
@@ -177,7 +177,8 @@ static void depth_json(json_t *ev, const struct cts_result *r)
         for (int i = 0; i < r->nreps; i++) {
             const struct cts_depth_obs *p = &r->reps[i].depth;
             int scan = p->limit == CTS_DEPTH_FOUND || p->limit == CTS_DEPTH_NONE;
-            json_array_append_new(a, k == 0 ? (scan ? json_integer(p->queued) : json_null())
+            json_array_append_new(a, k == 7 ? (p->limit == CTS_DEPTH_FOUND ? json_integer(p->tracked_queued) : json_null())
+                                     : k == 0 ? (scan ? json_integer(p->queued) : json_null())
                                      : k == 1 ? json_integer(p->max)
                                      : k == 2 ? (p->limit == CTS_DEPTH_BESIDE ? json_integer(p->fill) : json_null())
                                      : us(k == 3 ? p->blocked_us : k == 4 ? p->tracked_us
