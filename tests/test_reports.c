@@ -332,11 +332,14 @@ static void real(const char *path, const char *html_out)
     CHECK_INT(records, n + 1); /* the header and one row a case */
     CHECK(sorted);
     CHECK(!strncmp(csv, "id,family,group,function,", 25));
-    /* A capture case's row ends with its modes and outcome (the last columns); a case of
-     * another family's with three empty fields. */
+    /* A capture case's row ends with its modes and outcome, then two empty fields; a depth
+     * case's with its depth and count (the last columns). */
     CHECK_CONTAINS(csv, "\r\nmemcpy_async.capture_global.by_global.op_blocking.busy_same,capture,capture_global,");
-    CHECK_CONTAINS(csv, ",global,global,graph\r\n");
-    CHECK_CONTAINS(csv, ",thread_local,thread_local,ended\r\n");
+    CHECK_CONTAINS(csv, ",global,global,graph,,\r\n");
+    CHECK_CONTAINS(csv, ",thread_local,thread_local,ended,,\r\n");
+    CHECK_CONTAINS(csv, "\r\nlaunch.queue_depth.op_legacy.busy_same,depth,launch.queue_depth,cudaLaunchKernel,queue_depth,");
+    CHECK_CONTAINS(csv, ",,,,found,1021\r\n");
+    CHECK_CONTAINS(csv, ",,,,none,65536\r\n");
 
     check_self_contained(html);
     CHECK_CONTAINS(html, "<input id=\"filter\"");
