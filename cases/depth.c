@@ -575,6 +575,45 @@ struct full_try {
     double after_us;         /* where the call waited: from the opening to its return */
 };
 
+/* The full stream filled to its depth: by this thread (each launch proven
+ * not to wait), or by the second thread, waited for until it sits inside
+ * the next launch.  The launches queued; *ferr: a launch's error. */
+static long long fill(int threaded, cudaError_t *ferr)
+{
+    long long n = 0;
+    if (!threaded) {
+        while (n < d.fill && (*ferr = cts_launch_sleep(d.full, 0)) == cudaSuccess && returned_closed())
+            n++;
+        return n;
+    }
+    while (atomic_load(&d.state) == W_ARMED &&
+           !(atomic_load(&filler.filled) >= d.fill && atomic_load(&filler.inside) &&
+             now_us() - atomic_load(&d.last_us) >= STUCK_US))
+        ;
+    return atomic_load(&filler.filled);
+}
+
+/* The call beside the full queue, into f; *ferr: the check launch's error. */
+static cudaError_t beside(size_t k, cudaStream_t s, int threaded, struct full_try *f, cudaError_t *ferr)
+{
+    double t0 = now_us();
+    cudaError_t err = issue(k, s);
+    double t1 = now_us(), rel;
+    f->t.call_us = t1 - t0;
+    f->t.returned = err == cudaSuccess && returned_closed();
+    rel = atomic_load(&d.released_us);
+    f->t.early = !f->t.returned && (isnan(rel) || t1 < rel);
+    f->after_us = f->t.returned ? NAN : t1 - rel;
+    f->t.filled = 1;
+    if (!f->t.returned)
+        f->t.full = 1; /* the queue was full when the call was made, and the flag opened since */
+    else if (threaded)
+        f->t.full = atomic_load(&filler.inside); /* the filler still blocked after the call */
+    else /* the next launch on the full stream must wait */
+        f->t.full = (*ferr = cts_launch_sleep(d.full, 0)) == cudaSuccess && !returned_closed();
+    return err;
+}
+
 /* One try of queue_full(_thread) with the given stall time: 0, or -1 with
  * why (the harness), -2 (TIMEOUT) or 1 (the call failed). */
 static int full_try(size_t k, cudaStream_t s, int threaded, double stall_us, struct full_try *f, char *why,
@@ -585,45 +624,18 @@ static int full_try(size_t k, cudaStream_t s, int threaded, double stall_us, str
         return -1;
     arm(stall_us);
     cudaError_t err = cudaSuccess, ferr = cudaSuccess;
-    int started = 0;
     if (threaded) {
         atomic_store(&filler.filled, 0);
         atomic_store(&filler.inside, 0);
-        started = !pthread_create(&filler.thread, NULL, fill_thread, NULL);
-        if (!started) {
+        if (pthread_create(&filler.thread, NULL, fill_thread, NULL)) {
             open_gate();
             snprintf(why, len, "harness: the filling thread could not start");
             return -1;
         }
-        /* Until the filler has queued the depth and sits inside the next launch. */
-        while (atomic_load(&d.state) == W_ARMED &&
-               !(atomic_load(&filler.filled) >= d.fill && atomic_load(&filler.inside) &&
-                 now_us() - atomic_load(&d.last_us) >= STUCK_US))
-            ;
-        f->filled = atomic_load(&filler.filled);
-    } else {
-        for (; f->filled < d.fill; f->filled++) {
-            if ((ferr = cts_launch_sleep(d.full, 0)) != cudaSuccess || !returned_closed())
-                break;
-        }
     }
-    if (ferr == cudaSuccess && f->filled == d.fill && atomic_load(&d.state) == W_ARMED) {
-        double t0 = now_us();
-        err = issue(k, s);
-        double t1 = now_us();
-        f->t.call_us = t1 - t0;
-        f->t.returned = err == cudaSuccess && returned_closed();
-        double rel = atomic_load(&d.released_us);
-        f->t.early = !f->t.returned && (isnan(rel) || t1 < rel);
-        f->after_us = f->t.returned ? NAN : t1 - rel;
-        f->t.filled = 1;
-        if (!f->t.returned)
-            f->t.full = 1; /* the queue was full when the call was made, and the flag opened since */
-        else if (threaded)
-            f->t.full = atomic_load(&filler.inside); /* the filler still blocked after the call */
-        else /* the next launch on the full stream must wait */
-            f->t.full = (ferr = cts_launch_sleep(d.full, 0)) == cudaSuccess && !returned_closed();
-    }
+    f->filled = fill(threaded, &ferr);
+    if (ferr == cudaSuccess && f->filled == d.fill && atomic_load(&d.state) == W_ARMED)
+        err = beside(k, s, threaded, f, &ferr);
     if (threaded) {
         open_gate();
         pthread_join(filler.thread, NULL);
