@@ -395,6 +395,53 @@ static void staged_case(struct buf *b, const struct cts_case_view *v)
             staged_at(v, "kernel_us", i), staged_at(v, "d2h_us", i), staged_at(v, "fraction", i));
 }
 
+/* A repetition's value of evidence.<obj>.key (a member's array), NAN where there is none. */
+static double evidence_at(const struct cts_case_view *v, const char *obj, const char *key, size_t i)
+{
+    const json_t *ev = json_object_get(v->c, "evidence");
+    const json_t *x = json_array_get(json_object_get(obj ? json_object_get(ev, obj) : ev, key), i);
+    return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+/* The depth family: a scan behind the op stream's own held work, or one call
+ * beside another stream's full queue (the first repetition's times). */
+static void depth_case(struct buf *b, const struct cts_case_view *v)
+{
+    int scan = !strcmp(v->variant, "queue_depth"), thread = !strcmp(v->variant, "queue_full_thread");
+    if (scan)
+        say(b, "%s, made again and again on %s while a kernel held that same stream: ", v->function,
+            pair_stream_words(v->op_stream));
+    else
+        say(b, "%s on %s, made while a kernel held a non-blocking stream whose queue was full (%.0f kernel launches "
+               "queued%s): ", v->function, pair_stream_words(v->op_stream), evidence_at(v, "depth", "max", 0),
+            thread ? ", and another thread blocked inside its next launch" : ", the next launch there waited");
+    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
+        say(b, "no verdict, %s (%s).", cts_status_name(v->status), v->reason);
+        return;
+    }
+    if (v->status == CTS_VARIES) {
+        say(b, "the repetitions differed (%s; `%s`).", v->reason, v->symbol);
+        return;
+    }
+    if (v->verdict.depth == CTS_DEPTH_NONE)
+        say(b, "none of %lld calls waited for the held work (`%s`; %.1f us a call, the median)",
+            v->verdict.queued, v->symbol, v->call_us);
+    else if (v->verdict.depth == CTS_DEPTH_FOUND || v->verdict.host == CTS_HOST_WAITS) {
+        if (scan)
+            say(b, "%lld calls returned while the work was held (%.1f us a call, the median), and the next one "
+                   "waited for it (`%s`): ", v->verdict.queued, v->call_us, v->symbol);
+        else
+            say(b, "it waited for the held work (`W`): ");
+        say(b, "released %.0f ms after the last return, %s took %.1f us; released %.0f ms after it, %.1f us",
+            evidence_at(v, "depth", "stall_us", 0) / 1e3, scan ? "that call" : "it",
+            evidence_at(v, "depth", "blocked_us", 0), evidence_at(v, "depth", "tracked_stall_us", 0) / 1e3,
+            evidence_at(v, "depth", "tracked_us", 0));
+    } else {
+        say(b, "it returned while the work was held, in %.1f us (`%s`)", v->call_us, v->symbol);
+    }
+    say(b, " (%lld repetitions). ", (long long)v->repetitions);
+}
+
 static void pair_case(struct buf *b, const struct cts_case_view *v)
 {
     static const char *const verdict_words[] = {"", "ran at once (overlaps)", "partly overlapped (partial)",
@@ -438,6 +485,8 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
         return -1;
     if (json_object_get(v.c, "capture")) {
         capture_case(&b, &v);
+    } else if (!strcmp(v.family, "depth")) {
+        depth_case(&b, &v);
     } else if (*v.with) {
         pair_case(&b, &v);
     } else if (!strncmp(v.variant, "staged_", 7) && !strcmp(v.family, "overlap")) {

@@ -20,6 +20,15 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
     v.capture = r->cap.outcome;
     if (v.capture != CTS_CAP_NA)
         return v; /* a capture: no gate either */
+    v.depth = r->depth.limit;
+    if (v.depth == CTS_DEPTH_FOUND || v.depth == CTS_DEPTH_NONE) {
+        v.queued = r->depth.queued; /* a scan: its count is the verdict */
+        return v;
+    }
+    if (v.depth == CTS_DEPTH_BESIDE) {
+        v.host = r->host; /* beside a full queue: whether the call waited, nothing else */
+        return v;
+    }
     v.host = r->host;
     v.rejected = r->rejected;
     /* Data order is read from the bytes after the drain: it holds whether
@@ -52,10 +61,17 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
 static const enum cts_status precedence[] = {CTS_BROKEN, CTS_TIMEOUT, CTS_FAIL, CTS_NOTSUPP,
                                              CTS_INCONCLUSIVE};
 
-static const char *field_value(const struct cts_verdict *v, int field)
+static const char *field_value(const struct cts_verdict *v, int field, char *buf, size_t len)
 {
     const char *s = NULL;
     switch (field) {
+    case 12:
+        if (v->depth == CTS_DEPTH_FOUND || v->depth == CTS_DEPTH_NONE) {
+            snprintf(buf, len, "%s %lld", cts_depth_name(v->depth), v->queued);
+            return buf;
+        }
+        s = cts_depth_name(v->depth);
+        break;
     case 0: s = cts_host_name(v->host); break;
     case 1: s = cts_order_name(v->op_after); break;
     case 2: s = cts_order_name(v->third_blocking); break;
@@ -72,10 +88,10 @@ static const char *field_value(const struct cts_verdict *v, int field)
     return s ? s : "n/a";
 }
 
-#define FIELDS 12
+#define FIELDS 13
 static const char *const field_names[FIELDS] = {
     "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected", "overlap",
-    "data", "reader", "landed", "capture",
+    "data", "reader", "landed", "capture", "depth",
 };
 
 /* Clears field f of v (the fields as field_value numbers them). */
@@ -94,6 +110,7 @@ static void clear_field(struct cts_verdict *v, int f)
     case 9: v->reader = CTS_READER_NA; break;
     case 10: v->landed = CTS_DST_NA; break;
     case 11: v->capture = CTS_CAP_NA; break;
+    case 12: v->depth = CTS_DEPTH_NA; v->queued = 0; break;
     }
 }
 
@@ -130,10 +147,11 @@ void cts_classify(struct cts_result *res)
     res->status = CTS_PASS;
     res->verdict = v[0];
     size_t n = 0;
+    char b0[48], bi[48];
     for (int f = 0; f < FIELDS; f++) {
         int agree = 1;
         for (int i = 1; i < res->nreps; i++)
-            if (strcmp(field_value(&v[0], f), field_value(&v[i], f)) != 0)
+            if (strcmp(field_value(&v[0], f, b0, sizeof b0), field_value(&v[i], f, bi, sizeof bi)) != 0)
                 agree = 0;
         if (agree)
             continue;
@@ -142,7 +160,7 @@ void cts_classify(struct cts_result *res)
         n += snprintf(res->reason + n, sizeof res->reason - n, "%s%s:",
                       n ? "; " : "repetitions differ on ", field_names[f]);
         for (int i = 0; i < res->nreps && n < sizeof res->reason; i++)
-            n += snprintf(res->reason + n, sizeof res->reason - n, " %s", field_value(&v[i], f));
+            n += snprintf(res->reason + n, sizeof res->reason - n, " %s", field_value(&v[i], f, bi, sizeof bi));
         if (n >= sizeof res->reason)
             n = sizeof res->reason - 1;
     }
@@ -193,6 +211,16 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
     static const char *const capture_letter[] = {"?", "G", "R", "N", "E", "e", "L", "F"};
     if (v->capture != CTS_CAP_NA) {
         snprintf(buf, len, "%s", capture_letter[(unsigned)v->capture < 8 ? v->capture : 0]);
+        return;
+    }
+    /* The depth family: "D<n>", n calls queued and the next waited; "D>n",
+     * none waited up to n; beside a full queue, the host's "A" or "W". */
+    if (v->depth == CTS_DEPTH_FOUND || v->depth == CTS_DEPTH_NONE) {
+        snprintf(buf, len, "D%s%lld", v->depth == CTS_DEPTH_NONE ? ">" : "", v->queued);
+        return;
+    }
+    if (v->depth == CTS_DEPTH_BESIDE) {
+        snprintf(buf, len, "%s", v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?");
         return;
     }
     if (v->overlap != CTS_OVERLAP_NA) {
@@ -281,4 +309,31 @@ enum cts_overlap cts_staged_judge(struct cts_staged_obs *s)
     if (s->fraction >= OVERLAP_MIN)
         return CTS_OVERLAP_OVERLAPS;
     return s->fraction >= PARTIAL_MIN ? CTS_OVERLAP_PARTIAL : CTS_OVERLAP_SERIALIZES;
+}
+
+enum cts_depth cts_depth_decide(const struct cts_depth_scan *a, const struct cts_depth_scan *b, double grow_us,
+                                double fraction)
+{
+    if (!a->stopped && !b->stopped)
+        return CTS_DEPTH_NONE;
+    if (a->stopped && b->stopped && !a->early && !b->early && b->blocked_us - a->blocked_us >= fraction * grow_us)
+        return CTS_DEPTH_FOUND;
+    return CTS_DEPTH_NA;
+}
+
+enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts_beside_try *b, double grow_us,
+                                double fraction, int *again)
+{
+    *again = 0;
+    if (!a->filled || !a->full || a->early)
+        return CTS_HOST_NA; /* not beside a full queue, or it proves nothing */
+    if (a->returned)
+        return CTS_HOST_RETURNS;
+    if (!b) {
+        *again = 1;
+        return CTS_HOST_NA;
+    }
+    if (b->filled && b->full && !b->returned && !b->early && b->call_us - a->call_us >= fraction * grow_us)
+        return CTS_HOST_WAITS;
+    return CTS_HOST_NA;
 }

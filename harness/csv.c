@@ -15,7 +15,8 @@ static const char *const header[] = {
     "memory",      "size",           "kind",           "op_stream", "busy",     "status",
     "symbol",      "host",           "op_after",       "third_blocking", "third_nonblocking",
     "src",         "dst",            "idle_call_us",   "call_us_median", "conformance", "clauses",
-    "reason",      "capture",        "capture_by",     "capture_outcome", NULL}; /* later columns last */
+    "reason",      "capture",        "capture_by",     "capture_outcome", "depth", "queued",
+    NULL}; /* later columns last */
 
 void cts_csv_text(FILE *f, const char *s)
 {
@@ -118,6 +119,11 @@ static int put_case(FILE *f, const char *id, const json_t *c)
     cts_csv_text(f, v.capture_by);
     fputc(',', f);
     cts_csv_text(f, name(cts_cap_outcome_name(vd->capture)));
+    fputc(',', f);
+    cts_csv_text(f, name(cts_depth_name(vd->depth)));
+    fputc(',', f);
+    if (vd->depth == CTS_DEPTH_FOUND || vd->depth == CTS_DEPTH_NONE)
+        fprintf(f, "%lld", vd->queued);
     fputs("\r\n", f);
     return 0;
 }

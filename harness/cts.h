@@ -366,6 +366,54 @@ enum cts_cap_outcome cts_capture_judge(const struct cts_capture_obs *o);
 const char *cts_data_name(enum cts_data d);     /* "ordered", "stale", "partial"; NULL for NA */
 const char *cts_reader_name(enum cts_reader r); /* "saw", "missed"; NULL for NA */
 
+/* The depth family (cases/depth.c): FOUND: `queued` calls returned while
+ * their stream's work was held, and the next one waited; NONE: none waited
+ * up to `max` calls; BESIDE: a call made beside another stream's full queue,
+ * its verdict `host`. */
+enum cts_depth { CTS_DEPTH_NA, CTS_DEPTH_FOUND, CTS_DEPTH_NONE, CTS_DEPTH_BESIDE, CTS_DEPTH_COUNT };
+struct cts_depth_obs {
+    enum cts_depth limit;
+    long long queued;      /* FOUND: the depth; NONE: max */
+    long long max;         /* the calls a scan makes at most; BESIDE: the full stream's depth */
+    long long fill;        /* BESIDE: launches queued on the full stream before the call */
+    long long tracked_queued; /* FOUND: the second scan's count */
+    double blocked_us;     /* FOUND: the waiting call's time, at the first stall time */
+    double tracked_us;     /* ... and at the longer one, which proved the wait */
+    double stall_us, tracked_stall_us; /* the two stall times (FOUND, or BESIDE where the call waited) */
+};
+const char *cts_depth_name(enum cts_depth d); /* "found", "none", "beside"; NULL for NA */
+/* One scan (a repetition makes two, the second with a longer stall time:
+ * the time the watchdog waits after the last return before it opens the gate). */
+struct cts_depth_scan {
+    long long queued;   /* calls that returned while the gate was closed, in a row */
+    int stopped;        /* the next one returned only after the gate opened */
+    int early;          /* ... yet before the watchdog opened it: descheduled, it proves nothing */
+    double blocked_us;  /* that call's time */
+    double after_us;    /* ... from the opening to its return */
+    double issue_us;    /* the median time of the calls that returned, as sampled */
+};
+/* One try of a call beside another stream's full queue (likewise two where it waits). */
+struct cts_beside_try {
+    int filled;     /* the full stream took exactly its depth first */
+    int full;       /* ... and took no more: its next launch waited, or the filler stayed blocked */
+    int returned;   /* the call returned while the gate was closed */
+    int early;      /* it returned after the gate opened, yet before the watchdog opened it */
+    double call_us;
+};
+/* Pure (classify.c): two scans, b's stall time grow_us longer than a's.
+ * FOUND: both stopped, neither early, and the waiting call's time grew by
+ * at least `fraction` of grow_us (it waited for the gate): a's count is the
+ * depth, b's (which may differ by a few: pageable copies') evidence; NONE:
+ * neither stopped; NA: undecided (measure again). */
+enum cts_depth cts_depth_decide(const struct cts_depth_scan *a, const struct cts_depth_scan *b, double grow_us,
+                                double fraction);
+/* Pure: RETURNS, a (the first try) returned beside the full queue; WAITS, a
+ * and b (b NULL: not made yet) both waited beside it, neither early, and b's
+ * time grew by at least `fraction` of grow_us; NA: undecided.  *again: b is
+ * wanted (a waited, and b is NULL). */
+enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts_beside_try *b, double grow_us,
+                                double fraction, int *again);
+
 /* One measurement of a staged-copy pattern (the overlap family's staged_*):
  * one array in N slices, each copied in, worked on and copied out on its own
  * stream, against the same work in one stream (sequential). */
@@ -419,6 +467,7 @@ struct cts_rep {
     long long data_new_bytes; /* how many of them were the held work's write (-1: not judged) */
     enum cts_reader reader;  /* c->writes: what work after the call on its stream read */
     struct cts_capture_obs cap; /* the capture family's (outcome NA otherwise) */
+    struct cts_depth_obs depth; /* the depth family's (limit NA otherwise) */
     enum cts_dst landed;     /* copies and memsets: was the destination complete right after the
                               * call returned, read from another stream (device-side memory) or by
                               * the host; whether or not the call waited */
@@ -436,6 +485,8 @@ struct cts_verdict {
     enum cts_data data;       /* c->writes: data order; NA for every other case */
     enum cts_reader reader;
     enum cts_cap_outcome capture; /* the capture family's verdict; NA for every other case */
+    enum cts_depth depth;     /* the depth family's: FOUND or NONE, with `queued`; BESIDE: `host` */
+    long long queued;
     enum cts_dst landed;      /* synchronous calls, kept where the call waited or its stream ran on
                                * (op_after runs): behind held work a copy cannot have landed */
 };

@@ -136,6 +136,11 @@ static void legend(FILE *f)
                    "it / returned success and is missing (neither done nor in the graph) / was refused yet "
                    "done; its table is one call in one capture mode, a row a calling-thread mode and "
                    "capturing stream, a column where the call was made"},
+        {"u", "D1021", "D&lt;n&gt; / D&gt;&lt;n&gt; (depth family, groups &lt;api&gt;.queue_depth: the op stream itself held): "
+                       "n calls returned while the work was held and the next one waited / none of n waited; "
+                       "in groups &lt;api&gt;.queue_full and &lt;api&gt;.queue_full_thread, A / W: the call returned / "
+                       "waited while another, held, non-blocking stream's queue was full (filled by this "
+                       "thread, or by another thread then blocked inside its next launch)"},
         {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
         {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
                         "the call failed"},

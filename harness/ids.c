@@ -88,6 +88,7 @@ TOKEN(cts_overlap_name, enum cts_overlap, 5, NULL, "overlaps", "partial", "share
 TOKEN(cts_host_name, enum cts_host, 3, NULL, "returns", "waits")
 TOKEN(cts_data_name, enum cts_data, 4, NULL, "ordered", "stale", "partial")
 TOKEN(cts_reader_name, enum cts_reader, 3, NULL, "saw", "missed")
+TOKEN(cts_depth_name, enum cts_depth, CTS_DEPTH_COUNT, NULL, "found", "none", "beside")
 
 static const struct {
     size_t bytes;

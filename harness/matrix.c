@@ -43,6 +43,11 @@ static json_t *verdict_json(const struct cts_result *r)
         json_object_set_new(v, "landed", json_string(cts_dst_name(r->verdict.landed)));
     if (pass && r->verdict.capture != CTS_CAP_NA) /* the capture family's cases only */
         json_object_set_new(v, "capture", json_string(cts_cap_outcome_name(r->verdict.capture)));
+    if (pass && r->verdict.depth != CTS_DEPTH_NA) { /* the depth family's cases only */
+        json_object_set_new(v, "depth", json_string(cts_depth_name(r->verdict.depth)));
+        if (r->verdict.depth != CTS_DEPTH_BESIDE)
+            json_object_set_new(v, "queued", json_integer((json_int_t)r->verdict.queued));
+    }
     return v;
 }
 
@@ -155,6 +160,35 @@ static void pair_json(json_t *ev, const struct cts_result *r)
     json_object_set_new(ev, "pair", pair);
 }
 
+/* The depth family's scans and fills, per repetition (docs/method.md, "Queue depth"). */
+static void depth_json(json_t *ev, const struct cts_result *r)
+{
+    enum { N = 8 };
+    static const char *const names[N] = {"queued", "max", "fill", "blocked_us", "tracked_us", "stall_us",
+                                         "tracked_stall_us", "tracked_queued"};
+    int any = 0;
+    for (int i = 0; i < r->nreps; i++)
+        any |= r->reps[i].depth.limit != CTS_DEPTH_NA;
+    if (!any)
+        return;
+    json_t *o = json_object();
+    for (int k = 0; k < N; k++) {
+        json_t *a = json_array();
+        for (int i = 0; i < r->nreps; i++) {
+            const struct cts_depth_obs *p = &r->reps[i].depth;
+            int scan = p->limit == CTS_DEPTH_FOUND || p->limit == CTS_DEPTH_NONE;
+            json_array_append_new(a, k == 7 ? (p->limit == CTS_DEPTH_FOUND ? json_integer(p->tracked_queued) : json_null())
+                                     : k == 0 ? (scan ? json_integer(p->queued) : json_null())
+                                     : k == 1 ? json_integer(p->max)
+                                     : k == 2 ? (p->limit == CTS_DEPTH_BESIDE ? json_integer(p->fill) : json_null())
+                                     : us(k == 3 ? p->blocked_us : k == 4 ? p->tracked_us
+                                              : k == 5 ? p->stall_us : p->tracked_stall_us));
+        }
+        json_object_set_new(o, names[k], a);
+    }
+    json_object_set_new(ev, "depth", o);
+}
+
 /* The overlap family's staged-copy measurements, per repetition. */
 static void staged_json(json_t *ev, const struct cts_result *r)
 {
@@ -215,6 +249,7 @@ static json_t *evidence_json(const struct cts_result *r)
     pair_json(ev, r);
     staged_json(ev, r);
     capture_json(ev, r);
+    depth_json(ev, r);
     return ev;
 }
 

@@ -114,6 +114,7 @@ static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)
 static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
 static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
+static const char *depth_n(int i) { return cts_depth_name((enum cts_depth)i); }
 static const char *capmode_n(int i) { return cts_capture_token((enum cts_capture)i); }
 static const char *capst_n(int i) { return cts_cap_status_name((enum cts_cap_status)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
@@ -125,7 +126,7 @@ struct names {
 };
 static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
                           OVERLAP = {overlap_n, 5}, DATA = {data_n, 4}, READER = {reader_n, 3},
-                          CAPTURE = {capture_n, CTS_CAP_OUTCOME_COUNT}, CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
+                          CAPTURE = {capture_n, CTS_CAP_OUTCOME_COUNT}, DEPTH = {depth_n, CTS_DEPTH_COUNT}, CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
                           CAPST = {capst_n, CTS_CAPST_COUNT}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
 
 /* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
@@ -271,8 +272,8 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
         return -1;
     /* The overlap family's measurements (a pair, a staged-copy pattern): arrays of
      * numbers, one a repetition. */
-    static const char *const measured[] = {"pair", "staged"};
-    for (size_t m = 0; m < 2; m++) {
+    static const char *const measured[] = {"pair", "staged", "depth"}; /* depth: the depth family's */
+    for (size_t m = 0; m < 3; m++) {
         const json_t *obj;
         if (v_obj(ev, P, measured[m], OPT, &obj, why, len))
             return -1;
@@ -365,10 +366,16 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
     if (rejected && !*rejected)
         return BAD("verdict.rejected is empty");
     /* "overlap": the overlap family's verdict, in its cases only. */
-    int overlap = 0, data = 0, reader = 0, landed = 0, capture = 0;
+    int overlap = 0, data = 0, reader = 0, landed = 0, capture = 0, depth = 0;
+    json_int_t queued = -1;
     if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len) ||
-        v_name(verdict, "verdict.", "capture", OPT, CAPTURE, &capture, why, len)) /* the capture family's */
+        v_name(verdict, "verdict.", "capture", OPT, CAPTURE, &capture, why, len) || /* the capture family's */
+        v_name(verdict, "verdict.", "depth", OPT, DEPTH, &depth, why, len) ||      /* the depth family's */
+        v_int(verdict, "verdict.", "queued", OPT, 0, INT64_MAX, &queued, why, len))
         return -1;
+    if ((queued >= 0) != (depth == CTS_DEPTH_FOUND || depth == CTS_DEPTH_NONE))
+        return BAD("verdict.queued is %s, and verdict.depth is %s", queued >= 0 ? "there" : "missing",
+                   depth ? depth_n(depth) : "missing");
     /* "data" and "reader": data order, in written cases only. */
     if (v_name(verdict, "verdict.", "data", OPT, DATA, &data, why, len) ||
         v_name(verdict, "verdict.", "reader", OPT, READER, &reader, why, len) ||
@@ -376,7 +383,7 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
         return -1;
     if (json_object_size(verdict) !=
         6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0) + (size_t)(data != 0) + (size_t)(reader != 0) +
-            (size_t)(landed != 0) + (size_t)(capture != 0)) {
+            (size_t)(landed != 0) + (size_t)(capture != 0) + (size_t)(depth != 0) + (size_t)(queued >= 0)) {
         const char *k;
         json_t *x;
         json_object_foreach((json_t *)verdict, k, x)
@@ -385,9 +392,9 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
             while (i < 6 && strcmp(k, verdict_keys[i]))
                 i++;
             if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap") && strcmp(k, "data") && strcmp(k, "reader") &&
-                strcmp(k, "landed") && strcmp(k, "capture"))
+                strcmp(k, "landed") && strcmp(k, "capture") && strcmp(k, "depth") && strcmp(k, "queued"))
                 return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data, "
-                           "reader, landed or capture)", k,
+                           "reader, landed, capture, depth or queued)", k,
                            verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
                            verdict_keys[5]);
         }

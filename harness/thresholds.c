@@ -305,7 +305,8 @@ static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *g
         return NULL;
     for (size_t i = 0; i < count; i++) {
         const struct cts_case *c = &all[i];
-        if (c->size_idx < 0 || c->capture != CTS_CAPTURE_NONE) /* a capture case holds nothing: no threshold */
+        /* A case its family measures (capture, depth, overlap) is no probe the engine can run: no threshold. */
+        if (c->size_idx < 0 || c->family->measure)
             continue;
         char id[CTS_ID_MAX];
         row_id(c, id, sizeof id);

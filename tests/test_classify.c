@@ -386,5 +386,74 @@ int main(void)
     CHECK_INT(res.status, CTS_VARIES);
     CHECK_STR(res.symbol, "C/O");
     CHECK_CONTAINS(res.reason, "overlap: shares overlaps shares");
+
+    /* Queue depth: two scans, the second's stall time 30 ms longer (simulated
+     * answers; the H100's kernel launches stopped at 1,021, the waiting call
+     * took 10.1 and 40.2 ms). */
+    {
+        struct cts_depth_scan a = {.queued = 1021, .stopped = 1, .blocked_us = 10089},
+                              b = {.queued = 1021, .stopped = 1, .blocked_us = 40167};
+        CHECK_INT(cts_depth_decide(&a, &b, 30000, 0.5), CTS_DEPTH_FOUND);
+        b.blocked_us = 24000; /* grew by less than half the difference: not the gate's doing */
+        CHECK_INT(cts_depth_decide(&a, &b, 30000, 0.5), CTS_DEPTH_NA);
+        b.blocked_us = 40167, b.queued = 1022; /* stopped a call later (pageable copies): the first count stands */
+        CHECK_INT(cts_depth_decide(&a, &b, 30000, 0.5), CTS_DEPTH_FOUND);
+        b.queued = 1021, a.early = 1; /* returned before the watchdog opened the gate: descheduled */
+        CHECK_INT(cts_depth_decide(&a, &b, 30000, 0.5), CTS_DEPTH_NA);
+        a.early = 0, b.stopped = 0; /* one scan stopped, the other did not */
+        CHECK_INT(cts_depth_decide(&a, &b, 30000, 0.5), CTS_DEPTH_NA);
+        a.stopped = 0, a.queued = b.queued = 65536;
+        CHECK_INT(cts_depth_decide(&a, &b, 30000, 0.5), CTS_DEPTH_NONE);
+
+        int again;
+        struct cts_beside_try t1 = {.filled = 1, .full = 1, .returned = 1, .call_us = 8},
+                              t2 = {.filled = 1, .full = 1, .call_us = 40100};
+        CHECK_INT(cts_beside_decide(&t1, NULL, 30000, 0.5, &again), CTS_HOST_RETURNS);
+        CHECK_INT(again, 0);
+        t1.full = 0; /* the full stream took another launch: its queue was not full */
+        CHECK_INT(cts_beside_decide(&t1, NULL, 30000, 0.5, &again), CTS_HOST_NA);
+        CHECK_INT(again, 0);
+        t1.full = 1, t1.returned = 0, t1.call_us = 8200; /* waited: a second try is wanted */
+        CHECK_INT(cts_beside_decide(&t1, NULL, 30000, 0.5, &again), CTS_HOST_NA);
+        CHECK_INT(again, 1);
+        CHECK_INT(cts_beside_decide(&t1, &t2, 30000, 0.5, &again), CTS_HOST_WAITS);
+        t2.call_us = 9000; /* did not follow the stall time */
+        CHECK_INT(cts_beside_decide(&t1, &t2, 30000, 0.5, &again), CTS_HOST_NA);
+        t2.call_us = 40100, t2.filled = 0; /* the second fill came short */
+        CHECK_INT(cts_beside_decide(&t1, &t2, 30000, 0.5, &again), CTS_HOST_NA);
+        t1.filled = 0;
+        CHECK_INT(cts_beside_decide(&t1, NULL, 30000, 0.5, &again), CTS_HOST_NA);
+        CHECK_INT(again, 0);
+
+        /* Repetitions: the count is the verdict; counts that differ VARY. */
+        memset(&res, 0, sizeof res);
+        res.nreps = 2;
+        for (int i = 0; i < 2; i++) {
+            res.reps[i].status = CTS_PASS;
+            res.reps[i].depth.limit = CTS_DEPTH_FOUND;
+            res.reps[i].depth.queued = 1021;
+        }
+        cts_classify(&res);
+        CHECK_INT(res.status, CTS_PASS);
+        CHECK_STR(res.symbol, "D1021");
+        CHECK_INT(res.verdict.queued, 1021);
+        CHECK_INT(res.verdict.host, CTS_HOST_NA);
+        res.reps[1].depth.queued = 987;
+        cts_classify(&res);
+        CHECK_INT(res.status, CTS_VARIES);
+        CHECK_STR(res.symbol, "D1021/D987");
+        CHECK_CONTAINS(res.reason, "depth: found 1021 found 987");
+        res.reps[1].depth.limit = res.reps[0].depth.limit = CTS_DEPTH_NONE;
+        res.reps[1].depth.queued = res.reps[0].depth.queued = 65536;
+        cts_classify(&res);
+        CHECK_STR(res.symbol, "D>65536");
+        for (int i = 0; i < 2; i++) { /* beside a full queue: the host's letter */
+            res.reps[i].depth.limit = CTS_DEPTH_BESIDE;
+            res.reps[i].host = CTS_HOST_WAITS;
+        }
+        cts_classify(&res);
+        CHECK_INT(res.status, CTS_PASS);
+        CHECK_STR(res.symbol, "W");
+    }
     CHECK_DONE();
 }

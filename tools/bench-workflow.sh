@@ -34,6 +34,8 @@ cmake --workflow --preset test >"$out/ctest.txt" 2>&1
 rc=$?
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "workflow wall %.2f s\n", b - a }' >>"$out/ctest.txt"
+# The revision the run built, as `sync-cts --version` says it (readme.py reads it from here).
+build/sync-cts --version 2>/dev/null | awk '{ print "suite revision " $2 }' >>"$out/ctest.txt"
 configure=$(sed -n 's/^-- Configuring done (\([0-9.]*\)s)$/\1/p' "$out/ctest.txt")
 tests=$(sed -n 's/^Total Test time (real) = *\([0-9.]*\) sec$/\1/p' "$out/ctest.txt")
 awk -v a="$t0" -v b="$t1" -v c="$configure" -v t="${tests:-0}" -v rc="$rc" 'BEGIN {

@@ -309,8 +309,11 @@ class CTest:
         t = read(path)
         self.result = dict(re.findall(r"^\s*\d+/\d+ Test +#\d+: (\S+) \.+\s*(?:\*\*\*)?(\w+)", t, re.M))
         self.total_s = Decimal(grep(r"^Total Test time \(real\) = +([\d.]+) sec", t, path).group(1))
-        # The fixture's matrix beside the log was written by the same run.
-        self.revision = Matrix(str(Path(path).parent / "matrix.json.gz")).env["suite_revision"]
+        # The revision the log names (bench-workflow.sh's last line); else the fixture's matrix
+        # beside it, written by the same run.
+        named = re.search(r"^suite revision (\S+)$", t, re.M)
+        self.revision = named.group(1) if named else \
+            Matrix(str(Path(path).parent / "matrix.json.gz")).env["suite_revision"]
         names = dict(re.findall(r"^\s*Start +(\d+): (\S+)$", t, re.M))
         self.deviations = {names[n]: (int(d), int(u)) for n, d, u in
                            re.findall(r"^(\d+): (\d+) deviations \(\d+ waived, (\d+) not\)$", t, re.M)}
@@ -876,6 +879,7 @@ FIGURES = {
     "h200_ctest_passed": lambda: num(len(ctest_h200().having("Passed"))),
     "h200_ctest_tests": lambda: num(len(ctest_h200().result)),
     "ctest_revision": lambda: ctest().revision,
+    "matrix_revision": lambda: matrix("default", H100).env["suite_revision"],
     "ctest_tests": lambda: num(len(ctest().result)),
     "ctest_passed": lambda: num(len(ctest().having("Passed"))),
     "ctest_skipped": lambda: series(f"`{n}`" for n in ctest().having("Skipped")),

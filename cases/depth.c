@@ -1,0 +1,763 @@
+/* The depth family: how many commands a stream queues behind held work
+ * before the next enqueueing call blocks the host, and whether a full queue
+ * in one stream blocks enqueueing in another (issue 20; oneflow #890).
+ *
+ * - queue_depth: the op stream itself is held (busy_same); the call is made
+ *   on it again and again, up to SCAN_MAX times (host functions:
+ *   SCAN_MAX_HOSTFN).  Its verdict is the number
+ *   of calls that returned while the work was held, the one after them
+ *   having waited ("D<n>"), or that none waited up to that many
+ *   ("D>65536").
+ * - queue_full: another non-blocking stream (busy_nonblocking) is held and
+ *   filled with kernel launches to its depth (the launch depth of that
+ *   stream, scanned once at the family's first use); then the call is made
+ *   once on the op stream: does it return (A) or wait (W) while the other
+ *   stream's queue is full?  The launch after it on the full stream must then
+ *   wait, or the queue was not full and the repetition proves nothing.
+ * - queue_full_thread: the same, the filling done by a second host thread,
+ *   which is left blocked inside its next launch (the queue full) while this
+ *   thread makes the call.
+ * Each call: a kernel launch (the suite's sleep kernel, 0 ns), cudaMemcpyAsync
+ * of 4 KiB (pinned to device, device to pinned, device to device, pageable
+ * to device), cudaMemsetAsync of 4 KiB, cudaEventRecord, cudaStreamWaitEvent
+ * (an event already complete), cudaLaunchHostFunc (an empty function) and
+ * cudaGraphLaunch (a graph of one sleep-kernel node).
+ *
+ * Proof.  The held work is the gate kernel, spinning on a flag in mapped
+ * pinned memory, which a watchdog thread of this family's own (it makes no
+ * CUDA call) opens once no call has returned for the stall time; the gate
+ * also ends itself after GATE_BUDGET_NS.  A call that returned while the
+ * watchdog had not opened the flag provably did not wait for the held work.
+ * A call that returned only after the flag opened is measured again, the
+ * whole scan or fill, with a stall time STALL_FACTOR times longer: it waited
+ * when its time grew by at least TRACK_FRACTION of the difference (the
+ * engine's tracked waits); the first scan's count is the depth, the second's
+ * evidence (pageable copies' counts differ by a few from scan to scan).  A
+ * gate that ended itself, or a wait that did not follow the stall time,
+ * proves nothing: the repetition is measured again, at most TRIES times, then
+ * INCONCLUSIVE with what each try saw.
+ *
+ * The documentation gives no depth: such a call "may block ... for various
+ * reasons such as contention for or unavailability of internal resources"
+ * (RT-SYNC-ANY).  The depth is RECORDED under that clause; a call that waits
+ * beside a full queue in another stream is judged as the call always is (an
+ * asynchronous call that waits DEVIATES from its own clause). */
+#define _GNU_SOURCE
+#include "../harness/cts.h"
+#include "../harness/engine.h" /* TRACK_FRACTION */
+#include "../harness/family.h"
+#include "../harness/kernels.h"
+#include "../harness/spec.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SCAN_MAX 65536           /* calls a scan makes at most ... */
+/* ... but host functions 2,048: once a process has attached managed memory to
+ * a stream (cudaStreamAttachMemAsync, as the managed family does), queued host
+ * functions drain in time that grows with the square of their number (H100,
+ * 580.159.04: 20,000 queued behind held work, then released, ran at 2.3 ms
+ * each, 60,000 at 23 ms; without an attach 200,000 drained in under a second).
+ * A scan of 65,536 after the managed family would take hours. */
+#define SCAN_MAX_HOSTFN 2048
+#define BYTES 4096u              /* each copy's and memset's size (size index 1, "4KiB") */
+#define STALL_US 10000.0         /* the watchdog opens the gate after this long with no return */
+#define STALL_FACTOR 4.0         /* ... and this many times longer, to track a wait */
+#define POLL_NS 100000L          /* how often the watchdog looks */
+#define GATE_BUDGET_NS 20000000000ull /* the gate ends itself after 20 s */
+#define START_LIMIT_US 5e6       /* a gate not spinning by then: BROKEN */
+#define STUCK_US 2000.0          /* the filling thread is inside its launch this long: blocked */
+#define TRIES 3
+
+static const char *const variants[] = {"queue_depth", "queue_full", "queue_full_thread"};
+enum { DEPTH, FULL, FULL_THREAD, NVARIANTS };
+
+static const struct call {
+    enum cts_api api;
+    enum cts_dir dir;
+    enum cts_mem mem;
+} calls[] = {
+    {CTS_API_LAUNCH, CTS_DIR_NONE, CTS_MEM_NONE},
+    {CTS_API_MEMCPY_ASYNC, CTS_DIR_H2D, CTS_MEM_PINNED},
+    {CTS_API_MEMCPY_ASYNC, CTS_DIR_H2D, CTS_MEM_PAGEABLE},
+    {CTS_API_MEMCPY_ASYNC, CTS_DIR_D2H, CTS_MEM_PINNED},
+    {CTS_API_MEMCPY_ASYNC, CTS_DIR_D2D, CTS_MEM_DEVICE},
+    {CTS_API_MEMSET_ASYNC, CTS_DIR_NONE, CTS_MEM_DEVICE},
+    {CTS_API_EVENT_RECORD, CTS_DIR_NONE, CTS_MEM_NONE},
+    {CTS_API_STREAM_WAIT_EVENT, CTS_DIR_NONE, CTS_MEM_NONE},
+    {CTS_API_LAUNCH_HOST_FUNC, CTS_DIR_NONE, CTS_MEM_NONE},
+    {CTS_API_GRAPH_LAUNCH, CTS_DIR_NONE, CTS_MEM_NONE},
+};
+#define NCALLS (sizeof calls / sizeof *calls)
+static const enum cts_op ops[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
+#define NOPS_ (sizeof ops / sizeof *ops)
+
+static int variant_of(const struct cts_case *c)
+{
+    for (int v = 0; v < NVARIANTS; v++)
+        if (c->variant && !strcmp(c->variant, variants[v]))
+            return v;
+    return -1;
+}
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = 0;
+    for (int v = 0; v < NVARIANTS; v++)
+        for (size_t k = 0; k < NCALLS; k++)
+            for (size_t o = 0; o < NOPS_; o++, n++) {
+                if (!out || n >= cap)
+                    continue;
+                struct cts_case c = {.family = &cts_family_depth, .api = calls[k].api, .variant = variants[v],
+                                     .dir = calls[k].dir, .mem = calls[k].mem, .size_idx = -1,
+                                     .kind = CTS_KIND_NONE, .op = ops[o],
+                                     .busy = v == DEPTH ? CTS_BUSY_SAME : CTS_BUSY_NONBLOCKING};
+                if (c.mem != CTS_MEM_NONE) {
+                    c.size_idx = 1;
+                    c.size = cts_size_bytes(1);
+                }
+                if (c.api == CTS_API_MEMCPY_ASYNC)
+                    c.kind = CTS_KIND_EXPLICIT;
+                cts_case_make_id(&c);
+                out[n] = c;
+            }
+    return out ? (n < cap ? n : cap) : n;
+}
+
+static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
+{
+    *src = *dst = CTS_MEM_NONE; /* the family's own, below: the engine's are not touched */
+    (void)c;
+}
+
+/* ---- what the family keeps --------------------------------------------------- */
+
+enum { W_IDLE, W_ARMED, W_RELEASED, W_OPENED, W_QUIT };
+
+static struct {
+    int ready, device;
+    char why[CTS_REASON_MAX];
+    volatile unsigned int *flag_host;
+    unsigned int *flag_dev;
+    struct cts_gate_record *gate_host, *gate_dev;
+    unsigned seq;
+    cudaStream_t blocking, nonblocking, full; /* the op streams of their kinds; the stream filled */
+    void *pinned[2], *dev[2], *pageable;
+    cudaEvent_t recorded, complete;
+    cudaGraphExec_t graph;
+    long long fill;       /* launches the full stream takes (its launch depth), 0 before the scan */
+    /* The watchdog: opens the flag once `last_us` is stall_us old, while armed. */
+    pthread_t watchdog;
+    atomic_int state;
+    _Atomic double last_us, stall_us, released_us;
+} d;
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void open_flag(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    *d.flag_host = 1u;
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    struct timespec poll = {0, POLL_NS};
+    while (atomic_load(&d.state) != W_QUIT) {
+        nanosleep(&poll, NULL);
+        int armed = W_ARMED;
+        if (atomic_load(&d.state) == W_ARMED && now_us() - atomic_load(&d.last_us) >= atomic_load(&d.stall_us) &&
+            atomic_compare_exchange_strong(&d.state, &armed, W_RELEASED)) {
+            atomic_store(&d.released_us, now_us()); /* claimed first, then opened */
+            open_flag();
+        }
+    }
+    return NULL;
+}
+
+static void arm(double stall_us)
+{
+    atomic_store(&d.stall_us, stall_us);
+    atomic_store(&d.last_us, now_us());
+    atomic_store(&d.released_us, NAN);
+    atomic_store(&d.state, W_ARMED);
+}
+
+/* Right after a call returned: 1 if the flag was still closed (the call did
+ * not wait for the held work); the stall time then starts again. */
+static int returned_closed(void)
+{
+    if (atomic_load(&d.state) != W_ARMED)
+        return 0;
+    atomic_store(&d.last_us, now_us());
+    return 1;
+}
+
+/* Opens the flag, if the watchdog has not. */
+static void open_gate(void)
+{
+    int armed = W_ARMED;
+    if (atomic_compare_exchange_strong(&d.state, &armed, W_OPENED))
+        open_flag();
+    else
+        atomic_store(&d.state, W_OPENED);
+}
+
+static atomic_llong hostfn_ran; /* host functions run so far (what a stream that will not drain says) */
+static void CUDART_CB nothing(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&hostfn_ran, 1);
+}
+
+static const char *failed_at = "";
+#define TRY(call)                       \
+    do {                                \
+        cudaError_t e_ = (call);        \
+        if (e_ != cudaSuccess) {        \
+            failed_at = #call;          \
+            return e_;                  \
+        }                               \
+    } while (0)
+
+static cudaError_t make_graph(void)
+{
+    cudaStream_t s;
+    cudaGraph_t g;
+    TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    TRY(cts_launch_sleep(s, 0));
+    TRY(cudaStreamEndCapture(s, &g));
+    TRY(cudaGraphInstantiate(&d.graph, g, 0));
+    TRY(cudaGraphDestroy(g));
+    TRY(cudaGraphUpload(d.graph, s));
+    TRY(cudaStreamSynchronize(s));
+    TRY(cudaStreamDestroy(s));
+    return cudaSuccess;
+}
+
+static cudaError_t setup_resources(void)
+{
+    TRY(cudaGetDevice(&d.device));
+    TRY(cudaHostAlloc((void **)&d.flag_host, sizeof *d.flag_host, cudaHostAllocMapped));
+    TRY(cudaHostGetDevicePointer((void **)&d.flag_dev, (void *)d.flag_host, 0));
+    TRY(cudaHostAlloc((void **)&d.gate_host, sizeof *d.gate_host, cudaHostAllocMapped));
+    TRY(cudaHostGetDevicePointer((void **)&d.gate_dev, d.gate_host, 0));
+    memset((void *)d.gate_host, 0, sizeof *d.gate_host);
+    TRY(cudaStreamCreateWithFlags(&d.blocking, cudaStreamDefault));
+    TRY(cudaStreamCreateWithFlags(&d.nonblocking, cudaStreamNonBlocking));
+    TRY(cudaStreamCreateWithFlags(&d.full, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++) {
+        TRY(cudaMallocHost(&d.pinned[i], BYTES));
+        TRY(cudaMalloc(&d.dev[i], BYTES));
+        memset(d.pinned[i], 0, BYTES);
+    }
+    d.pageable = calloc(1, BYTES);
+    if (!d.pageable) {
+        failed_at = "calloc";
+        return cudaErrorMemoryAllocation;
+    }
+    TRY(cudaEventCreateWithFlags(&d.recorded, cudaEventDisableTiming));
+    TRY(cudaEventCreateWithFlags(&d.complete, cudaEventDisableTiming));
+    TRY(cudaEventRecord(d.complete, d.nonblocking));
+    TRY(cudaEventSynchronize(d.complete));
+    return make_graph();
+}
+
+static cudaStream_t op_stream(enum cts_op op)
+{
+    switch (op) {
+    case CTS_OP_LEGACY: return cudaStreamLegacy;
+    case CTS_OP_PERTHREAD: return cudaStreamPerThread;
+    case CTS_OP_BLOCKING: return d.blocking;
+    default: return d.nonblocking;
+    }
+}
+
+static size_t call_index(const struct cts_case *c)
+{
+    for (size_t k = 0; k < NCALLS; k++)
+        if (calls[k].api == c->api && calls[k].dir == c->dir && calls[k].mem == c->mem)
+            return k;
+    return 0;
+}
+
+static long long scan_max(size_t k)
+{
+    return calls[k].api == CTS_API_LAUNCH_HOST_FUNC ? SCAN_MAX_HOSTFN : SCAN_MAX;
+}
+
+static cudaError_t issue(size_t k, cudaStream_t s)
+{
+    const struct call *x = &calls[k];
+    switch (x->api) {
+    case CTS_API_LAUNCH: return cts_launch_sleep(s, 0);
+    case CTS_API_MEMCPY_ASYNC:
+        switch (x->dir) {
+        case CTS_DIR_H2D:
+            return cudaMemcpyAsync(d.dev[1], x->mem == CTS_MEM_PAGEABLE ? d.pageable : d.pinned[0], BYTES,
+                                   cudaMemcpyHostToDevice, s);
+        case CTS_DIR_D2H: return cudaMemcpyAsync(d.pinned[1], d.dev[0], BYTES, cudaMemcpyDeviceToHost, s);
+        default: return cudaMemcpyAsync(d.dev[1], d.dev[0], BYTES, cudaMemcpyDeviceToDevice, s);
+        }
+    case CTS_API_MEMSET_ASYNC: return cudaMemsetAsync(d.dev[1], 0, BYTES, s);
+    case CTS_API_EVENT_RECORD: return cudaEventRecord(d.recorded, s);
+    case CTS_API_STREAM_WAIT_EVENT: return cudaStreamWaitEvent(s, d.complete, 0);
+    case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, nothing, NULL);
+    default: return cudaGraphLaunch(d.graph, s);
+    }
+}
+
+/* Once: the resources, the watchdog, every call made on an idle stream, and
+ * the full stream's launch depth (a scan: see fill_depth). */
+static int fill_depth(char *why, size_t len);
+static int setup(void)
+{
+    if (d.ready)
+        return d.why[0] ? -1 : 0;
+    d.ready = 1;
+    cudaError_t err = setup_resources();
+    for (size_t k = 0; err == cudaSuccess && k < NCALLS; k++)
+        for (size_t o = 0; err == cudaSuccess && o < NOPS_; o++) {
+            failed_at = "warming up a call";
+            if ((err = issue(k, op_stream(ops[o]))) == cudaSuccess)
+                err = cudaStreamSynchronize(op_stream(ops[o]));
+        }
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(d.why, sizeof d.why, "harness: the depth family's set-up: %s returned %s", failed_at,
+                 cudaGetErrorName(err));
+        return -1;
+    }
+    atomic_store(&d.state, W_IDLE);
+    if (pthread_create(&d.watchdog, NULL, watchdog, NULL)) {
+        snprintf(d.why, sizeof d.why, "harness: the depth family's watchdog thread could not start");
+        return -1;
+    }
+    return fill_depth(d.why, sizeof d.why);
+}
+
+/* ---- the gate ---------------------------------------------------------------- */
+
+/* Closes the flag and holds s: 0 once the gate spins, else -1 with why. */
+static int hold(cudaStream_t s, char *why, size_t len)
+{
+    *d.flag_host = 0u;
+    atomic_thread_fence(memory_order_seq_cst);
+    unsigned seq = ++d.seq;
+    cudaError_t err = cts_launch_gate(s, d.flag_dev, GATE_BUDGET_NS, d.gate_dev, seq);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: launching the gate returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    for (double t0 = now_us(); d.gate_host->started != seq;)
+        if (now_us() - t0 > START_LIMIT_US) {
+            open_flag();
+            snprintf(why, len, "harness: the gate did not start within %.0f s", START_LIMIT_US / 1e6);
+            return -1;
+        }
+    return 0;
+}
+
+/* After the call(s): opens the gate, waits for the streams (DRAIN_LIMIT_US at
+ * most), and checks that the gate was opened by the flag (not by its own
+ * deadline).  0, or -1 with why, or -2 with why where they did not drain. */
+/* cudaStreamQuery until s is idle, or DRAIN_LIMIT_US after since_us (cudaErrorNotReady). */
+static cudaError_t drained(cudaStream_t s, double since_us)
+{
+    struct timespec nap = {0, 100000L};
+    cudaError_t err;
+    while ((err = cudaStreamQuery(s)) == cudaErrorNotReady && now_us() - since_us < DRAIN_LIMIT_US)
+        nanosleep(&nap, NULL);
+    return err;
+}
+
+static int drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
+{
+    open_gate();
+    long long ran = atomic_load(&hostfn_ran);
+    double t0 = now_us();
+    cudaError_t err = drained(a, t0);
+    if (err == cudaSuccess && b)
+        err = drained(b, t0);
+    atomic_store(&d.state, W_IDLE);
+    if (err == cudaErrorNotReady) {
+        snprintf(why, len,
+                 "harness: the streams did not drain within %.0f s of the gate's opening (gate %s; %lld host "
+                 "functions ran meanwhile)", DRAIN_LIMIT_US / 1e6,
+                 d.gate_host->ended == d.seq ? "ended" : "still running", atomic_load(&hostfn_ran) - ran);
+        return -2; /* TIMEOUT (engine.h: DRAIN_LIMIT_US) */
+    }
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: draining returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    if (d.gate_host->ended != d.seq || d.gate_host->reason != CTS_GATE_OPENED) {
+        snprintf(why, len, "harness: the gate ended by its own deadline, not by the flag");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- a scan ------------------------------------------------------------------- */
+
+#define GROW_US ((STALL_FACTOR - 1) * STALL_US) /* how much longer the second stall time is */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Makes call k on s until one returns after the flag opened, at most max
+ * times (the gate already holds s's work).  The error a call returned, with
+ * the number of calls before it in s->queued. */
+#define SAMPLES 1024
+static cudaError_t scan_calls(size_t k, cudaStream_t s, long long max, struct cts_depth_scan *sc)
+{
+    static double t[SAMPLES];
+    size_t nt = 0;
+    memset(sc, 0, sizeof *sc);
+    for (long long i = 0; i < max; i++) {
+        double t0 = now_us();
+        cudaError_t err = issue(k, s);
+        double t1 = now_us();
+        if (err != cudaSuccess)
+            return err;
+        if (returned_closed()) {
+            sc->queued++;
+            if (nt < SAMPLES && (i & 63) == 0)
+                t[nt++] = t1 - t0;
+            continue;
+        }
+        double rel = atomic_load(&d.released_us);
+        sc->stopped = 1;
+        sc->early = isnan(rel) || t1 < rel;
+        sc->blocked_us = t1 - t0;
+        sc->after_us = t1 - rel;
+        break;
+    }
+    qsort(t, nt, sizeof *t, cmp_double);
+    sc->issue_us = nt ? t[nt / 2] : NAN;
+    return cudaSuccess;
+}
+
+/* One scan of call k on op stream s with the given stall time: 0, or -1 with
+ * why (the harness), -2 (the streams did not drain: TIMEOUT) or 1 with why
+ * (the call failed: FAIL). */
+static int scan(size_t k, cudaStream_t s, double stall_us, struct cts_depth_scan *sc, char *why, size_t len)
+{
+    if (hold(s, why, len))
+        return -1;
+    arm(stall_us);
+    cudaError_t err = scan_calls(k, s, scan_max(k), sc);
+    int bad = drain(s, NULL, why, len);
+    if (bad == -2)
+        return -2;
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "%s returned %s after %lld calls", cts_api_function(calls[k].api), cudaGetErrorName(err),
+                 sc->queued);
+        return 1;
+    }
+    return bad ? -1 : 0;
+}
+
+/* The full stream's launch depth, before any case: two scans that agree, the
+ * second's wait tracked; else -1 with why. */
+static int fill_depth(char *why, size_t len)
+{
+    struct cts_depth_scan a, b;
+    for (int t = 0; t < TRIES; t++) {
+        if (scan(0, d.full, STALL_US, &a, why, len) || scan(0, d.full, STALL_US * STALL_FACTOR, &b, why, len))
+            return -1;
+        if (cts_depth_decide(&a, &b, GROW_US, TRACK_FRACTION) == CTS_DEPTH_FOUND) {
+            d.fill = a.queued;
+            return 0;
+        }
+    }
+    snprintf(why, len, "harness: the full stream's launch depth could not be proven (scans: %lld%s, %lld%s)",
+             a.queued, a.stopped ? "" : " none waited", b.queued, b.stopped ? "" : " none waited");
+    return -1;
+}
+
+/* ---- one repetition ------------------------------------------------------------ */
+
+/* queue_depth: two scans, the second with a longer stall time. */
+static void rep_depth(size_t k, cudaStream_t s, struct cts_rep *r, struct cts_result *res)
+{
+    struct cts_depth_scan a, b;
+    char seen[96] = "";
+    for (int t = 0; t < TRIES; t++) {
+        int bad = scan(k, s, STALL_US, &a, r->reason, sizeof r->reason);
+        if (!bad)
+            bad = scan(k, s, STALL_US * STALL_FACTOR, &b, r->reason, sizeof r->reason);
+        if (bad) {
+            r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
+            return;
+        }
+        r->call_us = a.issue_us;
+        r->timeout_us = STALL_US;
+        r->depth.max = scan_max(k);
+        enum cts_depth found = cts_depth_decide(&a, &b, GROW_US, TRACK_FRACTION);
+        if (found == CTS_DEPTH_NONE) {
+            r->depth.limit = CTS_DEPTH_NONE;
+            r->depth.queued = scan_max(k);
+            return;
+        }
+        if (found == CTS_DEPTH_FOUND) {
+            r->depth.limit = CTS_DEPTH_FOUND;
+            r->depth.queued = a.queued;
+            r->depth.blocked_us = a.blocked_us;
+            r->depth.tracked_us = b.blocked_us;
+            r->depth.tracked_queued = b.queued;
+            r->depth.stall_us = STALL_US;
+            r->depth.tracked_stall_us = STALL_US * STALL_FACTOR;
+            r->release_to_return_us = a.after_us;
+            return;
+        }
+        res->window_retries++;
+        size_t n = strlen(seen);
+        snprintf(seen + n, sizeof seen - n, "%s%lld%s/%lld%s", t ? ", " : "", a.queued,
+                 a.stopped ? (a.early ? "e" : "") : "+", b.queued, b.stopped ? (b.early ? "e" : "") : "+");
+    }
+    r->status = CTS_INCONCLUSIVE;
+    snprintf(r->reason, sizeof r->reason,
+             "the scans did not agree or the wait was not tracked, %d times (count at %.0f ms/%.0f ms stall: %s; "
+             "+ none waited, e returned before the gate opened)",
+             TRIES, STALL_US / 1e3, STALL_US * STALL_FACTOR / 1e3, seen);
+}
+
+/* The second thread of queue_full_thread: fills d.full with launches until
+ * one does not return while the flag is closed. */
+static struct {
+    pthread_t thread;
+    atomic_llong filled;
+    atomic_int inside; /* in a launch */
+    cudaError_t err;
+} filler;
+
+static void *fill_thread(void *arg)
+{
+    (void)arg;
+    filler.err = cudaSetDevice(d.device);
+    for (long long i = 0; filler.err == cudaSuccess && i <= d.fill; i++) {
+        atomic_store(&filler.inside, 1);
+        filler.err = cts_launch_sleep(d.full, 0);
+        atomic_store(&filler.inside, 0);
+        if (filler.err != cudaSuccess)
+            break;
+        if (!returned_closed())
+            break; /* the queue was full: this launch waited for the gate */
+        atomic_store(&filler.filled, i + 1);
+    }
+    return NULL;
+}
+
+struct full_try {
+    struct cts_beside_try t; /* what cts_beside_decide reads */
+    long long filled;        /* launches queued on the full stream first */
+    double after_us;         /* where the call waited: from the opening to its return */
+};
+
+/* The full stream filled to its depth: by this thread (each launch proven
+ * not to wait), or by the second thread, waited for until it sits inside
+ * the next launch.  The launches queued; *ferr: a launch's error. */
+static long long fill(int threaded, cudaError_t *ferr)
+{
+    long long n = 0;
+    if (!threaded) {
+        while (n < d.fill && (*ferr = cts_launch_sleep(d.full, 0)) == cudaSuccess && returned_closed())
+            n++;
+        return n;
+    }
+    while (atomic_load(&d.state) == W_ARMED &&
+           !(atomic_load(&filler.filled) >= d.fill && atomic_load(&filler.inside) &&
+             now_us() - atomic_load(&d.last_us) >= STUCK_US))
+        ;
+    return atomic_load(&filler.filled);
+}
+
+/* The call beside the full queue, into f; *ferr: the check launch's error. */
+static cudaError_t beside(size_t k, cudaStream_t s, int threaded, struct full_try *f, cudaError_t *ferr)
+{
+    double t0 = now_us();
+    cudaError_t err = issue(k, s);
+    double t1 = now_us(), rel;
+    f->t.call_us = t1 - t0;
+    f->t.returned = err == cudaSuccess && returned_closed();
+    rel = atomic_load(&d.released_us);
+    f->t.early = !f->t.returned && (isnan(rel) || t1 < rel);
+    f->after_us = f->t.returned ? NAN : t1 - rel;
+    f->t.filled = 1;
+    if (!f->t.returned)
+        f->t.full = 1; /* the queue was full when the call was made, and the flag opened since */
+    else if (threaded)
+        f->t.full = atomic_load(&filler.inside); /* the filler still blocked after the call */
+    else /* the next launch on the full stream must wait */
+        f->t.full = (*ferr = cts_launch_sleep(d.full, 0)) == cudaSuccess && !returned_closed();
+    return err;
+}
+
+/* One try of queue_full(_thread) with the given stall time: 0, or -1 with
+ * why (the harness), -2 (TIMEOUT) or 1 (the call failed). */
+static int full_try(size_t k, cudaStream_t s, int threaded, double stall_us, struct full_try *f, char *why,
+                    size_t len)
+{
+    memset(f, 0, sizeof *f);
+    if (hold(d.full, why, len))
+        return -1;
+    arm(stall_us);
+    cudaError_t err = cudaSuccess, ferr = cudaSuccess;
+    if (threaded) {
+        atomic_store(&filler.filled, 0);
+        atomic_store(&filler.inside, 0);
+        if (pthread_create(&filler.thread, NULL, fill_thread, NULL)) {
+            open_gate();
+            snprintf(why, len, "harness: the filling thread could not start");
+            return -1;
+        }
+    }
+    f->filled = fill(threaded, &ferr);
+    if (ferr == cudaSuccess && f->filled == d.fill && atomic_load(&d.state) == W_ARMED)
+        err = beside(k, s, threaded, f, &ferr);
+    if (threaded) {
+        open_gate();
+        pthread_join(filler.thread, NULL);
+        if (filler.err != cudaSuccess)
+            ferr = filler.err;
+    }
+    int bad = drain(d.full, s, why, len);
+    if (bad == -2)
+        return -2;
+    if (ferr != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: filling the held stream returned %s", cudaGetErrorName(ferr));
+        return -1;
+    }
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "%s returned %s", cts_api_function(calls[k].api), cudaGetErrorName(err));
+        return 1;
+    }
+    return bad ? -1 : 0;
+}
+
+static void rep_full(size_t k, cudaStream_t s, int threaded, struct cts_rep *r, struct cts_result *res)
+{
+    struct full_try a, b;
+    char seen[160] = "";
+    for (int t = 0; t < TRIES; t++) {
+        int bad = full_try(k, s, threaded, STALL_US, &a, r->reason, sizeof r->reason);
+        if (bad) {
+            r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
+            return;
+        }
+        r->timeout_us = STALL_US;
+        r->depth.fill = a.filled;
+        r->depth.max = d.fill;
+        r->depth.limit = CTS_DEPTH_BESIDE;
+        int again;
+        enum cts_host h = cts_beside_decide(&a.t, NULL, GROW_US, TRACK_FRACTION, &again);
+        if (h == CTS_HOST_RETURNS) {
+            r->host = h;
+            r->call_us = a.t.call_us;
+            return;
+        }
+        if (again) { /* waited: tracked with a longer stall */
+            bad = full_try(k, s, threaded, STALL_US * STALL_FACTOR, &b, r->reason, sizeof r->reason);
+            if (bad) {
+                r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
+                return;
+            }
+            if (cts_beside_decide(&a.t, &b.t, GROW_US, TRACK_FRACTION, &again) == CTS_HOST_WAITS) {
+                r->host = CTS_HOST_WAITS; /* the longer try, tracked from the first (as the engine's) */
+                r->call_us = b.t.call_us;
+                r->timeout_us = STALL_US * STALL_FACTOR;
+                r->release_to_return_us = b.after_us;
+                r->tracked_from_timeout_us = STALL_US;
+                r->tracked_from_call_us = a.t.call_us;
+                r->depth.blocked_us = a.t.call_us;
+                r->depth.tracked_us = b.t.call_us;
+                r->depth.stall_us = STALL_US;
+                r->depth.tracked_stall_us = STALL_US * STALL_FACTOR;
+                return;
+            }
+        }
+        res->window_retries++;
+        size_t n = strlen(seen);
+        snprintf(seen + n, sizeof seen - n, "%sfilled %lld of %lld%s, %s", t ? "; " : "", a.filled, d.fill,
+                 a.t.full ? "" : " (not full)", a.t.returned ? "returned" : a.t.early ? "returned late" : "waited");
+    }
+    r->status = CTS_INCONCLUSIVE;
+    snprintf(r->reason, sizeof r->reason, "no try proved the call beside a full queue, %d tries: %s", TRIES, seen);
+}
+
+static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
+{
+    memset(res, 0, sizeof *res);
+    int v = variant_of(c);
+    if (v < 0 || setup()) {
+        res->status = CTS_BROKEN;
+        snprintf(res->reason, sizeof res->reason, "%s", v < 0 ? "harness: not a depth case" : d.why);
+        return;
+    }
+    if (repeat > CTS_MAX_REPEAT)
+        repeat = CTS_MAX_REPEAT;
+    size_t k = call_index(c);
+    cudaStream_t s = op_stream(c->op);
+    for (int i = 0; i < repeat; i++) {
+        struct cts_rep *r = &res->reps[i];
+        memset(r, 0, sizeof *r);
+        r->status = CTS_PASS;
+        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
+        r->third_nonblocking_gpu_us = r->window_us = NAN;
+        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        r->depth.blocked_us = r->depth.tracked_us = r->depth.stall_us = r->depth.tracked_stall_us = NAN;
+        res->nreps = i + 1;
+        if (v == DEPTH)
+            rep_depth(k, s, r, res);
+        else
+            rep_full(k, s, v == FULL_THREAD, r, res);
+        if (r->status != CTS_PASS)
+            break;
+    }
+    /* Nothing is measured on an idle GPU: the median of the repetitions' call times stands in
+     * (as the overlap family's host time does). */
+    double t[CTS_MAX_REPEAT];
+    for (int i = 0; i < res->nreps; i++)
+        t[i] = res->reps[i].call_us;
+    qsort(t, (size_t)res->nreps, sizeof *t, cmp_double);
+    res->idle_call_us = res->idle_call_max_us = res->nreps ? t[res->nreps / 2] : NAN;
+    res->idle_complete_us = res->idle_complete_max_us = NAN;
+    res->window_us = NAN;
+    res->timeout_us = STALL_US;
+    cts_classify(res);
+}
+
+/* The depth: RT-SYNC-ANY, RECORDED.  A call beside a full queue is judged
+ * by its own clauses (spec.c), which say whether it may wait. */
+static void judge(struct cts_judge *j)
+{
+    if (variant_of(j->c) == DEPTH)
+        cts_judge_add(j, "RT-SYNC-ANY", CTS_ABOUT_HOST, CTS_PRED_MAY);
+}
+
+const struct cts_family cts_family_depth = {
+    .name = "depth", .generate = generate, .buffers = buffers, .measure = measure, .judge = judge,
+};
