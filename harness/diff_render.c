@@ -158,6 +158,10 @@ static char *counts_text(const json_t *counts)
     return s ? s : dupf("none");
 }
 
+#define ENV_VARIABLES "environment.settings.environment_variables"
+
+/* A row: the value at `path` in each matrix, or where `var` is given, the
+ * variable of that name in the object at `path` (ENV_VARIABLES). */
 static void env_add_row(struct env_table *t, const char *label, json_t **m, const char *path, const char *var)
 {
     size_t r = t->rows++;
@@ -166,7 +170,7 @@ static void env_add_row(struct env_table *t, const char *label, json_t **m, cons
     for (size_t c = 0; c < t->cols; c++) {
         char *v;
         if (var)
-            v = value_text(json_object_get(lookup(m[c], "environment.settings.environment_variables"), var));
+            v = value_text(json_object_get(lookup(m[c], path), var));
         else if (!strcmp(path, "run.counts"))
             v = counts_text(lookup(m[c], path));
         else if (!lookup(m[c], path))
@@ -204,7 +208,7 @@ int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm)
     for (size_t i = 0; i < nm; i++) {
         const char *k;
         json_t *v;
-        json_object_foreach(lookup(m[i], "environment.settings.environment_variables"), k, v)
+        json_object_foreach(lookup(m[i], ENV_VARIABLES), k, v)
             if (!strncmp(k, "CUDA_", 5) && !json_is_null(v))
                 json_object_set(vars, k, json_true());
     }
@@ -233,7 +237,7 @@ int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm)
             env_add_row(t, before[i].label, m, before[i].path, NULL);
     }
     for (size_t i = 0; i < nv; i++)
-        env_add_row(t, names[i], m, NULL, names[i]);
+        env_add_row(t, names[i], m, ENV_VARIABLES, names[i]);
     for (size_t i = 0; i < na; i++)
         env_add_row(t, after[i].label, m, after[i].path, NULL);
     free(names);
