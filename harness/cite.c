@@ -439,7 +439,7 @@ static void depth_case(struct buf *b, const struct cts_case_view *v)
     } else {
         say(b, "it returned while the work was held, in %.1f us (`%s`)", v->call_us, v->symbol);
     }
-    say(b, " (%lld repetitions). ", (long long)v->repetitions);
+    say(b, " (%lld repetitions).", (long long)v->repetitions);
 }
 
 static void pair_case(struct buf *b, const struct cts_case_view *v)

@@ -117,6 +117,12 @@ for want in "cudaMemcpyAsync of 4096 bytes, host to device, pageable memory (mal
 done
 "$cts" cite memcpy_async.written.h2d.pageable.16MiB.explicit.op_null.busy_same_hostfn "$tmp/judged.json" >"$tmp/out" 2>&1
 contains "$tmp/out" "14680064 new bytes and 2097152 stale ones (partial; the first change at byte 2097152)"
+# A depth case gives the count and the proof of the wait after it; one beside a full queue, the fill.
+"$cts" cite launch.queue_depth.op_nonblocking.busy_same "$tmp/judged.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "1021 calls returned while the work was held"
+contains "$tmp/out" "and the next one waited for it (\`D1021\`): released 10 ms after the last return"
+"$cts" cite launch.queue_full_thread.op_legacy.busy_nonblocking "$tmp/judged.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "whose queue was full (1021 kernel launches queued, and another thread blocked inside its next launch): it waited"
 # A synchronous copy that returned before its bytes landed says so, with its clause (the H200's every repetition).
 l='cu_memcpy2d.h2d.pageable.1MiB.op_implied.busy_blocking'
 "$cts" cite "$l" "$tmp/judged.json" >"$tmp/out" 2>&1 || fail "cite of $l exited $?: $(cat "$tmp/out")"
