@@ -1102,10 +1102,12 @@ FIGURES = {
 def observed(c):
     e = c.get("evidence", {})
     call, idle = fix(median(e.get("call_us"))), fix(e.get("idle_call_us"))
+    # A family that measures itself (depth) makes no idle measurement: say nothing of one.
+    idle = "" if c.get("family") == "depth" else f" ({idle} µs idle)"
     if c.get("verdict", {}).get("host") == "waits":
         back = fix(median(e.get("release_to_return_us")))
-        return f"waited; back {back} µs after release; {call} µs in the call ({idle} µs idle)"
-    return f"returned; {call} µs in the call ({idle} µs idle)"
+        return f"waited; back {back} µs after release; {call} µs in the call{idle}"
+    return f"returned; {call} µs in the call{idle}"
 
 
 def landing(gpu, *needles):
