@@ -282,6 +282,56 @@ static int counted_by_call(const struct comparison *cmp, enum group g)
     return (g == G_ONLY_A || g == G_ONLY_B) && cmp->count[g] > ONLY_LISTED;
 }
 
+/* Any other group of more than this many changes (a setting that changes a
+ * whole class of calls: CUDA_LAUNCH_BLOCKING, the default stream) is
+ * tallied by call and change, A's outcome to B's, in text and Markdown;
+ * CSV lists every id. */
+#define CHANGED_LISTED 1000
+
+static int tallied(const struct comparison *cmp, enum group g)
+{
+    return g != G_ONLY_A && g != G_ONLY_B && cmp->count[g] > CHANGED_LISTED;
+}
+
+/* One call's changes of one kind: A's outcome, B's, and how many cases. */
+struct tally {
+    char *a, *b;
+    size_t n;
+};
+
+/* The changes v[i..end) (one call's) by their two outcomes, in order of first
+ * appearance: *nt entries, malloc'ed (tally_free); NULL with *nt 0 if out of memory. */
+static struct tally *tally_run(const struct change *v, size_t i, size_t end, size_t *nt)
+{
+    struct tally *t = calloc(end - i, sizeof *t);
+    *nt = 0;
+    for (; t && i < end; i++) {
+        char *a = cts_diff_outcome(v[i].a), *b = cts_diff_outcome(v[i].b);
+        size_t k = 0;
+        while (k < *nt && (strcmp(S(t[k].a), S(a)) || strcmp(S(t[k].b), S(b))))
+            k++;
+        if (k < *nt) {
+            free(a);
+            free(b);
+        } else {
+            t[k].a = a;
+            t[k].b = b;
+            ++*nt;
+        }
+        t[k].n++;
+    }
+    return t;
+}
+
+static void tally_free(struct tally *t, size_t nt)
+{
+    for (size_t k = 0; t && k < nt; k++) {
+        free(t[k].a);
+        free(t[k].b);
+    }
+    free(t);
+}
+
 /* The length of the call token (an id's first segment) of id. */
 static size_t call_len(const char *id)
 {
@@ -359,6 +409,19 @@ void cts_diff_render_text(const struct diff_doc *d, FILE *f)
                     fprintf(f, " %.*s %zu%s", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i, j < end ? "," : "");
                 }
                 fputs("\n  (every id: --format csv)\n", f);
+                continue;
+            }
+            if (tallied(cmp, g)) {
+                fputs("  by call and change (every id: --format csv):\n", f);
+                for (size_t j; i < end; i = j) {
+                    size_t nt;
+                    j = call_run(cmp->v, i, end);
+                    struct tally *t = tally_run(cmp->v, i, j, &nt);
+                    for (size_t k = 0; k < nt; k++)
+                        fprintf(f, "  %-*.*s  %s -> %s  %zu\n", (int)idw, (int)call_len(cmp->v[i].id), cmp->v[i].id,
+                                S(t[k].a), S(t[k].b), t[k].n);
+                    tally_free(t, nt);
+                }
                 continue;
             }
             for (; i < end; i++) {
@@ -456,6 +519,28 @@ void cts_diff_render_md(const struct diff_doc *d, FILE *f)
                 for (size_t j; i < end; i = j) {
                     j = call_run(cmp->v, i, end);
                     fprintf(f, "| `%.*s` | %zu |\n", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i);
+                }
+                i = end - 1;
+                continue;
+            }
+            if (tallied(cmp, ch->group)) {
+                size_t end = i;
+                while (end < cmp->n && cmp->v[end].group == ch->group)
+                    end++;
+                fprintf(f, "\n### %s (%zu)\n\nCounted by call and change (every id: `--format csv`).\n\n"
+                           "| call | A | %s | cases |\n|---|---|---|---:|\n",
+                        group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group], lb);
+                for (size_t j; i < end; i = j) {
+                    size_t nt;
+                    j = call_run(cmp->v, i, end);
+                    struct tally *t = tally_run(cmp->v, i, j, &nt);
+                    for (size_t k = 0; k < nt; k++) {
+                        fprintf(f, "| `%.*s` ", (int)call_len(cmp->v[i].id), cmp->v[i].id);
+                        cts_diff_md_cell(f, t[k].a);
+                        cts_diff_md_cell(f, t[k].b);
+                        fprintf(f, "| %zu |\n", t[k].n);
+                    }
+                    tally_free(t, nt);
                 }
                 i = end - 1;
                 continue;
