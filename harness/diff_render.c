@@ -282,6 +282,56 @@ static int counted_by_call(const struct comparison *cmp, enum group g)
     return (g == G_ONLY_A || g == G_ONLY_B) && cmp->count[g] > ONLY_LISTED;
 }
 
+/* Any other group of more than this many changes (a setting that changes a
+ * whole class of calls: CUDA_LAUNCH_BLOCKING, the default stream) is
+ * tallied by call and change, A's outcome to B's, in text and Markdown;
+ * CSV lists every id. */
+#define CHANGED_LISTED 1000
+
+static int tallied(const struct comparison *cmp, enum group g)
+{
+    return g != G_ONLY_A && g != G_ONLY_B && cmp->count[g] > CHANGED_LISTED;
+}
+
+/* One call's changes of one kind: A's outcome, B's, and how many cases. */
+struct tally {
+    char *a, *b;
+    size_t n;
+};
+
+/* The changes v[i..end) (one call's) by their two outcomes, in order of first
+ * appearance: *nt entries, malloc'ed (tally_free); NULL with *nt 0 if out of memory. */
+static struct tally *tally_run(const struct change *v, size_t i, size_t end, size_t *nt)
+{
+    struct tally *t = calloc(end - i, sizeof *t);
+    *nt = 0;
+    for (; t && i < end; i++) {
+        char *a = cts_diff_outcome(v[i].a), *b = cts_diff_outcome(v[i].b);
+        size_t k = 0;
+        while (k < *nt && (strcmp(S(t[k].a), S(a)) || strcmp(S(t[k].b), S(b))))
+            k++;
+        if (k < *nt) {
+            free(a);
+            free(b);
+        } else {
+            t[k].a = a;
+            t[k].b = b;
+            ++*nt;
+        }
+        t[k].n++;
+    }
+    return t;
+}
+
+static void tally_free(struct tally *t, size_t nt)
+{
+    for (size_t k = 0; t && k < nt; k++) {
+        free(t[k].a);
+        free(t[k].b);
+    }
+    free(t);
+}
+
 /* The length of the call token (an id's first segment) of id. */
 static size_t call_len(const char *id)
 {
@@ -331,6 +381,55 @@ void cts_diff_env_text(const struct diff_doc *d, FILE *f)
     free(cw);
 }
 
+/* The end of v[i]'s group (changes sorted by group), and its longest id in *idw. */
+static size_t group_end(const struct comparison *cmp, size_t i, size_t *idw)
+{
+    size_t end = i;
+    *idw = 0;
+    while (end < cmp->n && cmp->v[end].group == cmp->v[i].group) {
+        size_t w = strlen(cmp->v[end].id);
+        *idw = w > *idw ? w : *idw;
+        end++;
+    }
+    return end;
+}
+
+/* A group of changes v[i..end) as text: counted by call, tallied, or listed. */
+static void text_group(const struct comparison *cmp, size_t i, size_t end, size_t idw, FILE *f)
+{
+    enum group g = cmp->v[i].group;
+    if (counted_by_call(cmp, g)) {
+        fputs("  by call:", f);
+        for (size_t j; i < end; i = j) {
+            j = call_run(cmp->v, i, end);
+            fprintf(f, " %.*s %zu%s", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i, j < end ? "," : "");
+        }
+        fputs("\n  (every id: --format csv)\n", f);
+    } else if (tallied(cmp, g)) {
+        fputs("  by call and change (every id: --format csv):\n", f);
+        for (size_t j, nt; i < end; i = j) {
+            j = call_run(cmp->v, i, end);
+            struct tally *t = tally_run(cmp->v, i, j, &nt);
+            for (size_t k = 0; k < nt; k++)
+                fprintf(f, "  %-*.*s  %s -> %s  %zu\n", (int)idw, (int)call_len(cmp->v[i].id), cmp->v[i].id,
+                        S(t[k].a), S(t[k].b), t[k].n);
+            tally_free(t, nt);
+        }
+    } else {
+        for (; i < end; i++) {
+            const struct change *ch = &cmp->v[i];
+            char *oa = cts_diff_outcome(ch->a), *ob = cts_diff_outcome(ch->b), *nt = note(ch, "->");
+            if (ch->a && ch->b)
+                fprintf(f, "  %-*s  %s -> %s  (%s)\n", (int)idw, ch->id, S(oa), S(ob), S(nt));
+            else
+                fprintf(f, "  %-*s  %s  (%s)\n", (int)idw, ch->id, S(ch->a ? oa : ob), S(nt));
+            free(oa);
+            free(ob);
+            free(nt);
+        }
+    }
+}
+
 void cts_diff_render_text(const struct diff_doc *d, FILE *f)
 {
     cts_diff_env_text(d, f);
@@ -343,35 +442,11 @@ void cts_diff_render_text(const struct diff_doc *d, FILE *f)
         for (int g = 0; g < G_COUNT; g++)
             fprintf(f, " %s %zu%s", group_title(g, cmp->later, title, sizeof title), cmp->count[g],
                     g + 1 < G_COUNT ? "," : "\n");
-        for (size_t i = 0; i < cmp->n;) {
+        for (size_t i = 0, end, idw; i < cmp->n; i = end) {
             enum group g = cmp->v[i].group;
-            size_t end = i, idw = 0;
-            while (end < cmp->n && cmp->v[end].group == g) {
-                size_t w = strlen(cmp->v[end].id);
-                idw = w > idw ? w : idw;
-                end++;
-            }
+            end = group_end(cmp, i, &idw);
             fprintf(f, "\n%s (%zu)\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
-            if (counted_by_call(cmp, g)) {
-                fputs("  by call:", f);
-                for (size_t j; i < end; i = j) {
-                    j = call_run(cmp->v, i, end);
-                    fprintf(f, " %.*s %zu%s", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i, j < end ? "," : "");
-                }
-                fputs("\n  (every id: --format csv)\n", f);
-                continue;
-            }
-            for (; i < end; i++) {
-                const struct change *ch = &cmp->v[i];
-                char *oa = cts_diff_outcome(ch->a), *ob = cts_diff_outcome(ch->b), *nt = note(ch, "->");
-                if (ch->a && ch->b)
-                    fprintf(f, "  %-*s  %s -> %s  (%s)\n", (int)idw, ch->id, S(oa), S(ob), S(nt));
-                else
-                    fprintf(f, "  %-*s  %s  (%s)\n", (int)idw, ch->id, S(ch->a ? oa : ob), S(nt));
-                free(oa);
-                free(ob);
-                free(nt);
-            }
+            text_group(cmp, i, end, idw, f);
         }
         cts_diff_th_text(cmp, f);
     }
@@ -434,6 +509,51 @@ void cts_diff_env_md(const struct diff_doc *d, FILE *f)
     }
 }
 
+/* A group of changes v[i..end) in Markdown, its heading first: counted by call, tallied, or a table a case. */
+static void md_group(const struct comparison *cmp, size_t i, size_t end, FILE *f)
+{
+    enum group g = cmp->v[i].group;
+    char title[32], lb[2] = {letter(cmp->later), 0};
+    fprintf(f, "\n### %s (%zu)\n\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
+    if (counted_by_call(cmp, g)) {
+        fputs("Counted by call (every id: `--format csv`).\n\n| call | cases |\n|---|---:|\n", f);
+        for (size_t j; i < end; i = j) {
+            j = call_run(cmp->v, i, end);
+            fprintf(f, "| `%.*s` | %zu |\n", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i);
+        }
+        return;
+    }
+    if (tallied(cmp, g)) {
+        fprintf(f, "Counted by call and change (every id: `--format csv`).\n\n| call | A | %s | cases |\n"
+                   "|---|---|---|---:|\n", lb);
+        for (size_t j, nt; i < end; i = j) {
+            j = call_run(cmp->v, i, end);
+            struct tally *t = tally_run(cmp->v, i, j, &nt);
+            for (size_t k = 0; k < nt; k++) {
+                fprintf(f, "| `%.*s` ", (int)call_len(cmp->v[i].id), cmp->v[i].id);
+                cts_diff_md_cell(f, t[k].a);
+                cts_diff_md_cell(f, t[k].b);
+                fprintf(f, "| %zu |\n", t[k].n);
+            }
+            tally_free(t, nt);
+        }
+        return;
+    }
+    fprintf(f, "| case | A | %s | note |\n|---|---|---|---|\n", lb);
+    for (; i < end; i++) {
+        const struct change *ch = &cmp->v[i];
+        char *nt = note(ch, "→");
+        fputs("| ", f);
+        cts_md_code(f, ch->id, 1);
+        fputc(' ', f);
+        cts_diff_md_outcome(f, ch->a);
+        cts_diff_md_outcome(f, ch->b);
+        cts_diff_md_cell(f, nt); /* known names and numbers only */
+        fputs("|\n", f);
+        free(nt);
+    }
+}
+
 void cts_diff_render_md(const struct diff_doc *d, FILE *f)
 {
     cts_diff_env_md(d, f);
@@ -444,34 +564,9 @@ void cts_diff_render_md(const struct diff_doc *d, FILE *f)
                 total_changed(cmp) == 1 ? "" : "s");
         for (int g = 0; g < G_COUNT; g++)
             fprintf(f, "| %s | %zu |\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
-        for (size_t i = 0; i < cmp->n; i++) {
-            const struct change *ch = &cmp->v[i];
-            if (counted_by_call(cmp, ch->group)) {
-                size_t end = i;
-                while (end < cmp->n && cmp->v[end].group == ch->group)
-                    end++;
-                fprintf(f, "\n### %s (%zu)\n\nCounted by call (every id: `--format csv`).\n\n| call | cases |\n"
-                           "|---|---:|\n",
-                        group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group]);
-                for (size_t j; i < end; i = j) {
-                    j = call_run(cmp->v, i, end);
-                    fprintf(f, "| `%.*s` | %zu |\n", (int)call_len(cmp->v[i].id), cmp->v[i].id, j - i);
-                }
-                i = end - 1;
-                continue;
-            }
-            if (i == 0 || cmp->v[i - 1].group != ch->group)
-                fprintf(f, "\n### %s (%zu)\n\n| case | A | %s | note |\n|---|---|---|---|\n",
-                        group_title(ch->group, cmp->later, title, sizeof title), cmp->count[ch->group], lb);
-            char *nt = note(ch, "→");
-            fputs("| ", f);
-            cts_md_code(f, ch->id, 1);
-            fputc(' ', f);
-            cts_diff_md_outcome(f, ch->a);
-            cts_diff_md_outcome(f, ch->b);
-            cts_diff_md_cell(f, nt); /* known names and numbers only */
-            fputs("|\n", f);
-            free(nt);
+        for (size_t i = 0, end, idw; i < cmp->n; i = end) {
+            end = group_end(cmp, i, &idw);
+            md_group(cmp, i, end, f);
         }
         cts_diff_th_md(cmp, f);
     }

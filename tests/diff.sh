@@ -356,6 +356,34 @@ has "$tmp/out" "| \`grown_call\` | 60 |"
 lacks "$tmp/out" "grown_call.n00"
 run 1 diff "$tmp/a.json" "$tmp/grown.json" --format csv
 [ "$(grep -c '^only in B,grown_call\.' "$tmp/out")" -eq 60 ] || fail "grown csv: not every id: $(head -n 3 "$tmp/out")"
+# More than 1,000 cases changed in one group (a setting that changes a whole class of calls):
+# tallied by call and change, A's outcome to B's, in text and Markdown; every id in CSV.
+python3 - "$tmp" <<'EOF' || fail "python3 could not build the tallied matrices"
+import copy, json, sys
+d = sys.argv[1]
+a = json.load(open(f"{d}/a.json"))
+proto = next(c for c in a["cases"].values() if c["status"] == "PASS")
+a["cases"], b = {}, copy.deepcopy(a)
+for i in range(1001):
+    cid = f"big_call.n{i:04d}.op_implied.busy_same"
+    a["cases"][cid] = dict(copy.deepcopy(proto), symbol="A", verdict=dict(proto["verdict"], host="returns"))
+    b["cases"][cid] = dict(copy.deepcopy(proto), symbol="W" if i < 1000 else "Q",
+                           verdict=dict(proto["verdict"], host="waits" if i < 1000 else "returns"))
+for name, m in (("tally-a", a), ("tally-b", b)):
+    m["run"]["counts"] = {"PASS": 1001}
+    json.dump(m, open(f"{d}/{name}.json", "w"))
+EOF
+run 1 diff "$tmp/tally-a.json" "$tmp/tally-b.json"
+contains "$tmp/out" "by call and change (every id: --format csv):"
+grep -qE '^  big_call +A( \[[A-Z]+\])? -> W( \[[A-Z]+\])?  1000$' "$tmp/out" || fail "no tally of big_call A -> W: $(head -n 30 "$tmp/out")"
+grep -qE '^  big_call +A( \[[A-Z]+\])? -> Q( \[[A-Z]+\])?  1$' "$tmp/out" || fail "no tally of big_call A -> Q"
+lacks "$tmp/out" "big_call.n0000"
+run 1 diff "$tmp/tally-a.json" "$tmp/tally-b.json" --format md
+contains "$tmp/out" 'Counted by call and change (every id: `--format csv`).'
+grep -qE '^\| `big_call` \| A( \[[A-Z]+\])? \| W( \[[A-Z]+\])? \| 1000 \|$' "$tmp/out" || fail "no Markdown tally row: $(grep big_call "$tmp/out" | head -n 3)"
+lacks "$tmp/out" "big_call.n0000"
+run 1 diff "$tmp/tally-a.json" "$tmp/tally-b.json" --format csv
+[ "$(grep -c 'big_call\.n' "$tmp/out")" -eq 1001 ] || fail "tallied csv: not every id: $(head -n 3 "$tmp/out")"
 # A change and its reversal: each step named; no one setting differs: letters.  A case absent from
 # some matrices and the same wherever present is the suite's coverage, not a change: counted, not listed.
 run 1 diff --series "$tmp/a.json" "$tmp/b.json.gz" "$tmp/a2.json" --format csv
