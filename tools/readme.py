@@ -1004,8 +1004,6 @@ FIGURES = {
                                 else f"all but {num(comparison(GPUS[0]).measured_changed)}",
     "gpu_unmeasured": lambda: series(num(comparison(n).unmeasured) for n in GPUS[:2]),
     "gpu_default_cases": lambda: num(sum(comparison(GPUS[0]).counts[0].values())),
-    "h100_harness_changed": lambda: num(comparison("h100.default.harness-ed5b4f4-vs-02aa27b.md").changed),
-    "h200_harness_changed": lambda: num(comparison("h200.default.harness-ed5b4f4-vs-02aa27b.md").changed),
     "lazy_eager": lambda: num(comparison("h200.lazy-vs-eager.md").measured_changed),
     "lazy_eager_unmeasured": lambda: num(comparison("h200.lazy-vs-eager.md").unmeasured),
     "lazy_eager_getfn": lambda: num(lazy_eager(LAZY_KINDS[0])),
