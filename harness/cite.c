@@ -360,19 +360,11 @@ static const char *pair_stream_words(const char *s)
     return cts_words(words, s);
 }
 
-/* A repetition's value of evidence.pair's member key, NAN where there is none. */
-static double pair_at(const struct cts_case_view *v, const char *key, size_t i)
+/* A repetition's value of evidence.<obj>.key (a member's array), NAN where there is none. */
+static double evidence_at(const struct cts_case_view *v, const char *obj, const char *key, size_t i)
 {
-    const json_t *a = json_object_get(json_object_get(json_object_get(v->c, "evidence"), "pair"), key);
-    const json_t *x = json_array_get(a, i);
-    return json_is_number(x) ? json_number_value(x) : NAN;
-}
-
-/* A repetition's value of evidence.staged's member key, NAN where there is none. */
-static double staged_at(const struct cts_case_view *v, const char *key, size_t i)
-{
-    const json_t *a = json_object_get(json_object_get(json_object_get(v->c, "evidence"), "staged"), key);
-    const json_t *x = json_array_get(a, i);
+    const json_t *o = json_object_get(json_object_get(v->c, "evidence"), obj);
+    const json_t *x = json_array_get(json_object_get(o, key), i);
     return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
@@ -391,17 +383,10 @@ static void staged_case(struct buf *b, const struct cts_case_view *v)
     for (size_t i = 0; i < (size_t)v->repetitions; i++)
         say(b, " Repetition %zu: sequential %.1f us, staged %.1f us (the phases alone: %.1f, %.1f and %.1f us), "
                "saving %.2f of what perfect overlap would.",
-            i + 1, staged_at(v, "sequential_us", i), staged_at(v, "version_us", i), staged_at(v, "h2d_us", i),
-            staged_at(v, "kernel_us", i), staged_at(v, "d2h_us", i), staged_at(v, "fraction", i));
+            i + 1, evidence_at(v, "staged", "sequential_us", i), evidence_at(v, "staged", "version_us", i), evidence_at(v, "staged", "h2d_us", i),
+            evidence_at(v, "staged", "kernel_us", i), evidence_at(v, "staged", "d2h_us", i), evidence_at(v, "staged", "fraction", i));
 }
 
-/* A repetition's value of evidence.<obj>.key (a member's array), NAN where there is none. */
-static double evidence_at(const struct cts_case_view *v, const char *obj, const char *key, size_t i)
-{
-    const json_t *ev = json_object_get(v->c, "evidence");
-    const json_t *x = json_array_get(json_object_get(obj ? json_object_get(ev, obj) : ev, key), i);
-    return json_is_number(x) ? json_number_value(x) : NAN;
-}
 
 /* The depth family: a scan behind the op stream's own held work, or one call
  * beside another stream's full queue (the first repetition's times). */
@@ -465,9 +450,9 @@ static void pair_case(struct buf *b, const struct cts_case_view *v)
     for (size_t i = 0; i < (size_t)v->repetitions; i++)
         say(b, " Repetition %zu: alone %.1f and %.1f us, together %.1f us (A ended at %.1f, B started at %.1f and "
                "ended at %.1f us), overlap fraction %.2f, the first to end %.2f times its time alone.",
-            i + 1, pair_at(v, "a_alone_us", i), pair_at(v, "b_alone_us", i), pair_at(v, "makespan_us", i),
-            pair_at(v, "a_end_us", i), pair_at(v, "b_start_us", i), pair_at(v, "b_end_us", i),
-            pair_at(v, "fraction", i), pair_at(v, "stretch", i));
+            i + 1, evidence_at(v, "pair", "a_alone_us", i), evidence_at(v, "pair", "b_alone_us", i), evidence_at(v, "pair", "makespan_us", i),
+            evidence_at(v, "pair", "a_end_us", i), evidence_at(v, "pair", "b_start_us", i), evidence_at(v, "pair", "b_end_us", i),
+            evidence_at(v, "pair", "fraction", i), evidence_at(v, "pair", "stretch", i));
 }
 
 int cts_cite(const json_t *m, const char *id, FILE *out)
