@@ -35,6 +35,59 @@ static char *slurp(const char *path)
     return s;
 }
 
+/* evidence.<member> of a case's JSON, compact and sorted ("" where absent). */
+static void member_text(const json_t *c, const char *member, char *buf, size_t len)
+{
+    const json_t *o = json_object_get(json_object_get(c, "evidence"), member);
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(12)) : NULL;
+    snprintf(buf, len, "%s", s ? s : "");
+    free(s);
+}
+
+/* The per-repetition measurements a family that measures itself records:
+ * a pair, a staged-copy pattern, a depth scan and a call beside a full queue. */
+static void check_measured_evidence(const struct cts_case *c)
+{
+    struct cts_result r;
+    char got[1024];
+    memset(&r, 0, sizeof r);
+    r.nreps = 2;
+    for (int i = 0; i < 2; i++) {
+        struct cts_rep *p = &r.reps[i];
+        p->status = CTS_PASS;
+        p->call_us = 3.0;
+        p->pair = (struct cts_pair_obs){.a_alone_us = 100.04 + i, .b_alone_us = 50, .a_start_us = 10,
+                                        .a_end_us = 110, .b_start_us = 20, .b_end_us = 70, .makespan_us = 100,
+                                        .fraction = 0.99951, .stretch = NAN, .overlap = CTS_OVERLAP_OVERLAPS};
+        p->staged = (struct cts_staged_obs){.sequential_us = 2590, .version_us = 1690, .h2d_us = 620,
+                                            .kernel_us = 1300, .d2h_us = 620.06, .fraction = 0.69767};
+        p->depth = (struct cts_depth_obs){.limit = i ? CTS_DEPTH_BESIDE : CTS_DEPTH_FOUND, .queued = 1021,
+                                          .max = 65536, .fill = 1021, .blocked_us = 10089.14, .tracked_us = 40166.96,
+                                          .stall_us = 10000, .tracked_stall_us = 40000, .tracked_queued = 1022};
+    }
+    json_t *j = cts_case_json(c, &r);
+    member_text(j, "pair", got, sizeof got);
+    CHECK_STR(got, "{\"a_alone_us\":[100.0,101.0],\"a_end_us\":[100.0,100.0],\"b_alone_us\":[50.0,50.0],"
+                   "\"b_end_us\":[60.0,60.0],\"b_start_us\":[10.0,10.0],\"fraction\":[1.0,1.0],"
+                   "\"makespan_us\":[100.0,100.0],\"stretch\":[null,null]}");
+    member_text(j, "staged", got, sizeof got);
+    CHECK_STR(got, "{\"d2h_us\":[620.1,620.1],\"fraction\":[0.698,0.698],\"h2d_us\":[620.0,620.0],"
+                   "\"kernel_us\":[1300.0,1300.0],\"sequential_us\":[2590.0,2590.0],\"version_us\":[1690.0,1690.0]}");
+    member_text(j, "depth", got, sizeof got);
+    CHECK_STR(got, "{\"blocked_us\":[10089.1,10089.1],\"fill\":[null,1021],\"max\":[65536,65536],"
+                   "\"queued\":[1021,null],\"stall_us\":[10000.0,10000.0],\"tracked_queued\":[1022,null],"
+                   "\"tracked_stall_us\":[40000.0,40000.0],\"tracked_us\":[40167.0,40167.0]}");
+    json_decref(j);
+    memset(&r, 0, sizeof r); /* none of them: no such member */
+    r.nreps = 1;
+    j = cts_case_json(c, &r);
+    member_text(j, "pair", got, sizeof got);
+    CHECK_STR(got, "");
+    member_text(j, "depth", got, sizeof got);
+    CHECK_STR(got, "");
+    json_decref(j);
+}
+
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -414,5 +467,6 @@ int main(void)
     unlink(path);
     unlink(md);
     rmdir(dir);
+    check_measured_evidence(a);
     CHECK_DONE();
 }
