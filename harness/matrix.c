@@ -133,86 +133,73 @@ static void rep_arrays_json(json_t *ev, const struct cts_result *r)
     }
 }
 
-/* The overlap family's measurements, per repetition (docs/method.md, "Overlap"). */
-static void pair_json(json_t *ev, const struct cts_result *r)
-{
-    enum { N = 8 };
-    static const char *const names[N] = {"a_alone_us", "b_alone_us", "a_end_us", "b_start_us", "b_end_us",
-                                         "makespan_us", "fraction", "stretch"};
-    int any = 0;
-    for (int i = 0; i < r->nreps; i++)
-        any |= r->reps[i].pair.a_alone_us > 0;
-    if (!any)
-        return;
-    json_t *pair = json_object();
-    for (int k = 0; k < N; k++) {
-        json_t *a = json_array();
-        for (int i = 0; i < r->nreps; i++) {
-            const struct cts_pair_obs *p = &r->reps[i].pair;
-            double x[N] = {p->a_alone_us, p->b_alone_us, p->a_end_us - p->a_start_us,
-                           p->b_start_us - p->a_start_us, p->b_end_us - p->a_start_us, p->makespan_us,
-                           p->fraction, p->stretch};
-            json_array_append_new(a, k < 6 ? us(x[k]) : isnan(x[k]) ? json_null()
-                                                                     : json_real(round(x[k] * 1000.0) / 1000.0));
-        }
-        json_object_set_new(pair, names[k], a);
-    }
-    json_object_set_new(ev, "pair", pair);
-}
+/* A rounded fraction, or null. */
+static json_t *fraction(double x) { return isnan(x) ? json_null() : json_real(round(x * 1000.0) / 1000.0); }
 
-/* The depth family's scans and fills, per repetition (docs/method.md, "Queue depth"). */
-static void depth_json(json_t *ev, const struct cts_result *r)
+/* evidence.<member>: one array a measurement names[k], a value a repetition
+ * (value(rep, k)); left out where no repetition has(rep). */
+static void per_rep(json_t *ev, const char *member, const char *const *names, int n, const struct cts_result *r,
+                    int (*has)(const struct cts_rep *), json_t *(*value)(const struct cts_rep *, int))
 {
-    enum { N = 8 };
-    static const char *const names[N] = {"queued", "max", "fill", "blocked_us", "tracked_us", "stall_us",
-                                         "tracked_stall_us", "tracked_queued"};
     int any = 0;
     for (int i = 0; i < r->nreps; i++)
-        any |= r->reps[i].depth.limit != CTS_DEPTH_NA;
+        any |= has(&r->reps[i]);
     if (!any)
         return;
     json_t *o = json_object();
-    for (int k = 0; k < N; k++) {
+    for (int k = 0; k < n; k++) {
         json_t *a = json_array();
-        for (int i = 0; i < r->nreps; i++) {
-            const struct cts_depth_obs *p = &r->reps[i].depth;
-            int scan = p->limit == CTS_DEPTH_FOUND || p->limit == CTS_DEPTH_NONE;
-            json_array_append_new(a, k == 7 ? (p->limit == CTS_DEPTH_FOUND ? json_integer(p->tracked_queued) : json_null())
-                                     : k == 0 ? (scan ? json_integer(p->queued) : json_null())
-                                     : k == 1 ? json_integer(p->max)
-                                     : k == 2 ? (p->limit == CTS_DEPTH_BESIDE ? json_integer(p->fill) : json_null())
-                                     : us(k == 3 ? p->blocked_us : k == 4 ? p->tracked_us
-                                              : k == 5 ? p->stall_us : p->tracked_stall_us));
-        }
+        for (int i = 0; i < r->nreps; i++)
+            json_array_append_new(a, value(&r->reps[i], k));
         json_object_set_new(o, names[k], a);
     }
-    json_object_set_new(ev, "depth", o);
+    json_object_set_new(ev, member, o);
 }
 
-/* The overlap family's staged-copy measurements, per repetition. */
-static void staged_json(json_t *ev, const struct cts_result *r)
+/* The overlap family's measurements (docs/method.md, "Overlap"): times from A's start event. */
+static const char *const pair_names[] = {"a_alone_us", "b_alone_us", "a_end_us", "b_start_us", "b_end_us",
+                                         "makespan_us", "fraction", "stretch"};
+static int pair_has(const struct cts_rep *p) { return p->pair.a_alone_us > 0; }
+static json_t *pair_value(const struct cts_rep *rep, int k)
 {
-    enum { N = 6 };
-    static const char *const names[N] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
-                                         "fraction"};
-    int any = 0;
-    for (int i = 0; i < r->nreps; i++)
-        any |= r->reps[i].staged.sequential_us > 0;
-    if (!any)
-        return;
-    json_t *st = json_object();
-    for (int k = 0; k < N; k++) {
-        json_t *a = json_array();
-        for (int i = 0; i < r->nreps; i++) {
-            const struct cts_staged_obs *s = &r->reps[i].staged;
-            double x[N] = {s->sequential_us, s->version_us, s->h2d_us, s->kernel_us, s->d2h_us, s->fraction};
-            json_array_append_new(a, k < 5 ? us(x[k]) : isnan(x[k]) ? json_null()
-                                                                     : json_real(round(x[k] * 1000.0) / 1000.0));
-        }
-        json_object_set_new(st, names[k], a);
-    }
-    json_object_set_new(ev, "staged", st);
+    const struct cts_pair_obs *p = &rep->pair;
+    double x[] = {p->a_alone_us, p->b_alone_us, p->a_end_us - p->a_start_us, p->b_start_us - p->a_start_us,
+                  p->b_end_us - p->a_start_us, p->makespan_us, p->fraction, p->stretch};
+    return k < 6 ? us(x[k]) : fraction(x[k]);
 }
+
+/* The depth family's scans and fills (docs/method.md, "Queue depth"). */
+static const char *const depth_names[] = {"queued", "max", "fill", "blocked_us", "tracked_us", "stall_us",
+                                          "tracked_stall_us", "tracked_queued"};
+static int depth_has(const struct cts_rep *p) { return p->depth.limit != CTS_DEPTH_NA; }
+static json_t *depth_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_depth_obs *p = &rep->depth;
+    int found = p->limit == CTS_DEPTH_FOUND, scan = found || p->limit == CTS_DEPTH_NONE;
+    switch (k) {
+    case 0: return scan ? json_integer(p->queued) : json_null();
+    case 1: return json_integer(p->max);
+    case 2: return p->limit == CTS_DEPTH_BESIDE ? json_integer(p->fill) : json_null();
+    case 3: return us(p->blocked_us);
+    case 4: return us(p->tracked_us);
+    case 5: return us(p->stall_us);
+    case 6: return us(p->tracked_stall_us);
+    default: return found ? json_integer(p->tracked_queued) : json_null();
+    }
+}
+
+/* The overlap family's staged-copy measurements. */
+static const char *const staged_names[] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
+                                           "fraction"};
+static int staged_has(const struct cts_rep *p) { return p->staged.sequential_us > 0; }
+static json_t *staged_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_staged_obs *s = &rep->staged;
+    double x[] = {s->sequential_us, s->version_us, s->h2d_us, s->kernel_us, s->d2h_us, s->fraction};
+    return k < 5 ? us(x[k]) : fraction(x[k]);
+}
+
+#define NAMES(a) a, (int)(sizeof a / sizeof *a)
 
 static json_t *evidence_json(const struct cts_result *r)
 {
@@ -246,10 +233,10 @@ static json_t *evidence_json(const struct cts_result *r)
                                              "with_case_setup", r->control_own)
                                  : json_null());
     rep_arrays_json(ev, r);
-    pair_json(ev, r);
-    staged_json(ev, r);
+    per_rep(ev, "pair", NAMES(pair_names), r, pair_has, pair_value);
+    per_rep(ev, "staged", NAMES(staged_names), r, staged_has, staged_value);
     capture_json(ev, r);
-    depth_json(ev, r);
+    per_rep(ev, "depth", NAMES(depth_names), r, depth_has, depth_value);
     return ev;
 }
 
