@@ -20,6 +20,11 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
     v.capture = r->cap.outcome;
     if (v.capture != CTS_CAP_NA)
         return v; /* a capture: no gate either */
+    v.stall = r->stall.verdict;
+    if (v.stall != CTS_STALL_NA) {
+        v.host = r->host; /* the call's own, and what the other thread saw: no markers */
+        return v;
+    }
     v.depth = r->depth.limit;
     if (v.depth == CTS_DEPTH_FOUND || v.depth == CTS_DEPTH_NONE) {
         v.queued = r->depth.queued; /* a scan: its count is the verdict */
@@ -84,14 +89,15 @@ static const char *field_value(const struct cts_verdict *v, int field, char *buf
     case 9: s = cts_reader_name(v->reader); break;
     case 10: s = cts_dst_name(v->landed); break;
     case 11: s = cts_cap_outcome_name(v->capture); break;
+    case 13: s = cts_stall_name(v->stall); break;
     }
     return s ? s : "n/a";
 }
 
-#define FIELDS 13
+#define FIELDS 14
 static const char *const field_names[FIELDS] = {
     "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected", "overlap",
-    "data", "reader", "landed", "capture", "depth",
+    "data", "reader", "landed", "capture", "depth", "other_thread",
 };
 
 /* Clears field f of v (the fields as field_value numbers them). */
@@ -111,6 +117,7 @@ static void clear_field(struct cts_verdict *v, int f)
     case 10: v->landed = CTS_DST_NA; break;
     case 11: v->capture = CTS_CAP_NA; break;
     case 12: v->depth = CTS_DEPTH_NA; v->queued = 0; break;
+    case 13: v->stall = CTS_STALL_NA; break;
     }
 }
 
@@ -221,6 +228,15 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
     }
     if (v->depth == CTS_DEPTH_BESIDE) {
         snprintf(buf, len, "%s", v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?");
+        return;
+    }
+    /* The stall family: the call's "A" or "W", then what the second thread's
+     * commands did during it: ":S" one stalled until the call returned, ":U"
+     * they ran on, ":B" none fitted inside the call. */
+    if (v->stall != CTS_STALL_NA) {
+        static const char *const stall_letter[] = {"?", "U", "S", "B"};
+        snprintf(buf, len, "%s:%s", v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?",
+                 stall_letter[(unsigned)v->stall < 4 ? v->stall : 0]);
         return;
     }
     if (v->overlap != CTS_OVERLAP_NA) {
@@ -336,4 +352,26 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
     if (b->filled && b->full && !b->returned && !b->early && b->call_us - a->call_us >= fraction * grow_us)
         return CTS_HOST_WAITS;
     return CTS_HOST_NA;
+}
+
+enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, double call_begin_us,
+                                double call_end_us, double control_us, struct cts_stall_obs *o)
+{
+    o->commands = o->inside = 0;
+    o->slowest_us = o->stalled_us = NAN;
+    for (size_t i = 0; i < n; i++) {
+        double b = cmd[i].begin_us, e = cmd[i].end_us, took = e - b;
+        if (b < call_begin_us || b >= call_end_us)
+            continue;
+        o->commands++;
+        if (isnan(o->slowest_us) || took > o->slowest_us)
+            o->slowest_us = took;
+        if (e <= call_end_us)
+            o->inside++;
+        else if (b <= call_end_us - control_us && took > 2.0 * control_us &&
+                 (isnan(o->stalled_us) || took > o->stalled_us))
+            o->stalled_us = took; /* began early enough to return before the call, yet returned after it */
+    }
+    o->verdict = !isnan(o->stalled_us) ? CTS_STALL_STALLS : o->inside ? CTS_STALL_UNAFFECTED : CTS_STALL_BRIEF;
+    return o->verdict;
 }

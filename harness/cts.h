@@ -414,6 +414,41 @@ enum cts_depth cts_depth_decide(const struct cts_depth_scan *a, const struct cts
 enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts_beside_try *b, double grow_us,
                                 double fraction, int *again);
 
+/* The stall family (cases/stall.c): while this thread is inside a call, a
+ * second thread keeps making one cheap command on a non-blocking stream of
+ * its own (docs/method.md, "Other-thread stalls").  STALLS: a command of the
+ * second thread that began during the call, early enough that it would have
+ * returned before the call did had it taken no longer than the slowest
+ * command of the control (the same hold, no call), returned only after the
+ * call did, and took more than twice that slowest command; UNAFFECTED: no
+ * such command, and at least one began and returned inside the call; BRIEF:
+ * neither (the call was over before a command of the second thread could
+ * begin and end inside it). */
+enum cts_stall { CTS_STALL_NA, CTS_STALL_UNAFFECTED, CTS_STALL_STALLS, CTS_STALL_BRIEF, CTS_STALL_COUNT };
+const char *cts_stall_name(enum cts_stall s); /* "unaffected", "stalls", "brief"; NULL for NA */
+struct cts_stall_obs {
+    enum cts_stall verdict;
+    long long commands;  /* the second thread's commands that began during the call */
+    long long inside;    /* ... and returned before it did */
+    double slowest_us;   /* the slowest of those that began during the call */
+    double control_us;   /* the slowest command of the control window */
+    double control_median_us;
+    double stalled_us;   /* STALLS: the longest stalled command's time */
+    double tracked_us;   /* ... measured again with the longer stall time, where the call waited
+                          * (which proved that the stalled command followed the call) */
+    double stall_us, tracked_stall_us; /* the stall times (the watchdog's), where the call waited */
+};
+/* One command of the second thread: when it began and returned (host clock, us). */
+struct cts_stall_cmd {
+    double begin_us, end_us;
+};
+/* Pure (classify.c): the verdict of one window of the second thread's
+ * commands (in the order made) against a call from call_begin_us to
+ * call_end_us, the control's slowest command control_us; fills o's
+ * commands, inside, slowest_us, stalled_us and verdict. */
+enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, double call_begin_us,
+                                double call_end_us, double control_us, struct cts_stall_obs *o);
+
 /* One measurement of a staged-copy pattern (the overlap family's staged_*):
  * one array in N slices, each copied in, worked on and copied out on its own
  * stream, against the same work in one stream (sequential). */
@@ -468,6 +503,7 @@ struct cts_rep {
     enum cts_reader reader;  /* c->writes: what work after the call on its stream read */
     struct cts_capture_obs cap; /* the capture family's (outcome NA otherwise) */
     struct cts_depth_obs depth; /* the depth family's (limit NA otherwise) */
+    struct cts_stall_obs stall; /* the stall family's (verdict NA otherwise) */
     enum cts_dst landed;     /* copies and memsets: was the destination complete right after the
                               * call returned, read from another stream (device-side memory) or by
                               * the host; whether or not the call waited */
@@ -487,6 +523,8 @@ struct cts_verdict {
     enum cts_cap_outcome capture; /* the capture family's verdict; NA for every other case */
     enum cts_depth depth;     /* the depth family's: FOUND or NONE, with `queued`; BESIDE: `host` */
     long long queued;
+    enum cts_stall stall;     /* the stall family's: the second thread's commands during the call
+                               * (with `host`, the call's own) */
     enum cts_dst landed;      /* synchronous calls, kept where the call waited or its stream ran on
                                * (op_after runs): behind held work a copy cannot have landed */
 };

@@ -455,5 +455,65 @@ int main(void)
         CHECK_INT(res.status, CTS_PASS);
         CHECK_STR(res.symbol, "W");
     }
+    /* Other-thread stalls: the second thread's commands against a call from
+     * 1,000 to 11,000 us (simulated; the control's slowest command 12 us). */
+    {
+        struct cts_stall_obs o;
+        struct cts_stall_cmd ran_on[] = {{900, 905}, {1000, 1006}, {5000, 5009}, {10990, 10996}, {11001, 11004}};
+        CHECK_INT(cts_stall_decide(ran_on, 5, 1000, 11000, 12, &o), CTS_STALL_UNAFFECTED);
+        CHECK_INT(o.commands, 3); /* begun during the call: not the one before, nor the one after */
+        CHECK_INT(o.inside, 3);
+        CHECK(fabs(o.slowest_us - 9) < 1e-9);
+        CHECK(isnan(o.stalled_us));
+        /* One began at 2,000 and returned only after the call (at 11,004): stalled. */
+        struct cts_stall_cmd held[] = {{1000, 1006}, {2000, 11004}, {11010, 11014}};
+        CHECK_INT(cts_stall_decide(held, 3, 1000, 11000, 12, &o), CTS_STALL_STALLS);
+        CHECK_INT(o.commands, 2);
+        CHECK_INT(o.inside, 1);
+        CHECK(fabs(o.stalled_us - 9004) < 1e-9);
+        /* Began 5 us before the return, returned 4 us after it: it would have
+         * run over the call's end anyway (less than the control's slowest before it). */
+        struct cts_stall_cmd late[] = {{1000, 1006}, {10995, 11004}};
+        CHECK_INT(cts_stall_decide(late, 2, 1000, 11000, 12, &o), CTS_STALL_UNAFFECTED);
+        /* Began early enough, but took no more than twice the control's slowest. */
+        struct cts_stall_cmd slowish[] = {{10980, 11003}};
+        CHECK_INT(cts_stall_decide(slowish, 1, 1000, 11000, 12, &o), CTS_STALL_BRIEF);
+        slowish[0].end_us = 11005; /* 25 us: more than twice 12 */
+        CHECK_INT(cts_stall_decide(slowish, 1, 1000, 11000, 12, &o), CTS_STALL_STALLS);
+        /* A call of 3 us: no command began and returned inside it. */
+        struct cts_stall_cmd brief[] = {{990, 996}, {1001, 1007}};
+        CHECK_INT(cts_stall_decide(brief, 2, 1000, 1003, 12, &o), CTS_STALL_BRIEF);
+        CHECK_INT(o.commands, 1);
+        CHECK_INT(o.inside, 0);
+        CHECK_INT(cts_stall_decide(NULL, 0, 1000, 11000, 12, &o), CTS_STALL_BRIEF);
+        CHECK_INT(o.commands, 0);
+
+        /* Repetitions: the call's letter and the second thread's. */
+        memset(&res, 0, sizeof res);
+        res.nreps = 2;
+        for (int i = 0; i < 2; i++) {
+            res.reps[i].status = CTS_PASS;
+            res.reps[i].host = CTS_HOST_WAITS;
+            res.reps[i].op_after = CTS_ORDER_RUNS; /* no markers here: ignored */
+            res.reps[i].stall.verdict = CTS_STALL_STALLS;
+        }
+        cts_classify(&res);
+        CHECK_INT(res.status, CTS_PASS);
+        CHECK_STR(res.symbol, "W:S");
+        CHECK_INT(res.verdict.stall, CTS_STALL_STALLS);
+        CHECK_INT(res.verdict.op_after, CTS_ORDER_NA);
+        res.reps[1].stall.verdict = CTS_STALL_UNAFFECTED;
+        cts_classify(&res);
+        CHECK_INT(res.status, CTS_VARIES);
+        CHECK_STR(res.symbol, "W:S/W:U");
+        CHECK_CONTAINS(res.reason, "other_thread: stalls unaffected");
+        CHECK_INT(res.verdict.stall, CTS_STALL_NA);
+        CHECK_INT(res.verdict.host, CTS_HOST_WAITS);
+        res.reps[0].host = res.reps[1].host = CTS_HOST_RETURNS;
+        res.reps[0].stall.verdict = res.reps[1].stall.verdict = CTS_STALL_BRIEF;
+        cts_classify(&res);
+        CHECK_STR(res.symbol, "A:B");
+        CHECK_STR(cts_stall_name(res.verdict.stall), "brief");
+    }
     CHECK_DONE();
 }
