@@ -26,7 +26,7 @@
  * Proof.  The held work is the gate kernel, spinning on a flag in mapped
  * pinned memory, which a watchdog thread of this family's own (it makes no
  * CUDA call) opens once no call has returned for the stall time; the gate
- * also ends itself after GATE_BUDGET_NS.  A call that returned while the
+ * also ends itself after CTS_SG_BUDGET_NS (harness/stallgate.h).  A call that returned while the
  * watchdog had not opened the flag provably did not wait for the held work.
  * A call that returned only after the flag opened is measured again, the
  * whole scan or fill, with a stall time STALL_FACTOR times longer: it waited
@@ -47,7 +47,9 @@
 #include "../harness/engine.h" /* TRACK_FRACTION */
 #include "../harness/family.h"
 #include "../harness/kernels.h"
+#include "../harness/latch.h"
 #include "../harness/spec.h"
+#include "../harness/stallgate.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -69,9 +71,6 @@
 #define BYTES 4096u              /* each copy's and memset's size (size index 1, "4KiB") */
 #define STALL_US 10000.0         /* the watchdog opens the gate after this long with no return */
 #define STALL_FACTOR 4.0         /* ... and this many times longer, to track a wait */
-#define POLL_NS 100000L          /* how often the watchdog looks */
-#define GATE_BUDGET_NS 20000000000ull /* the gate ends itself after 20 s */
-#define START_LIMIT_US 5e6       /* a gate not spinning by then: BROKEN */
 #define STUCK_US 2000.0          /* the filling thread is inside its launch this long: blocked */
 #define TRIES 3
 
@@ -138,83 +137,16 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
 
 /* ---- what the family keeps --------------------------------------------------- */
 
-enum { W_IDLE, W_ARMED, W_RELEASED, W_OPENED, W_QUIT };
-
 static struct {
     int ready, device;
     char why[CTS_REASON_MAX];
-    volatile unsigned int *flag_host;
-    unsigned int *flag_dev;
-    struct cts_gate_record *gate_host, *gate_dev;
-    unsigned seq;
+    struct cts_stallgate g;
     cudaStream_t blocking, nonblocking, full; /* the op streams of their kinds; the stream filled */
     void *pinned[2], *dev[2], *pageable;
     cudaEvent_t recorded, complete;
     cudaGraphExec_t graph;
     long long fill;       /* launches the full stream takes (its launch depth), 0 before the scan */
-    /* The watchdog: opens the flag once `last_us` is stall_us old, while armed. */
-    pthread_t watchdog;
-    atomic_int state;
-    _Atomic double last_us, stall_us, released_us;
 } d;
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static void open_flag(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-    *d.flag_host = 1u;
-    atomic_thread_fence(memory_order_seq_cst);
-}
-
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    struct timespec poll = {0, POLL_NS};
-    while (atomic_load(&d.state) != W_QUIT) {
-        nanosleep(&poll, NULL);
-        int armed = W_ARMED;
-        if (atomic_load(&d.state) == W_ARMED && now_us() - atomic_load(&d.last_us) >= atomic_load(&d.stall_us) &&
-            atomic_compare_exchange_strong(&d.state, &armed, W_RELEASED)) {
-            atomic_store(&d.released_us, now_us()); /* claimed first, then opened */
-            open_flag();
-        }
-    }
-    return NULL;
-}
-
-static void arm(double stall_us)
-{
-    atomic_store(&d.stall_us, stall_us);
-    atomic_store(&d.last_us, now_us());
-    atomic_store(&d.released_us, NAN);
-    atomic_store(&d.state, W_ARMED);
-}
-
-/* Right after a call returned: 1 if the flag was still closed (the call did
- * not wait for the held work); the stall time then starts again. */
-static int returned_closed(void)
-{
-    if (atomic_load(&d.state) != W_ARMED)
-        return 0;
-    atomic_store(&d.last_us, now_us());
-    return 1;
-}
-
-/* Opens the flag, if the watchdog has not. */
-static void open_gate(void)
-{
-    int armed = W_ARMED;
-    if (atomic_compare_exchange_strong(&d.state, &armed, W_OPENED))
-        open_flag();
-    else
-        atomic_store(&d.state, W_OPENED);
-}
 
 static atomic_llong hostfn_ran; /* host functions run so far (what a stream that will not drain says) */
 static void CUDART_CB nothing(void *arg)
@@ -252,11 +184,6 @@ static cudaError_t make_graph(void)
 static cudaError_t setup_resources(void)
 {
     TRY(cudaGetDevice(&d.device));
-    TRY(cudaHostAlloc((void **)&d.flag_host, sizeof *d.flag_host, cudaHostAllocMapped));
-    TRY(cudaHostGetDevicePointer((void **)&d.flag_dev, (void *)d.flag_host, 0));
-    TRY(cudaHostAlloc((void **)&d.gate_host, sizeof *d.gate_host, cudaHostAllocMapped));
-    TRY(cudaHostGetDevicePointer((void **)&d.gate_dev, d.gate_host, 0));
-    memset((void *)d.gate_host, 0, sizeof *d.gate_host);
     TRY(cudaStreamCreateWithFlags(&d.blocking, cudaStreamDefault));
     TRY(cudaStreamCreateWithFlags(&d.nonblocking, cudaStreamNonBlocking));
     TRY(cudaStreamCreateWithFlags(&d.full, cudaStreamNonBlocking));
@@ -342,76 +269,26 @@ static int setup(void)
                  cudaGetErrorName(err));
         return -1;
     }
-    atomic_store(&d.state, W_IDLE);
-    if (pthread_create(&d.watchdog, NULL, watchdog, NULL)) {
-        snprintf(d.why, sizeof d.why, "harness: the depth family's watchdog thread could not start");
+    if (cts_sg_init(&d.g, d.why, sizeof d.why))
         return -1;
-    }
     return fill_depth(d.why, sizeof d.why);
 }
 
-/* ---- the gate ---------------------------------------------------------------- */
+/* ---- the gate (harness/stallgate.c) ------------------------------------------ */
 
-/* Closes the flag and holds s: 0 once the gate spins, else -1 with why. */
-static int hold(cudaStream_t s, char *why, size_t len)
-{
-    *d.flag_host = 0u;
-    atomic_thread_fence(memory_order_seq_cst);
-    unsigned seq = ++d.seq;
-    cudaError_t err = cts_launch_gate(s, d.flag_dev, GATE_BUDGET_NS, d.gate_dev, seq);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "harness: launching the gate returned %s", cudaGetErrorName(err));
-        return -1;
-    }
-    for (double t0 = now_us(); d.gate_host->started != seq;)
-        if (now_us() - t0 > START_LIMIT_US) {
-            open_flag();
-            snprintf(why, len, "harness: the gate did not start within %.0f s", START_LIMIT_US / 1e6);
-            return -1;
-        }
-    return 0;
-}
+static int returned_closed(void) { return cts_sg_returned_closed(&d.g); }
 
-/* After the call(s): opens the gate, waits for the streams (DRAIN_LIMIT_US at
- * most), and checks that the gate was opened by the flag (not by its own
- * deadline).  0, or -1 with why, or -2 with why where they did not drain. */
-/* cudaStreamQuery until s is idle, or DRAIN_LIMIT_US after since_us (cudaErrorNotReady). */
-static cudaError_t drained(cudaStream_t s, double since_us)
-{
-    struct timespec nap = {0, 100000L};
-    cudaError_t err;
-    while ((err = cudaStreamQuery(s)) == cudaErrorNotReady && now_us() - since_us < DRAIN_LIMIT_US)
-        nanosleep(&nap, NULL);
-    return err;
-}
-
+/* After the call(s): opens the gate and waits for the streams; 0, or -1 with
+ * why, or -2 with why (and the host functions that ran) where they did not drain. */
 static int drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
 {
-    open_gate();
     long long ran = atomic_load(&hostfn_ran);
-    double t0 = now_us();
-    cudaError_t err = drained(a, t0);
-    if (err == cudaSuccess && b)
-        err = drained(b, t0);
-    atomic_store(&d.state, W_IDLE);
-    if (err == cudaErrorNotReady) {
-        snprintf(why, len,
-                 "harness: the streams did not drain within %.0f s of the gate's opening (gate %s; %lld host "
-                 "functions ran meanwhile)", DRAIN_LIMIT_US / 1e6,
-                 d.gate_host->ended == d.seq ? "ended" : "still running", atomic_load(&hostfn_ran) - ran);
-        return -2; /* TIMEOUT (engine.h: DRAIN_LIMIT_US) */
+    int bad = cts_sg_drain(&d.g, a, b, why, len);
+    if (bad == -2) {
+        size_t n = strlen(why);
+        snprintf(why + n, len - n, "; %lld host functions ran meanwhile", atomic_load(&hostfn_ran) - ran);
     }
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "harness: draining returned %s", cudaGetErrorName(err));
-        return -1;
-    }
-    if (d.gate_host->ended != d.seq || d.gate_host->reason != CTS_GATE_OPENED) {
-        snprintf(why, len, "harness: the gate ended by its own deadline, not by the flag");
-        return -1;
-    }
-    return 0;
+    return bad;
 }
 
 /* ---- a scan ------------------------------------------------------------------- */
@@ -434,9 +311,9 @@ static cudaError_t scan_calls(size_t k, cudaStream_t s, long long max, struct ct
     size_t nt = 0;
     memset(sc, 0, sizeof *sc);
     for (long long i = 0; i < max; i++) {
-        double t0 = now_us();
+        double t0 = cts_now_us();
         cudaError_t err = issue(k, s);
-        double t1 = now_us();
+        double t1 = cts_now_us();
         if (err != cudaSuccess)
             return err;
         if (returned_closed()) {
@@ -445,7 +322,7 @@ static cudaError_t scan_calls(size_t k, cudaStream_t s, long long max, struct ct
                 t[nt++] = t1 - t0;
             continue;
         }
-        double rel = atomic_load(&d.released_us);
+        double rel = cts_sg_released_us(&d.g);
         sc->stopped = 1;
         sc->early = isnan(rel) || t1 < rel;
         sc->blocked_us = t1 - t0;
@@ -462,9 +339,9 @@ static cudaError_t scan_calls(size_t k, cudaStream_t s, long long max, struct ct
  * (the call failed: FAIL). */
 static int scan(size_t k, cudaStream_t s, double stall_us, struct cts_depth_scan *sc, char *why, size_t len)
 {
-    if (hold(s, why, len))
+    if (cts_sg_hold(&d.g, s, why, len))
         return -1;
-    arm(stall_us);
+    cts_sg_arm(&d.g, stall_us);
     cudaError_t err = scan_calls(k, s, scan_max(k), sc);
     int bad = drain(s, NULL, why, len);
     if (bad == -2)
@@ -586,9 +463,9 @@ static long long fill(int threaded, cudaError_t *ferr)
             n++;
         return n;
     }
-    while (atomic_load(&d.state) == W_ARMED &&
+    while (cts_sg_closed(&d.g) &&
            !(atomic_load(&filler.filled) >= d.fill && atomic_load(&filler.inside) &&
-             now_us() - atomic_load(&d.last_us) >= STUCK_US))
+             cts_now_us() - atomic_load(&d.g.last_us) >= STUCK_US))
         ;
     return atomic_load(&filler.filled);
 }
@@ -596,12 +473,12 @@ static long long fill(int threaded, cudaError_t *ferr)
 /* The call beside the full queue, into f; *ferr: the check launch's error. */
 static cudaError_t beside(size_t k, cudaStream_t s, int threaded, struct full_try *f, cudaError_t *ferr)
 {
-    double t0 = now_us();
+    double t0 = cts_now_us();
     cudaError_t err = issue(k, s);
-    double t1 = now_us(), rel;
+    double t1 = cts_now_us(), rel;
     f->t.call_us = t1 - t0;
     f->t.returned = err == cudaSuccess && returned_closed();
-    rel = atomic_load(&d.released_us);
+    rel = cts_sg_released_us(&d.g);
     f->t.early = !f->t.returned && (isnan(rel) || t1 < rel);
     f->after_us = f->t.returned ? NAN : t1 - rel;
     f->t.filled = 1;
@@ -620,24 +497,24 @@ static int full_try(size_t k, cudaStream_t s, int threaded, double stall_us, str
                     size_t len)
 {
     memset(f, 0, sizeof *f);
-    if (hold(d.full, why, len))
+    if (cts_sg_hold(&d.g, d.full, why, len))
         return -1;
-    arm(stall_us);
+    cts_sg_arm(&d.g, stall_us);
     cudaError_t err = cudaSuccess, ferr = cudaSuccess;
     if (threaded) {
         atomic_store(&filler.filled, 0);
         atomic_store(&filler.inside, 0);
         if (pthread_create(&filler.thread, NULL, fill_thread, NULL)) {
-            open_gate();
+            cts_sg_open(&d.g);
             snprintf(why, len, "harness: the filling thread could not start");
             return -1;
         }
     }
     f->filled = fill(threaded, &ferr);
-    if (ferr == cudaSuccess && f->filled == d.fill && atomic_load(&d.state) == W_ARMED)
+    if (ferr == cudaSuccess && f->filled == d.fill && cts_sg_closed(&d.g))
         err = beside(k, s, threaded, f, &ferr);
     if (threaded) {
-        open_gate();
+        cts_sg_open(&d.g);
         pthread_join(filler.thread, NULL);
         if (filler.err != cudaSuccess)
             ferr = filler.err;

@@ -1,0 +1,148 @@
+#define _GNU_SOURCE
+/* A gate that opens on a stall (stallgate.h). */
+#include "stallgate.h"
+
+#include "engine.h" /* START_LIMIT_US, DRAIN_LIMIT_US */
+#include "latch.h"  /* cts_now_us */
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define POLL_NS 100000L /* how often the watchdog looks */
+
+enum { W_IDLE, W_ARMED, W_RELEASED, W_OPENED, W_QUIT };
+
+static void open_flag(struct cts_stallgate *g)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    *g->flag_host = 1u;
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static void *watchdog(void *arg)
+{
+    struct cts_stallgate *g = arg;
+    struct timespec poll = {0, POLL_NS};
+    while (atomic_load(&g->state) != W_QUIT) {
+        nanosleep(&poll, NULL);
+        int armed = W_ARMED;
+        if (atomic_load(&g->state) == W_ARMED &&
+            cts_now_us() - atomic_load(&g->last_us) >= atomic_load(&g->stall_us) &&
+            atomic_compare_exchange_strong(&g->state, &armed, W_RELEASED)) {
+            atomic_store(&g->released_us, cts_now_us()); /* claimed first, then opened */
+            open_flag(g);
+        }
+    }
+    return NULL;
+}
+
+int cts_sg_init(struct cts_stallgate *g, char *why, size_t len)
+{
+    memset(g, 0, sizeof *g);
+    const char *at = "cudaHostAlloc";
+    cudaError_t err = cudaHostAlloc((void **)&g->flag_host, sizeof *g->flag_host, cudaHostAllocMapped);
+    if (err == cudaSuccess && (at = "cudaHostGetDevicePointer"))
+        err = cudaHostGetDevicePointer((void **)&g->flag_dev, (void *)g->flag_host, 0);
+    if (err == cudaSuccess && (at = "cudaHostAlloc"))
+        err = cudaHostAlloc((void **)&g->gate_host, sizeof *g->gate_host, cudaHostAllocMapped);
+    if (err == cudaSuccess && (at = "cudaHostGetDevicePointer"))
+        err = cudaHostGetDevicePointer((void **)&g->gate_dev, g->gate_host, 0);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: the stall gate's %s returned %s", at, cudaGetErrorName(err));
+        return -1;
+    }
+    memset((void *)g->gate_host, 0, sizeof *g->gate_host);
+    *g->flag_host = 1u;
+    atomic_store(&g->state, W_IDLE);
+    if (pthread_create(&g->watchdog, NULL, watchdog, g)) {
+        snprintf(why, len, "harness: the stall gate's watchdog thread could not start");
+        return -1;
+    }
+    g->running = 1;
+    return 0;
+}
+
+int cts_sg_hold(struct cts_stallgate *g, cudaStream_t s, char *why, size_t len)
+{
+    *g->flag_host = 0u;
+    atomic_thread_fence(memory_order_seq_cst);
+    unsigned seq = ++g->seq;
+    cudaError_t err = cts_launch_gate(s, g->flag_dev, CTS_SG_BUDGET_NS, g->gate_dev, seq);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        open_flag(g);
+        snprintf(why, len, "harness: launching the gate returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    for (double t0 = cts_now_us(); g->gate_host->started != seq;)
+        if (cts_now_us() - t0 > START_LIMIT_US) {
+            open_flag(g);
+            snprintf(why, len, "harness: the gate did not start within %.0f s", START_LIMIT_US / 1e6);
+            return -1;
+        }
+    return 0;
+}
+
+void cts_sg_arm(struct cts_stallgate *g, double stall_us)
+{
+    atomic_store(&g->stall_us, stall_us);
+    atomic_store(&g->last_us, cts_now_us());
+    atomic_store(&g->released_us, NAN);
+    atomic_store(&g->state, W_ARMED);
+}
+
+int cts_sg_returned_closed(struct cts_stallgate *g)
+{
+    if (atomic_load(&g->state) != W_ARMED)
+        return 0;
+    atomic_store(&g->last_us, cts_now_us());
+    return 1;
+}
+
+int cts_sg_closed(struct cts_stallgate *g) { return atomic_load(&g->state) == W_ARMED; }
+
+double cts_sg_released_us(struct cts_stallgate *g) { return atomic_load(&g->released_us); }
+
+void cts_sg_open(struct cts_stallgate *g)
+{
+    atomic_store(&g->state, W_OPENED); /* the watchdog, if it claimed it first, opens it too */
+    open_flag(g);
+}
+
+/* cudaStreamQuery until s is idle, or DRAIN_LIMIT_US after since_us (cudaErrorNotReady). */
+static cudaError_t drained(cudaStream_t s, double since_us)
+{
+    struct timespec nap = {0, 100000L};
+    cudaError_t err;
+    while ((err = cudaStreamQuery(s)) == cudaErrorNotReady && cts_now_us() - since_us < DRAIN_LIMIT_US)
+        nanosleep(&nap, NULL);
+    return err;
+}
+
+int cts_sg_drain(struct cts_stallgate *g, cudaStream_t a, cudaStream_t b, char *why, size_t len)
+{
+    cts_sg_open(g);
+    double t0 = cts_now_us();
+    cudaError_t err = drained(a, t0);
+    if (err == cudaSuccess && b)
+        err = drained(b, t0);
+    atomic_store(&g->state, W_IDLE);
+    if (err == cudaErrorNotReady) {
+        snprintf(why, len, "harness: the streams did not drain within %.0f s of the gate's opening (gate %s)",
+                 DRAIN_LIMIT_US / 1e6, g->gate_host->ended == g->seq ? "ended" : "still running");
+        return -2;
+    }
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: draining returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    if (g->gate_host->ended != g->seq || g->gate_host->reason != CTS_GATE_OPENED) {
+        snprintf(why, len, "harness: the gate ended by its own deadline, not by the flag");
+        return -1;
+    }
+    return 0;
+}
