@@ -375,3 +375,13 @@ enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, doubl
     o->verdict = !isnan(o->stalled_us) ? CTS_STALL_STALLS : o->inside ? CTS_STALL_UNAFFECTED : CTS_STALL_BRIEF;
     return o->verdict;
 }
+
+enum cts_stall cts_stall_tracked(const struct cts_stall_obs *a, const struct cts_stall_obs *b, double grow_us,
+                                 double fraction)
+{
+    if (a->verdict != CTS_STALL_STALLS)
+        return a->verdict;
+    if (b->verdict == CTS_STALL_STALLS && b->stalled_us - a->stalled_us >= fraction * grow_us)
+        return CTS_STALL_STALLS;
+    return CTS_STALL_NA;
+}

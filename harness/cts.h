@@ -448,6 +448,12 @@ struct cts_stall_cmd {
  * commands, inside, slowest_us, stalled_us and verdict. */
 enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, double call_begin_us,
                                 double call_end_us, double control_us, struct cts_stall_obs *o);
+/* Pure: where the call waited, a (the first try's verdict) measured again as
+ * b with a stall time grow_us longer: a's verdict, but STALLS only where b
+ * stalled too and its stalled command's time grew by at least `fraction` of
+ * grow_us (it waited for the call, which waited for the gate); else NA. */
+enum cts_stall cts_stall_tracked(const struct cts_stall_obs *a, const struct cts_stall_obs *b, double grow_us,
+                                 double fraction);
 
 /* One measurement of a staged-copy pattern (the overlap family's staged_*):
  * one array in N slices, each copied in, worked on and copied out on its own

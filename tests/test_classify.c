@@ -488,6 +488,18 @@ int main(void)
         CHECK_INT(cts_stall_decide(NULL, 0, 1000, 11000, 12, &o), CTS_STALL_BRIEF);
         CHECK_INT(o.commands, 0);
 
+        /* Tracking a call that waited: the stalled command's time must grow
+         * with the stall time (10 ms, then 40 ms: 30 ms longer). */
+        struct cts_stall_obs a = {.verdict = CTS_STALL_STALLS, .stalled_us = 9004},
+                             b = {.verdict = CTS_STALL_STALLS, .stalled_us = 39010};
+        CHECK_INT(cts_stall_tracked(&a, &b, 30000, 0.5), CTS_STALL_STALLS);
+        b.stalled_us = 12000; /* stalled, but not for the call's wait */
+        CHECK_INT(cts_stall_tracked(&a, &b, 30000, 0.5), CTS_STALL_NA);
+        b.verdict = CTS_STALL_UNAFFECTED;
+        CHECK_INT(cts_stall_tracked(&a, &b, 30000, 0.5), CTS_STALL_NA);
+        a.verdict = CTS_STALL_UNAFFECTED; /* proven in the first try: the second does not matter */
+        CHECK_INT(cts_stall_tracked(&a, &b, 30000, 0.5), CTS_STALL_UNAFFECTED);
+
         /* Repetitions: the call's letter and the second thread's. */
         memset(&res, 0, sizeof res);
         res.nreps = 2;

@@ -1,0 +1,719 @@
+/* The stall family: does a call that waits, or takes long, stall the other
+ * threads of the program (issue 20; vllm #37006, sglang #25225, cudf #23074)?
+ *
+ * A case: thread 1 (this one) makes the call under test while the gate holds
+ * work on the GPU (busy_same: the call's own stream; busy_nonblocking:
+ * another non-blocking stream), and a second host thread keeps making one
+ * cheap command, the case's `with`, on a non-blocking stream of its own, one
+ * every PACE_US: with_launch, a launch of the suite's sleep kernel (0 ns);
+ * with_memcpy_async, a 4 KiB pinned-to-device cudaMemcpyAsync; with_event_record,
+ * cudaEventRecord.  The second thread has made commands for LEAD_US before
+ * the call begins.  A control window, the same hold and CONTROL_US long with
+ * no call, gives the second thread's slowest command (and its median).
+ *
+ * Verdict `other_thread` (cts_stall_decide, harness/classify.c): "stalls", a
+ * command that began during the call, early enough to have returned before
+ * the call did had it taken no longer than the control's slowest, returned
+ * only after the call returned and took more than twice the control's
+ * slowest; "unaffected", none did, and at least one began and returned
+ * inside the call; "brief", neither (the call was over before a command
+ * could begin and end inside it: a call shorter than about PACE_US).
+ *
+ * Proof.  The held work is the gate (harness/stallgate.c), opened by its
+ * watchdog (which makes no CUDA call) STALL_US after the call began, unless
+ * the call returned first.  A call that returned while the flag was closed
+ * did not wait for the held work (`host` returns); its window is its own
+ * time, and the gate stays closed TAIL_US after it, so that a command of the
+ * second thread still inside then waited for something else (the repetition
+ * is measured again).  A call that returned only after the flag opened is
+ * measured again with a stall time STALL_FACTOR times longer: it waited
+ * (`host` waits) when its time grew by at least TRACK_FRACTION of the
+ * difference, and a stalled command of the second thread is proven to have
+ * waited for the call when its time grew likewise (cts_stall_tracked).  A try
+ * that proves nothing is measured again, at most TRIES times, then
+ * INCONCLUSIVE with what each try saw.
+ *
+ * The calls (each prepared and cleaned up with the device idle, outside the
+ * measured window, and made once at the family's first use): the
+ * synchronizing calls (cudaDeviceSynchronize, cudaStreamSynchronize,
+ * cudaEventSynchronize of an event recorded behind the held work), 4 KiB
+ * copies that wait (cudaMemcpy pageable to device and device to pinned,
+ * cudaMemcpyAsync device to pageable), frees (cudaFree, cudaFreeHost of
+ * 4 KiB), 16 MiB allocations and registrations (cudaMalloc, cudaMallocHost,
+ * cudaMallocManaged, cudaHostRegister, cudaHostUnregister), module loading
+ * (cuModuleLoadData of the trigger family's image, unloaded after), a first
+ * launch (a kernel of the first_launch family's pool, never launched before:
+ * variant other_thread_first), and cudaMemGetInfo and cudaGetDeviceProperties.
+ *
+ * The documentation says nothing of other threads beyond RT-SYNC-ANY ("Any
+ * CUDA API call may block or synchronize for various reasons such as
+ * contention for or unavailability of internal resources"): `other_thread`
+ * is RECORDED; the call's own `host` is judged by its own clauses (spec.c). */
+#define _GNU_SOURCE
+#include "../harness/cts.h"
+#include "../harness/driver.h"
+#include "../harness/engine.h" /* TRACK_FRACTION */
+#include "../harness/family.h"
+#include "../harness/kernels.h"
+#include "../harness/latch.h"
+#include "../harness/stallgate.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SMALL 1 /* size index 1: 4 KiB */
+#define LARGE 6 /* size index 6: 16 MiB */
+#define STALL_US 10000.0    /* the watchdog opens the gate this long after the call began */
+#define STALL_FACTOR 4.0    /* ... and this many times longer, to track a wait */
+#define GROW_US ((STALL_FACTOR - 1) * STALL_US)
+#define CONTROL_US 10000.0  /* the control window */
+#define LEAD_US 500.0       /* the second thread runs this long before the call or the control */
+#define TAIL_US 1000.0      /* after a call that returned, the gate stays closed this long */
+#define PACE_US 50.0        /* the second thread begins a command this often (at most 800 in 40 ms:
+                             * fewer than a stream queues before a launch blocks, 1,021) */
+#define EXIT_LIMIT_US 5000.0 /* the second thread leaves its loop within this once told (gate closed) */
+#define MAX_CMDS 16384
+#define MIN_CONTROL 20      /* commands a control window must have timed */
+#define TRIES 3
+
+static const char *const withs[] = {"launch", "memcpy_async", "event_record"};
+enum { WITH_LAUNCH, WITH_MEMCPY, WITH_EVENT, NWITHS };
+
+static const struct call {
+    enum cts_api api;
+    const char *variant;
+    enum cts_dir dir;
+    enum cts_mem mem;
+    int size_idx;
+    enum cts_op op;
+    enum cts_busy busy;
+} calls[] = {
+    {CTS_API_DEVICE_SYNCHRONIZE, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_STREAM_SYNCHRONIZE, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_NONBLOCKING, CTS_BUSY_SAME},
+    {CTS_API_EVENT_SYNCHRONIZE, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_MEMCPY, NULL, CTS_DIR_H2D, CTS_MEM_PAGEABLE, SMALL, CTS_OP_IMPLIED, CTS_BUSY_SAME},
+    {CTS_API_MEMCPY, NULL, CTS_DIR_D2H, CTS_MEM_PINNED, SMALL, CTS_OP_IMPLIED, CTS_BUSY_SAME},
+    {CTS_API_MEMCPY_ASYNC, NULL, CTS_DIR_D2H, CTS_MEM_PAGEABLE, SMALL, CTS_OP_NONBLOCKING, CTS_BUSY_SAME},
+    {CTS_API_FREE, NULL, CTS_DIR_NONE, CTS_MEM_DEVICE, SMALL, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_FREE_HOST, NULL, CTS_DIR_NONE, CTS_MEM_PINNED, SMALL, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_MALLOC, NULL, CTS_DIR_NONE, CTS_MEM_DEVICE, LARGE, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_MALLOC_HOST, NULL, CTS_DIR_NONE, CTS_MEM_PINNED, LARGE, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_MALLOC_MANAGED, NULL, CTS_DIR_NONE, CTS_MEM_MANAGED, LARGE, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_HOST_REGISTER, NULL, CTS_DIR_NONE, CTS_MEM_REGISTERED, LARGE, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_HOST_UNREGISTER, NULL, CTS_DIR_NONE, CTS_MEM_REGISTERED, LARGE, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_CU_MODULE_LOAD_DATA, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_LAUNCH, "other_thread_first", CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_NONBLOCKING,
+     CTS_BUSY_NONBLOCKING},
+    {CTS_API_MEM_GET_INFO, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+    {CTS_API_GET_DEVICE_PROPERTIES, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
+};
+#define NCALLS (sizeof calls / sizeof *calls)
+#define VARIANT "other_thread"
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < NCALLS; k++)
+        for (int w = 0; w < NWITHS; w++, n++) {
+            if (!out || n >= cap)
+                continue;
+            const struct call *x = &calls[k];
+            struct cts_case c = {.family = &cts_family_stall, .api = x->api,
+                                 .variant = x->variant ? x->variant : VARIANT, .with = withs[w], .dir = x->dir,
+                                 .mem = x->mem, .size_idx = x->size_idx, .kind = CTS_KIND_NONE, .op = x->op,
+                                 .busy = x->busy};
+            if (c.size_idx >= 0)
+                c.size = cts_size_bytes(c.size_idx);
+            if (c.api == CTS_API_MEMCPY || c.api == CTS_API_MEMCPY_ASYNC)
+                c.kind = CTS_KIND_EXPLICIT;
+            cts_case_make_id(&c);
+            out[n] = c;
+        }
+    return out ? (n < cap ? n : cap) : n;
+}
+
+static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
+{
+    *src = *dst = CTS_MEM_NONE; /* the family's own, below: the engine's are not touched */
+    (void)c;
+}
+
+static size_t call_index(const struct cts_case *c)
+{
+    for (size_t k = 0; k < NCALLS; k++)
+        if (calls[k].api == c->api && calls[k].dir == c->dir && calls[k].mem == c->mem)
+            return k;
+    return 0;
+}
+
+static int with_index(const struct cts_case *c)
+{
+    for (int w = 0; w < NWITHS; w++)
+        if (c->with && !strcmp(c->with, withs[w]))
+            return w;
+    return -1;
+}
+
+extern const unsigned char cts_module_image[];
+extern const size_t cts_module_image_size;
+int cts_fresh_take(void);
+int cts_fresh_left(void);
+cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value);
+
+static int needs(const struct cts_case *c, char *why, size_t len)
+{
+    switch (c->api) {
+    case CTS_API_CU_MODULE_LOAD_DATA:
+        return cts_need_driver("cuModuleLoadData", why, len) ? -1 : cts_need_driver("cuModuleUnload", why, len);
+    case CTS_API_MALLOC_MANAGED: return cts_need_attribute(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory", why, len);
+    case CTS_API_LAUNCH:
+        if (cts_fresh_left() >= 2 * TRIES * CTS_MAX_REPEAT)
+            return 0;
+        snprintf(why, len, "only %d never-launched kernels are left", cts_fresh_left());
+        return -1;
+    default: return 0;
+    }
+}
+
+/* ---- what the family keeps ----------------------------------------------------- */
+
+static struct {
+    int ready, device;
+    char why[CTS_REASON_MAX];
+    struct cts_stallgate g;
+    cudaStream_t own, held, second; /* the call's non-blocking stream, another held one, the second thread's */
+    void *dev[2], *pinned[2], *pageable;
+    cudaEvent_t behind, second_event; /* recorded behind the held work; the second thread's */
+    unsigned int *word; /* where a first launch stores */
+    unsigned int stores;
+    void *image; /* the trigger family's module image, copied (cases/trigger.c does so too) */
+} d;
+
+static const char *failed_at = "";
+#define TRY(call)                       \
+    do {                                \
+        cudaError_t e_ = (call);        \
+        if (e_ != cudaSuccess) {        \
+            failed_at = #call;          \
+            return e_;                  \
+        }                               \
+    } while (0)
+
+static cudaStream_t implied(void) { return cts_build_per_thread() ? cudaStreamPerThread : cudaStreamLegacy; }
+
+/* The stream the case's held work is on. */
+static cudaStream_t held_stream(const struct call *x)
+{
+    if (x->busy != CTS_BUSY_SAME)
+        return d.held;
+    return x->op == CTS_OP_IMPLIED ? implied() : d.own;
+}
+
+/* What the call needs, made with the device idle (s: what cleanup undoes). */
+static cudaError_t prepare(const struct call *x, struct cts_scratch *s)
+{
+    memset(s, 0, sizeof *s);
+    size_t n = x->size_idx >= 0 ? cts_size_bytes(x->size_idx) : 0;
+    switch (x->api) {
+    case CTS_API_FREE: TRY(cudaMalloc(&s->ptr, n)); break;
+    case CTS_API_FREE_HOST: TRY(cudaMallocHost(&s->ptr, n)); break;
+    case CTS_API_HOST_REGISTER:
+    case CTS_API_HOST_UNREGISTER:
+        if (!(s->extra = aligned_alloc(4096, n))) {
+            failed_at = "aligned_alloc";
+            return cudaErrorMemoryAllocation;
+        }
+        memset(s->extra, 1, n); /* its pages present */
+        if (x->api == CTS_API_HOST_UNREGISTER) {
+            TRY(cudaHostRegister(s->extra, n, cudaHostRegisterDefault));
+            s->ptr = s->extra;
+        }
+        break;
+    case CTS_API_LAUNCH:
+        s->value = (unsigned long long)cts_fresh_take();
+        if ((int)s->value < 0) {
+            failed_at = "cts_fresh_take (no never-launched kernel left)";
+            return cudaErrorLaunchFailure;
+        }
+        break;
+    default: break;
+    }
+    return cudaSuccess;
+}
+
+/* The call under test (a driver API call's error: in driver_error). */
+static const char *driver_error;
+static cudaError_t call(const struct call *x, struct cts_scratch *s)
+{
+    size_t n = x->size_idx >= 0 ? cts_size_bytes(x->size_idx) : 0;
+    switch (x->api) {
+    case CTS_API_DEVICE_SYNCHRONIZE: return cudaDeviceSynchronize();
+    case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(d.own);
+    case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(d.behind);
+    case CTS_API_MEMCPY:
+        return x->dir == CTS_DIR_H2D ? cudaMemcpy(d.dev[0], d.pageable, n, cudaMemcpyHostToDevice)
+                                     : cudaMemcpy(d.pinned[0], d.dev[1], n, cudaMemcpyDeviceToHost);
+    case CTS_API_MEMCPY_ASYNC: return cudaMemcpyAsync(d.pageable, d.dev[1], n, cudaMemcpyDeviceToHost, d.own);
+    case CTS_API_FREE: {
+        cudaError_t err = cudaFree(s->ptr);
+        if (err == cudaSuccess)
+            s->ptr = NULL;
+        return err;
+    }
+    case CTS_API_FREE_HOST: {
+        cudaError_t err = cudaFreeHost(s->ptr);
+        if (err == cudaSuccess)
+            s->ptr = NULL;
+        return err;
+    }
+    case CTS_API_MALLOC: return cudaMalloc(&s->ptr, n);
+    case CTS_API_MALLOC_HOST: return cudaMallocHost(&s->ptr, n);
+    case CTS_API_MALLOC_MANAGED: return cudaMallocManaged(&s->ptr, n, cudaMemAttachGlobal);
+    case CTS_API_HOST_REGISTER: {
+        cudaError_t err = cudaHostRegister(s->extra, n, cudaHostRegisterDefault);
+        if (err == cudaSuccess)
+            s->ptr = s->extra;
+        return err;
+    }
+    case CTS_API_HOST_UNREGISTER: {
+        cudaError_t err = cudaHostUnregister(s->ptr);
+        if (err == cudaSuccess)
+            s->ptr = NULL;
+        return err;
+    }
+    case CTS_API_CU_MODULE_LOAD_DATA: {
+        CUmodule m = NULL;
+        CUresult r = cts_drv.cuModuleLoadData(&m, d.image);
+        s->handle = m;
+        if (r != CUDA_SUCCESS && cts_drv.cuGetErrorName(r, &driver_error) != CUDA_SUCCESS)
+            driver_error = "an unknown CUresult";
+        return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+    }
+    case CTS_API_LAUNCH:
+        if (++d.stores == 0)
+            d.stores = 1;
+        return cts_launch_fresh((int)s->value, d.own, d.word, d.stores);
+    case CTS_API_MEM_GET_INFO: {
+        size_t free_b, total;
+        return cudaMemGetInfo(&free_b, &total);
+    }
+    default: {
+        struct cudaDeviceProp p;
+        return cudaGetDeviceProperties(&p, d.device);
+    }
+    }
+}
+
+/* Undoes prepare() and the call, with the device idle. */
+static cudaError_t cleanup(const struct call *x, struct cts_scratch *s)
+{
+    switch (x->api) {
+    case CTS_API_FREE:
+    case CTS_API_MALLOC:
+    case CTS_API_MALLOC_MANAGED:
+        if (s->ptr)
+            TRY(cudaFree(s->ptr));
+        break;
+    case CTS_API_FREE_HOST:
+    case CTS_API_MALLOC_HOST:
+        if (s->ptr)
+            TRY(cudaFreeHost(s->ptr));
+        break;
+    case CTS_API_HOST_REGISTER:
+    case CTS_API_HOST_UNREGISTER:
+        if (s->ptr)
+            TRY(cudaHostUnregister(s->ptr));
+        free(s->extra);
+        break;
+    case CTS_API_CU_MODULE_LOAD_DATA:
+        if (s->handle && cts_drv.cuModuleUnload((CUmodule)s->handle) != CUDA_SUCCESS) {
+            failed_at = "cuModuleUnload";
+            return cudaErrorUnknown;
+        }
+        break;
+    default: break;
+    }
+    memset(s, 0, sizeof *s);
+    return cudaSuccess;
+}
+
+/* The second thread's command. */
+static cudaError_t command(int w)
+{
+    switch (w) {
+    case WITH_LAUNCH: return cts_launch_sleep(d.second, 0);
+    case WITH_MEMCPY:
+        return cudaMemcpyAsync(d.dev[1], d.pinned[1], cts_size_bytes(SMALL), cudaMemcpyHostToDevice, d.second);
+    default: return cudaEventRecord(d.second_event, d.second);
+    }
+}
+
+static cudaError_t setup_resources(void)
+{
+    TRY(cudaGetDevice(&d.device));
+    TRY(cudaStreamCreateWithFlags(&d.own, cudaStreamNonBlocking));
+    TRY(cudaStreamCreateWithFlags(&d.held, cudaStreamNonBlocking));
+    TRY(cudaStreamCreateWithFlags(&d.second, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++) {
+        TRY(cudaMalloc(&d.dev[i], cts_size_bytes(SMALL)));
+        TRY(cudaMallocHost(&d.pinned[i], cts_size_bytes(SMALL)));
+        TRY(cudaMemset(d.dev[i], 0, cts_size_bytes(SMALL)));
+        memset(d.pinned[i], 0, cts_size_bytes(SMALL));
+    }
+    if (!(d.pageable = calloc(1, cts_size_bytes(SMALL)))) {
+        failed_at = "calloc";
+        return cudaErrorMemoryAllocation;
+    }
+    TRY(cudaMalloc((void **)&d.word, sizeof *d.word));
+    if (!(d.image = malloc(cts_module_image_size))) {
+        failed_at = "malloc";
+        return cudaErrorMemoryAllocation;
+    }
+    memcpy(d.image, cts_module_image, cts_module_image_size);
+    TRY(cudaEventCreateWithFlags(&d.behind, cudaEventDisableTiming));
+    TRY(cudaEventCreateWithFlags(&d.second_event, cudaEventDisableTiming));
+    TRY(cudaEventRecord(d.behind, d.held));
+    for (int w = 0; w < NWITHS; w++)
+        TRY(command(w));
+    TRY(cts_launch_sleep(d.own, 0));
+    return cudaDeviceSynchronize();
+}
+
+/* Once: the resources, the gate, and every call made with the device idle
+ * (not the first launch: each takes a kernel of its own, and launching is
+ * warm already). */
+static int setup(void)
+{
+    if (d.ready)
+        return d.why[0] ? -1 : 0;
+    d.ready = 1;
+    cudaError_t err = setup_resources();
+    for (size_t k = 0; err == cudaSuccess && k < NCALLS; k++) {
+        const struct call *x = &calls[k];
+        struct cts_scratch s;
+        char why[8];
+        struct cts_case probe = {.api = x->api, .with = withs[0]};
+        if (x->api == CTS_API_LAUNCH || needs(&probe, why, sizeof why))
+            continue;
+        if ((err = prepare(x, &s)) == cudaSuccess && (err = call(x, &s)) != cudaSuccess)
+            failed_at = cts_api_function(x->api);
+        if (err == cudaSuccess)
+            err = cudaDeviceSynchronize();
+        if (err == cudaSuccess)
+            err = cleanup(x, &s);
+    }
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(d.why, sizeof d.why, "harness: the stall family's set-up: %s returned %s", failed_at,
+                 cudaGetErrorName(err));
+        return -1;
+    }
+    return cts_sg_init(&d.g, d.why, sizeof d.why);
+}
+
+/* ---- the second thread ----------------------------------------------------------- */
+
+struct window {
+    int with;
+    pthread_t thread;
+    atomic_int stop, left;
+    atomic_long made;
+    cudaError_t err;
+    struct cts_stall_cmd cmd[MAX_CMDS];
+};
+
+static void *second_thread(void *arg)
+{
+    struct window *w = arg;
+    w->err = cudaSetDevice(d.device);
+    while (w->err == cudaSuccess && !atomic_load(&w->stop)) {
+        long i = atomic_load(&w->made);
+        double b = cts_now_us();
+        cudaError_t err = command(w->with);
+        double e = cts_now_us();
+        if (err != cudaSuccess) {
+            w->err = err;
+            break;
+        }
+        if (i < MAX_CMDS) {
+            w->cmd[i] = (struct cts_stall_cmd){b, e};
+            atomic_store(&w->made, i + 1);
+        }
+        while (cts_now_us() - b < PACE_US && !atomic_load(&w->stop))
+            ;
+    }
+    atomic_store(&w->left, 1);
+    return NULL;
+}
+
+/* Starts the second thread and waits until it has run LEAD_US: 0, or -1 with why. */
+static int start_second(struct window *w, int with, char *why, size_t len)
+{
+    w->with = with;
+    atomic_store(&w->stop, 0);
+    atomic_store(&w->left, 0);
+    atomic_store(&w->made, 0);
+    w->err = cudaSuccess;
+    if (pthread_create(&w->thread, NULL, second_thread, w)) {
+        snprintf(why, len, "harness: the second thread could not start");
+        return -1;
+    }
+    double t0 = cts_now_us();
+    while (!atomic_load(&w->left) && (atomic_load(&w->made) < 2 || cts_now_us() - t0 < LEAD_US))
+        ;
+    return 0;
+}
+
+/* Tells it to stop and waits EXIT_LIMIT_US for it to leave its loop (the gate
+ * still as it is): 1 if it left, 0 if a command of its was still inside. */
+static int stop_second(struct window *w)
+{
+    atomic_store(&w->stop, 1);
+    for (double t0 = cts_now_us(); !atomic_load(&w->left);)
+        if (cts_now_us() - t0 > EXIT_LIMIT_US)
+            return 0;
+    return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Drains, then joins the second thread; 0, or -1/-2 with why (cts_sg_drain), or
+ * -1 where the second thread's command failed. */
+static int finish(struct window *w, cudaStream_t held, char *why, size_t len)
+{
+    int bad = cts_sg_drain(&d.g, held, d.own, why, len);
+    atomic_store(&w->stop, 1);
+    pthread_join(w->thread, NULL);
+    cudaError_t err = cudaStreamSynchronize(d.second);
+    if (!bad && (w->err != cudaSuccess || err != cudaSuccess)) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: the second thread's %s returned %s", withs[w->with],
+                 cudaGetErrorName(w->err != cudaSuccess ? w->err : err));
+        return -1;
+    }
+    return bad;
+}
+
+/* The control: the same hold, the second thread CONTROL_US long, no call.
+ * Its slowest and median command into *slowest, *median: 0, or -1 with why. */
+static struct window win; /* one window at a time (big: in static storage) */
+static int control(const struct call *x, int with, double *slowest, double *median, char *why, size_t len)
+{
+    cudaStream_t held = held_stream(x);
+    if (cts_sg_hold(&d.g, held, why, len))
+        return -1;
+    if (start_second(&win, with, why, len)) {
+        (void)cts_sg_drain(&d.g, held, NULL, why, len);
+        return -1;
+    }
+    double t0 = cts_now_us(), t1;
+    while ((t1 = cts_now_us()) - t0 < CONTROL_US && !atomic_load(&win.left))
+        ;
+    int left = stop_second(&win);
+    int bad = finish(&win, held, why, len);
+    if (bad)
+        return -1;
+    if (!left) {
+        snprintf(why, len, "harness: the second thread's command waited for the held work, with no call (control)");
+        return -1;
+    }
+    static double t[MAX_CMDS];
+    size_t n = 0;
+    for (long i = 0; i < atomic_load(&win.made); i++)
+        if (win.cmd[i].begin_us >= t0 && win.cmd[i].begin_us < t1)
+            t[n++] = win.cmd[i].end_us - win.cmd[i].begin_us;
+    if (n < MIN_CONTROL) {
+        snprintf(why, len, "harness: the control timed only %zu commands of the second thread in %.0f ms", n,
+                 CONTROL_US / 1e3);
+        return -1;
+    }
+    qsort(t, n, sizeof *t, cmp_double);
+    *slowest = t[n - 1];
+    *median = t[n / 2];
+    return 0;
+}
+
+/* One try of the call with the second thread beside it. */
+struct stall_try {
+    struct cts_beside_try t;   /* returned, early, call_us (cts_beside_decide) */
+    struct cts_stall_obs obs;  /* cts_stall_decide's */
+    int stuck;                 /* a command of the second thread was still inside TAIL_US after a call that
+                                * returned, the gate closed */
+    double after_us;           /* where the call waited: from the opening to its return */
+};
+
+/* 0; -1 with why (the harness); -2 (TIMEOUT); 1 with why (the call failed: FAIL). */
+static int try_call(const struct call *x, int with, double stall_us, double control_us, struct stall_try *f,
+                    char *why, size_t len)
+{
+    memset(f, 0, sizeof *f);
+    struct cts_scratch s;
+    cudaStream_t held = held_stream(x);
+    cudaError_t err = prepare(x, &s);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: preparing the call: %s returned %s", failed_at, cudaGetErrorName(err));
+        return -1;
+    }
+    if (cts_sg_hold(&d.g, held, why, len)) {
+        (void)cleanup(x, &s);
+        return -1;
+    }
+    if ((x->api == CTS_API_EVENT_SYNCHRONIZE && (err = cudaEventRecord(d.behind, held)) != cudaSuccess) ||
+        start_second(&win, with, why, len)) {
+        if (err != cudaSuccess)
+            snprintf(why, len, "harness: recording the event behind the held work returned %s",
+                     cudaGetErrorName(err));
+        (void)cts_sg_drain(&d.g, held, NULL, why, len);
+        (void)cleanup(x, &s);
+        return -1;
+    }
+    cts_sg_arm(&d.g, stall_us);
+    double t0 = cts_now_us();
+    cudaError_t cerr = call(x, &s);
+    double t1 = cts_now_us();
+    f->t.returned = cerr == cudaSuccess && cts_sg_returned_closed(&d.g);
+    double rel = cts_sg_released_us(&d.g);
+    f->t.early = !f->t.returned && (isnan(rel) || t1 < rel);
+    f->t.filled = f->t.full = 1; /* nothing to fill here: cts_beside_decide reads returned and the times */
+    f->t.call_us = t1 - t0;
+    f->after_us = f->t.returned ? NAN : t1 - rel;
+    if (f->t.returned)
+        while (cts_now_us() - t1 < TAIL_US)
+            ;
+    f->stuck = !stop_second(&win) && f->t.returned && cts_sg_closed(&d.g);
+    int bad = finish(&win, held, why, len);
+    cudaError_t cl = cleanup(x, &s);
+    if (bad)
+        return bad;
+    if (cerr != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "%s returned %s", cts_api_function(x->api),
+                 x->api == CTS_API_CU_MODULE_LOAD_DATA && driver_error ? driver_error : cudaGetErrorName(cerr));
+        return 1;
+    }
+    if (cl != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: cleaning up after the call: %s returned %s", failed_at, cudaGetErrorName(cl));
+        return -1;
+    }
+    cts_stall_decide(win.cmd, (size_t)atomic_load(&win.made), t0, t1, control_us, &f->obs);
+    f->obs.control_us = control_us;
+    return 0;
+}
+
+/* ---- one repetition ------------------------------------------------------------- */
+
+static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct cts_result *res)
+{
+    char seen[160] = "";
+    for (int t = 0; t < TRIES; t++) {
+        double slowest, median;
+        struct stall_try a, b;
+        if (control(x, with, &slowest, &median, r->reason, sizeof r->reason)) {
+            r->status = CTS_BROKEN;
+            return;
+        }
+        int bad = try_call(x, with, STALL_US, slowest, &a, r->reason, sizeof r->reason);
+        if (bad) {
+            r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
+            return;
+        }
+        r->timeout_us = STALL_US;
+        int again;
+        enum cts_host h = a.stuck ? CTS_HOST_NA : cts_beside_decide(&a.t, NULL, GROW_US, TRACK_FRACTION, &again);
+        enum cts_stall v = CTS_STALL_NA;
+        if (h == CTS_HOST_RETURNS) {
+            v = a.obs.verdict;
+            r->call_us = a.t.call_us;
+            r->stall = a.obs;
+        } else if (!a.stuck && again) { /* waited: tracked with a longer stall */
+            bad = try_call(x, with, STALL_US * STALL_FACTOR, slowest, &b, r->reason, sizeof r->reason);
+            if (bad) {
+                r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
+                return;
+            }
+            h = cts_beside_decide(&a.t, &b.t, GROW_US, TRACK_FRACTION, &again);
+            v = h == CTS_HOST_WAITS ? cts_stall_tracked(&a.obs, &b.obs, GROW_US, TRACK_FRACTION) : CTS_STALL_NA;
+            if (v != CTS_STALL_NA) {
+                r->call_us = b.t.call_us;
+                r->timeout_us = STALL_US * STALL_FACTOR;
+                r->release_to_return_us = b.after_us;
+                r->tracked_from_timeout_us = STALL_US;
+                r->tracked_from_call_us = a.t.call_us;
+                r->stall = a.obs;
+                r->stall.tracked_us = b.obs.stalled_us;
+                r->stall.stall_us = STALL_US;
+                r->stall.tracked_stall_us = STALL_US * STALL_FACTOR;
+            }
+        }
+        if (v != CTS_STALL_NA) {
+            r->host = h;
+            r->stall.verdict = v;
+            r->stall.control_median_us = median;
+            return;
+        }
+        res->window_retries++;
+        size_t n = strlen(seen);
+        snprintf(seen + n, sizeof seen - n, "%s%s%s", t ? "; " : "",
+                 a.stuck        ? "a command still inside after the call"
+                 : a.t.returned ? "returned"
+                 : a.t.early    ? "returned before the watchdog opened the gate"
+                                : "waited",
+                 h == CTS_HOST_WAITS ? ", the stall not tracked" : "");
+    }
+    r->status = CTS_INCONCLUSIVE;
+    snprintf(r->reason, sizeof r->reason, "no try proved the call and the second thread, %d tries: %s", TRIES,
+             seen);
+}
+
+static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
+{
+    memset(res, 0, sizeof *res);
+    int w = with_index(c);
+    if (w < 0 || setup()) {
+        res->status = CTS_BROKEN;
+        snprintf(res->reason, sizeof res->reason, "%s", w < 0 ? "harness: not a stall case" : d.why);
+        return;
+    }
+    if (repeat > CTS_MAX_REPEAT)
+        repeat = CTS_MAX_REPEAT;
+    const struct call *x = &calls[call_index(c)];
+    for (int i = 0; i < repeat; i++) {
+        struct cts_rep *r = &res->reps[i];
+        memset(r, 0, sizeof *r);
+        r->status = CTS_PASS;
+        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
+        r->third_nonblocking_gpu_us = r->window_us = NAN;
+        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        res->nreps = i + 1;
+        rep_stall(x, w, r, res);
+        if (r->status != CTS_PASS)
+            break;
+    }
+    /* Nothing is measured on an idle GPU: the median of the repetitions' call times stands in
+     * (as the depth family's does). */
+    double t[CTS_MAX_REPEAT];
+    for (int i = 0; i < res->nreps; i++)
+        t[i] = res->reps[i].call_us;
+    qsort(t, (size_t)res->nreps, sizeof *t, cmp_double);
+    res->idle_call_us = res->idle_call_max_us = res->nreps ? t[res->nreps / 2] : NAN;
+    res->idle_complete_us = res->idle_complete_max_us = NAN;
+    res->window_us = NAN;
+    res->timeout_us = STALL_US;
+    cts_classify(res);
+}
+
+const struct cts_family cts_family_stall = {
+    .name = "stall", .generate = generate, .buffers = buffers, .needs = needs, .measure = measure,
+};
