@@ -354,6 +354,11 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
     return CTS_HOST_NA;
 }
 
+/* A stalled command took more than twice the control's slowest, and this
+ * much more than it: a control of event records whose slowest took 0.7 us
+ * (H100) would otherwise call any 2 us of jitter a stall. */
+#define STALL_SLACK_US 10.0
+
 enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, double call_begin_us,
                                 double call_end_us, double control_us, struct cts_stall_obs *o)
 {
@@ -368,7 +373,7 @@ enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, doubl
             o->slowest_us = took;
         if (e <= call_end_us)
             o->inside++;
-        else if (b <= call_end_us - control_us && took > 2.0 * control_us &&
+        else if (b <= call_end_us - control_us && took > 2.0 * control_us && took > control_us + STALL_SLACK_US &&
                  (isnan(o->stalled_us) || took > o->stalled_us))
             o->stalled_us = took; /* began early enough to return before the call, yet returned after it */
     }

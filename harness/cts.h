@@ -420,8 +420,9 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
  * second thread that began during the call, early enough that it would have
  * returned before the call did had it taken no longer than the slowest
  * command of the control (the same hold, no call), returned only after the
- * call did, and took more than twice that slowest command; UNAFFECTED: no
- * such command, and at least one began and returned inside the call; BRIEF:
+ * call did, and took more than twice that slowest command and 10 us more
+ * than it; UNAFFECTED: no such command, and at least one began and returned
+ * inside the call; BRIEF:
  * neither (the call was over before a command of the second thread could
  * begin and end inside it). */
 enum cts_stall { CTS_STALL_NA, CTS_STALL_UNAFFECTED, CTS_STALL_STALLS, CTS_STALL_BRIEF, CTS_STALL_COUNT };

@@ -480,6 +480,11 @@ int main(void)
         CHECK_INT(cts_stall_decide(slowish, 1, 1000, 11000, 12, &o), CTS_STALL_BRIEF);
         slowish[0].end_us = 11005; /* 25 us: more than twice 12 */
         CHECK_INT(cts_stall_decide(slowish, 1, 1000, 11000, 12, &o), CTS_STALL_STALLS);
+        /* The control's slowest 0.7 us (event records): a stall must also be 10 us longer. */
+        struct cts_stall_cmd jitter[] = {{10995, 11003}}; /* 8 us, over the call's end */
+        CHECK_INT(cts_stall_decide(jitter, 1, 1000, 11000, 0.7, &o), CTS_STALL_BRIEF);
+        jitter[0].end_us = 11007; /* 12 us */
+        CHECK_INT(cts_stall_decide(jitter, 1, 1000, 11000, 0.7, &o), CTS_STALL_STALLS);
         /* A call of 3 us: no command began and returned inside it. */
         struct cts_stall_cmd brief[] = {{990, 996}, {1001, 1007}};
         CHECK_INT(cts_stall_decide(brief, 2, 1000, 1003, 12, &o), CTS_STALL_BRIEF);
