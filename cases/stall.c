@@ -8,7 +8,9 @@
  * every PACE_US: with_launch, a launch of the suite's sleep kernel (0 ns);
  * with_memcpy_async, a 4 KiB pinned-to-device cudaMemcpyAsync; with_event_record,
  * cudaEventRecord.  The second thread has made commands for LEAD_US before
- * the call begins.  A control window, the same hold and CONTROL_US long with
+ * the call begins, and begins one as the call begins (as soon as its command
+ * in flight, if any, returns), so that one begins during any call longer
+ * than the hand-over (under a microsecond).  A control window, the same hold and CONTROL_US long with
  * no call, gives the second thread's slowest command (and its median).
  *
  * Verdict `other_thread` (cts_stall_decide, harness/classify.c): "stalls", a
@@ -426,7 +428,7 @@ static int setup(void)
 struct window {
     int with;
     pthread_t thread;
-    atomic_int stop, left;
+    atomic_int stop, left, kick; /* kick: begin a command now (the call is beginning) */
     atomic_long made;
     cudaError_t err;
     struct cts_stall_cmd cmd[MAX_CMDS];
@@ -449,7 +451,7 @@ static void *second_thread(void *arg)
             w->cmd[i] = (struct cts_stall_cmd){b, e};
             atomic_store(&w->made, i + 1);
         }
-        while (cts_now_us() - b < PACE_US && !atomic_load(&w->stop))
+        while (cts_now_us() - b < PACE_US && !atomic_load(&w->stop) && !atomic_exchange(&w->kick, 0))
             ;
     }
     atomic_store(&w->left, 1);
@@ -462,6 +464,7 @@ static int start_second(struct window *w, int with, char *why, size_t len)
     w->with = with;
     atomic_store(&w->stop, 0);
     atomic_store(&w->left, 0);
+    atomic_store(&w->kick, 0);
     atomic_store(&w->made, 0);
     w->err = cudaSuccess;
     if (pthread_create(&w->thread, NULL, second_thread, w)) {
@@ -584,6 +587,7 @@ static int try_call(const struct call *x, int with, double stall_us, double cont
     }
     cts_sg_arm(&d.g, stall_us);
     double t0 = cts_now_us();
+    atomic_store(&win.kick, 1);
     cudaError_t cerr = call(x, &s);
     double t1 = cts_now_us();
     f->t.returned = cerr == cudaSuccess && cts_sg_returned_closed(&d.g);
