@@ -18,8 +18,8 @@
  * the call did had it taken no longer than the control's slowest, returned
  * only after the call returned and took more than twice the control's
  * slowest; "unaffected", none did, and at least one began and returned
- * inside the call; "brief", neither (the call was over before a command
- * could begin and end inside it: a call shorter than about PACE_US).
+ * inside a call of 5 us or more; "brief", neither (a call shorter than
+ * that, or over before a command could begin and end inside it).
  *
  * Proof.  The held work is the gate (harness/stallgate.c), opened by its
  * watchdog (which makes no CUDA call) STALL_US after the call began, unless

@@ -358,6 +358,10 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
  * much more than it: a control of event records whose slowest took 0.7 us
  * (H100) would otherwise call any 2 us of jitter a stall. */
 #define STALL_SLACK_US 10.0
+/* A call shorter than this (about a kernel launch) is brief whatever fitted
+ * inside it: cudaGetDeviceProperties, 0.3-1 us, had an event record of 0.6 us
+ * inside it in some runs and not in others (H100, 5392ca14bb47). */
+#define STALL_BRIEF_US 5.0
 
 enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, double call_begin_us,
                                 double call_end_us, double control_us, struct cts_stall_obs *o)
@@ -377,7 +381,9 @@ enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, doubl
                  (isnan(o->stalled_us) || took > o->stalled_us))
             o->stalled_us = took; /* began early enough to return before the call, yet returned after it */
     }
-    o->verdict = !isnan(o->stalled_us) ? CTS_STALL_STALLS : o->inside ? CTS_STALL_UNAFFECTED : CTS_STALL_BRIEF;
+    o->verdict = !isnan(o->stalled_us)                                  ? CTS_STALL_STALLS
+                 : o->inside && call_end_us - call_begin_us >= STALL_BRIEF_US ? CTS_STALL_UNAFFECTED
+                                                                             : CTS_STALL_BRIEF;
     return o->verdict;
 }
 

@@ -422,9 +422,9 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
  * command of the control (the same hold, no call), returned only after the
  * call did, and took more than twice that slowest command and 10 us more
  * than it; UNAFFECTED: no such command, and at least one began and returned
- * inside the call; BRIEF:
- * neither (the call was over before a command of the second thread could
- * begin and end inside it). */
+ * inside a call of 5 us or more; BRIEF: neither (the call was over before a
+ * command of the second thread could begin and end inside it, or took less
+ * than 5 us, about a kernel launch). */
 enum cts_stall { CTS_STALL_NA, CTS_STALL_UNAFFECTED, CTS_STALL_STALLS, CTS_STALL_BRIEF, CTS_STALL_COUNT };
 const char *cts_stall_name(enum cts_stall s); /* "unaffected", "stalls", "brief"; NULL for NA */
 struct cts_stall_obs {

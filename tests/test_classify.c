@@ -490,6 +490,11 @@ int main(void)
         CHECK_INT(cts_stall_decide(brief, 2, 1000, 1003, 12, &o), CTS_STALL_BRIEF);
         CHECK_INT(o.commands, 1);
         CHECK_INT(o.inside, 0);
+        /* A call of 1 us with an event record of 0.6 us inside it: still brief (under 5 us). */
+        struct cts_stall_cmd fits[] = {{1000.2, 1000.8}};
+        CHECK_INT(cts_stall_decide(fits, 1, 1000, 1001, 0.7, &o), CTS_STALL_BRIEF);
+        CHECK_INT(o.inside, 1);
+        CHECK_INT(cts_stall_decide(fits, 1, 1000, 1005, 0.7, &o), CTS_STALL_UNAFFECTED);
         CHECK_INT(cts_stall_decide(NULL, 0, 1000, 11000, 12, &o), CTS_STALL_BRIEF);
         CHECK_INT(o.commands, 0);
 
