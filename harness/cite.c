@@ -427,6 +427,58 @@ static void depth_case(struct buf *b, const struct cts_case_view *v)
     say(b, " (%lld repetitions).", (long long)v->repetitions);
 }
 
+/* The stall family: the call with work held, and a second host thread's
+ * commands meanwhile (the first repetition's times). */
+static void stall_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
+{
+    static const struct cts_words commands[] = {{"launch", "a kernel launch"},
+                                                {"memcpy_async", "a 4 KiB pinned-to-device cudaMemcpyAsync"},
+                                                {"event_record", "a cudaEventRecord"},
+                                                {NULL, NULL}};
+    say(b, "%s", v->function);
+    if (!strcmp(v->variant, "other_thread_first"))
+        say(b, " (the first launch of a kernel never launched before)");
+    if (v->sized)
+        say(b, " of %lld bytes", (long long)v->size);
+    if (*v->memory)
+        say(b, ", %s memory (%s)", v->memory, v->allocator);
+    say(b, ", %s, issued while %s and a second host thread made %s on a non-blocking stream of its own every 50 "
+           "us: ", op_words(v->op_stream, e->default_stream), busy_words(v->busy), cts_words(commands, v->with));
+    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
+        say(b, "no verdict, %s (%s).", cts_status_name(v->status), v->reason);
+        return;
+    }
+    if (v->status == CTS_VARIES) {
+        say(b, "the repetitions differed (%s; `%s`).", v->reason, v->symbol);
+        return;
+    }
+    if (v->verdict.host == CTS_HOST_WAITS && !isnan(v->release_to_return_us))
+        say(b, "the call waited for the held work, returning %.1f us after its release (`%s`)",
+            v->release_to_return_us, v->symbol);
+    else if (v->verdict.host == CTS_HOST_WAITS)
+        say(b, "the call waited for the held work (`%s`)", v->symbol);
+    else
+        say(b, "the call returned while the work was held, in %.1f us (`%s`)", v->call_us, v->symbol);
+    say(b, ". In the control (the same hold, no call) the second thread's slowest command took %.1f us; during the "
+           "call, ", evidence_at(v, "stall", "control_us", 0));
+    if (v->verdict.stall == CTS_STALL_STALLS) {
+        say(b, "one began early enough to have returned before the call did, yet returned only after it, taking "
+               "%.1f us", evidence_at(v, "stall", "stalled_us", 0));
+        if (!isnan(evidence_at(v, "stall", "tracked_us", 0))) /* the call waited: the stall tracked its wait */
+            say(b, " with the held work released %.0f ms after the call began, and %.1f us with it released %.0f ms "
+                   "after: it waited for the call",
+                evidence_at(v, "stall", "stall_us", 0) / 1e3, evidence_at(v, "stall", "tracked_us", 0),
+                evidence_at(v, "stall", "tracked_stall_us", 0) / 1e3);
+    } else if (v->verdict.stall == CTS_STALL_UNAFFECTED) {
+        say(b, "%.0f of its commands began, %.0f of them returned inside it, the slowest in %.1f us: none stalled",
+            evidence_at(v, "stall", "commands", 0), evidence_at(v, "stall", "inside", 0),
+            evidence_at(v, "stall", "slowest_us", 0));
+    } else {
+        say(b, "none began and returned inside it: the call was over first, or took under 5 us");
+    }
+    say(b, " (%lld repetitions).", (long long)v->repetitions);
+}
+
 static void pair_case(struct buf *b, const struct cts_case_view *v)
 {
     static const char *const verdict_words[] = {"", "ran at once (overlaps)", "partly overlapped (partial)",
@@ -472,6 +524,8 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
         capture_case(&b, &v);
     } else if (!strcmp(v.family, "depth")) {
         depth_case(&b, &v);
+    } else if (!strcmp(v.family, "stall")) {
+        stall_case(&b, &v, &e);
     } else if (*v.with) {
         pair_case(&b, &v);
     } else if (!strncmp(v.variant, "staged_", 7) && !strcmp(v.family, "overlap")) {

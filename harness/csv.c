@@ -16,7 +16,7 @@ static const char *const header[] = {
     "symbol",      "host",           "op_after",       "third_blocking", "third_nonblocking",
     "src",         "dst",            "idle_call_us",   "call_us_median", "conformance", "clauses",
     "reason",      "capture",        "capture_by",     "capture_outcome", "depth", "queued",
-    NULL}; /* later columns last */
+    "other_thread", NULL}; /* later columns last */
 
 void cts_csv_text(FILE *f, const char *s)
 {
@@ -124,6 +124,8 @@ static int put_case(FILE *f, const char *id, const json_t *c)
     fputc(',', f);
     if (vd->depth == CTS_DEPTH_FOUND || vd->depth == CTS_DEPTH_NONE)
         fprintf(f, "%lld", vd->queued);
+    fputc(',', f);
+    cts_csv_text(f, name(cts_stall_name(vd->stall)));
     fputs("\r\n", f);
     return 0;
 }

@@ -19,7 +19,8 @@ static const char *const group_names[G_COUNT] = {
 /* The verdict fields, in the order the matrix writes them (sorted), then the
  * data-order ones (written cases), and their names. */
 static const char *const verdict_keys[CTS_DIFF_FIELDS] = {"dst", "host", "op_after", "src", "third_blocking",
-                                                          "third_nonblocking", "data", "reader", "landed", "capture"};
+                                                          "third_nonblocking", "data", "reader", "landed", "capture",
+                                                          "other_thread"};
 static const char *vname(int field, int i)
 {
     switch (field) {
@@ -30,6 +31,7 @@ static const char *vname(int field, int i)
     case 7: return cts_reader_name((enum cts_reader)i);
     case 8: return cts_dst_name((enum cts_dst)i);
     case 9: return cts_cap_outcome_name((enum cts_cap_outcome)i);
+    case 10: return cts_stall_name((enum cts_stall)i);
     default: return cts_order_name((enum cts_order)i);
     }
 }

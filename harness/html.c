@@ -141,6 +141,12 @@ static void legend(FILE *f)
                        "in groups &lt;api&gt;.queue_full and &lt;api&gt;.queue_full_thread, A / W: the call returned / "
                        "waited while another, held, non-blocking stream's queue was full (filled by this "
                        "thread, or by another thread then blocked inside its next launch)"},
+        {"a", "A:U", "A:U / W:S / A:B (other-thread stalls, groups &lt;api&gt;.other_thread: a second host thread "
+                     "making one cheap command, the case's with, every 50 \xc2\xb5s on a non-blocking stream of its "
+                     "own): A / W, the call returned / waited; then what the second thread's commands did during "
+                     "the call: U they ran on (one began and returned inside it, none stalled) / S one stalled "
+                     "until the call returned (more than twice the control's slowest, and 10 \xc2\xb5s more) / B the "
+                     "call was over before one could begin and return inside it, or took under 5 µs"},
         {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
         {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
                         "the call failed"},

@@ -48,6 +48,8 @@ static json_t *verdict_json(const struct cts_result *r)
         if (r->verdict.depth != CTS_DEPTH_BESIDE)
             json_object_set_new(v, "queued", json_integer((json_int_t)r->verdict.queued));
     }
+    if (pass && r->verdict.stall != CTS_STALL_NA) /* the stall family's cases only */
+        json_object_set_new(v, "other_thread", json_string(cts_stall_name(r->verdict.stall)));
     return v;
 }
 
@@ -188,6 +190,19 @@ static json_t *depth_value(const struct cts_rep *rep, int k)
     }
 }
 
+/* The stall family's second thread, during the call and in the control
+ * (docs/method.md, "Other-thread stalls"). */
+static const char *const stall_names[] = {"commands", "inside", "slowest_us", "control_us", "control_median_us",
+                                          "stalled_us", "tracked_us", "stall_us", "tracked_stall_us"};
+static int stall_has(const struct cts_rep *p) { return p->stall.verdict != CTS_STALL_NA; }
+static json_t *stall_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_stall_obs *p = &rep->stall;
+    double x[] = {p->slowest_us, p->control_us, p->control_median_us, p->stalled_us,
+                  p->tracked_us, p->stall_us, p->tracked_stall_us};
+    return k == 0 ? json_integer(p->commands) : k == 1 ? json_integer(p->inside) : us(x[k - 2]);
+}
+
 /* The overlap family's staged-copy measurements. */
 static const char *const staged_names[] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
                                            "fraction"};
@@ -237,6 +252,7 @@ static json_t *evidence_json(const struct cts_result *r)
     per_rep(ev, "staged", NAMES(staged_names), r, staged_has, staged_value);
     capture_json(ev, r);
     per_rep(ev, "depth", NAMES(depth_names), r, depth_has, depth_value);
+    per_rep(ev, "stall", NAMES(stall_names), r, stall_has, stall_value);
     return ev;
 }
 
@@ -250,7 +266,7 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "group", json_string(group));
     json_object_set_new(j, "api", json_string(cts_api_token(c->api)));
     json_object_set_new(j, "variant", name_or_null(c->variant));
-    if (c->with) /* the overlap family's cases only: older matrices lack it */
+    if (c->with) /* the overlap and stall families' cases only: older matrices lack it */
         json_object_set_new(j, "with", json_string(c->with));
     if (c->writes) /* data order: the held work writes the source (older matrices lack it) */
         json_object_set_new(j, "writes", json_true());

@@ -115,6 +115,7 @@ static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
 static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
 static const char *depth_n(int i) { return cts_depth_name((enum cts_depth)i); }
+static const char *stall_n(int i) { return cts_stall_name((enum cts_stall)i); }
 static const char *capmode_n(int i) { return cts_capture_token((enum cts_capture)i); }
 static const char *capst_n(int i) { return cts_cap_status_name((enum cts_cap_status)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
@@ -126,7 +127,8 @@ struct names {
 };
 static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
                           OVERLAP = {overlap_n, 5}, DATA = {data_n, 4}, READER = {reader_n, 3},
-                          CAPTURE = {capture_n, CTS_CAP_OUTCOME_COUNT}, DEPTH = {depth_n, CTS_DEPTH_COUNT}, CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
+                          CAPTURE = {capture_n, CTS_CAP_OUTCOME_COUNT}, DEPTH = {depth_n, CTS_DEPTH_COUNT},
+                          STALL = {stall_n, CTS_STALL_COUNT}, CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
                           CAPST = {capst_n, CTS_CAPST_COUNT}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
 
 /* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
@@ -272,8 +274,8 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
         return -1;
     /* The overlap family's measurements (a pair, a staged-copy pattern): arrays of
      * numbers, one a repetition. */
-    static const char *const measured[] = {"pair", "staged", "depth"}; /* depth: the depth family's */
-    for (size_t m = 0; m < 3; m++) {
+    static const char *const measured[] = {"pair", "staged", "depth", "stall"}; /* depth, stall: those families' */
+    for (size_t m = 0; m < 4; m++) {
         const json_t *obj;
         if (v_obj(ev, P, measured[m], OPT, &obj, why, len))
             return -1;
@@ -366,12 +368,13 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
     if (rejected && !*rejected)
         return BAD("verdict.rejected is empty");
     /* "overlap": the overlap family's verdict, in its cases only. */
-    int overlap = 0, data = 0, reader = 0, landed = 0, capture = 0, depth = 0;
+    int overlap = 0, data = 0, reader = 0, landed = 0, capture = 0, depth = 0, stall = 0;
     json_int_t queued = -1;
     if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len) ||
         v_name(verdict, "verdict.", "capture", OPT, CAPTURE, &capture, why, len) || /* the capture family's */
         v_name(verdict, "verdict.", "depth", OPT, DEPTH, &depth, why, len) ||      /* the depth family's */
-        v_int(verdict, "verdict.", "queued", OPT, 0, INT64_MAX, &queued, why, len))
+        v_int(verdict, "verdict.", "queued", OPT, 0, INT64_MAX, &queued, why, len) ||
+        v_name(verdict, "verdict.", "other_thread", OPT, STALL, &stall, why, len)) /* the stall family's */
         return -1;
     if ((queued >= 0) != (depth == CTS_DEPTH_FOUND || depth == CTS_DEPTH_NONE))
         return BAD("verdict.queued is %s, and verdict.depth is %s", queued >= 0 ? "there" : "missing",
@@ -383,7 +386,8 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
         return -1;
     if (json_object_size(verdict) !=
         6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0) + (size_t)(data != 0) + (size_t)(reader != 0) +
-            (size_t)(landed != 0) + (size_t)(capture != 0) + (size_t)(depth != 0) + (size_t)(queued >= 0)) {
+            (size_t)(landed != 0) + (size_t)(capture != 0) + (size_t)(depth != 0) + (size_t)(queued >= 0) +
+            (size_t)(stall != 0)) {
         const char *k;
         json_t *x;
         json_object_foreach((json_t *)verdict, k, x)
@@ -392,9 +396,10 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
             while (i < 6 && strcmp(k, verdict_keys[i]))
                 i++;
             if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap") && strcmp(k, "data") && strcmp(k, "reader") &&
-                strcmp(k, "landed") && strcmp(k, "capture") && strcmp(k, "depth") && strcmp(k, "queued"))
+                strcmp(k, "landed") && strcmp(k, "capture") && strcmp(k, "depth") && strcmp(k, "queued") &&
+                strcmp(k, "other_thread"))
                 return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data, "
-                           "reader, landed, capture, depth or queued)", k,
+                           "reader, landed, capture, depth, queued or other_thread)", k,
                            verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
                            verdict_keys[5]);
         }
@@ -424,7 +429,7 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
     for (size_t i = 0; i < sizeof nullable / sizeof *nullable; i++)
         if (v_str(c, "", nullable[i], NUL, NULL, why, len))
             return -1;
-    if (v_str(c, "", "with", OPT, NULL, why, len)) /* the other operation: overlap cases only */
+    if (v_str(c, "", "with", OPT, NULL, why, len)) /* the other operation: overlap and stall cases only */
         return -1;
     int capmode = 0, capby = 0; /* the capture family's: both or neither */
     if (v_name(c, "", "capture", OPT, CAPMODE, &capmode, why, len) ||

@@ -110,6 +110,7 @@ static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
 static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
 static const char *depth_n(int i) { return cts_depth_name((enum cts_depth)i); }
+static const char *stall_n(int i) { return cts_stall_name((enum cts_stall)i); }
 /* How many values each has, NA included. */
 enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4, OVERLAP_COUNT = 5,
        DATA_COUNT = 4, READER_COUNT = 3 };
@@ -132,6 +133,7 @@ static struct cts_verdict verdict_of(const json_t *v)
         .capture = (enum cts_cap_outcome)name_index(capture_n, CTS_CAP_OUTCOME_COUNT, json_object_get(v, "capture")),
         .depth = (enum cts_depth)name_index(depth_n, CTS_DEPTH_COUNT, json_object_get(v, "depth")),
         .queued = json_integer_value(json_object_get(v, "queued")),
+        .stall = (enum cts_stall)name_index(stall_n, CTS_STALL_COUNT, json_object_get(v, "other_thread")),
     };
 }
 
@@ -176,7 +178,8 @@ int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
     return a->host == b->host && a->op_after == b->op_after && a->third_blocking == b->third_blocking &&
            a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst &&
            a->overlap == b->overlap && a->data == b->data && a->reader == b->reader &&
-           a->landed == b->landed && a->capture == b->capture && a->depth == b->depth && a->queued == b->queued;
+           a->landed == b->landed && a->capture == b->capture && a->depth == b->depth && a->queued == b->queued &&
+           a->stall == b->stall;
 }
 
 void cts_env_view(struct cts_env_view *e, const json_t *m)

@@ -123,6 +123,43 @@ contains "$tmp/out" "1021 calls returned while the work was held"
 contains "$tmp/out" "and the next one waited for it (\`D1021\`): released 10 ms after the last return"
 "$cts" cite launch.queue_full_thread.op_legacy.busy_nonblocking "$tmp/judged.json" >"$tmp/out" 2>&1
 contains "$tmp/out" "whose queue was full (1021 kernel launches queued, and another thread blocked inside its next launch): it waited"
+# A stall case (none measured in the committed matrices: three made from a copy case) gives the call's own
+# verdict, the control's slowest command and what the second thread's commands did during the call.
+python3 - "$tmp/judged.json" "$tmp/stall.json" <<'PY' || fail "python3 could not write the stall matrix"
+import copy, json, sys
+m = json.load(open(sys.argv[1]))
+base = m["cases"]["memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"]
+def stall(w, busy, host, other, symbol, ev):
+    c = copy.deepcopy(base)
+    c.update(family="stall", group="free.other_thread", api="free", function="cudaFree", variant="other_thread",
+             direction=None, memory="device", allocator="cudaMalloc", copy_kind=None, busy=busy, symbol=symbol,
+             spec=None)
+    c["with"] = w
+    c["verdict"] = {k: None for k in ("dst", "op_after", "src", "third_blocking", "third_nonblocking")}
+    c["verdict"].update(host=host, other_thread=other)
+    c["evidence"].update(host=[host] * 2, release_to_return_us=[12.5] * 2)
+    c["evidence"]["stall"] = {k: [x] * 2 for k, x in ev.items()}
+    m["cases"]["free.other_thread.with_%s.device.4KiB.op_implied.busy_%s" % (w, busy)] = c
+none = dict(stalled_us=None, tracked_us=None, stall_us=None, tracked_stall_us=None)
+stall("launch", "same", "waits", "stalls", "W:S",
+      dict(commands=200, inside=0, slowest_us=10021.4, control_us=9.8, control_median_us=4.1, stalled_us=10021.4,
+           tracked_us=40030.2, stall_us=10000.0, tracked_stall_us=40000.0))
+stall("launch", "nonblocking", "returns", "unaffected", "A:U",
+      dict(none, commands=3, inside=2, slowest_us=7.2, control_us=9.8, control_median_us=4.1))
+stall("event_record", "nonblocking", "returns", "brief", "A:B",
+      dict(none, commands=0, inside=0, slowest_us=None, control_us=9.8, control_median_us=4.1))
+json.dump(m, open(sys.argv[2], "w"))
+PY
+"$cts" cite free.other_thread.with_launch.device.4KiB.op_implied.busy_same "$tmp/stall.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "cudaFree of 4096 bytes, device memory (cudaMalloc), on the legacy default stream (no stream argument), issued while a kernel held that same stream and a second host thread made a kernel launch on a non-blocking stream of its own every 50 us: the call waited for the held work, returning 12.5 us after its release (\`W:S\`)."
+contains "$tmp/out" "In the control (the same hold, no call) the second thread's slowest command took 9.8 us; during the call, one began early enough to have returned before the call did, yet returned only after it, taking 10021.4 us with the held work released 10 ms after the call began, and 40030.2 us with it released 40 ms after: it waited for the call (2 repetitions)."
+"$cts" cite free.other_thread.with_launch.device.4KiB.op_implied.busy_nonblocking "$tmp/stall.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "the call returned while the work was held, in "
+contains "$tmp/out" "during the call, 3 of its commands began, 2 of them returned inside it, the slowest in 7.2 us: none stalled"
+"$cts" cite free.other_thread.with_event_record.device.4KiB.op_implied.busy_nonblocking "$tmp/stall.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "made a cudaEventRecord on a non-blocking stream"
+contains "$tmp/out" "during the call, none began and returned inside it: the call was over first, or took under 5 us"
+rm -f "$tmp/stall.json"
 # A synchronous copy that returned before its bytes landed says so, with its clause (the H200's every repetition).
 l='cu_memcpy2d.h2d.pageable.1MiB.op_implied.busy_blocking'
 "$cts" cite "$l" "$tmp/judged.json" >"$tmp/out" 2>&1 || fail "cite of $l exited $?: $(cat "$tmp/out")"

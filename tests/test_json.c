@@ -45,7 +45,8 @@ static void member_text(const json_t *c, const char *member, char *buf, size_t l
 }
 
 /* The per-repetition measurements a family that measures itself records:
- * a pair, a staged-copy pattern, a depth scan and a call beside a full queue. */
+ * a pair, a staged-copy pattern, a depth scan, a call beside a full queue
+ * and a second thread's commands during a call (the stall family's). */
 static void check_measured_evidence(const struct cts_case *c)
 {
     struct cts_result r;
@@ -64,6 +65,11 @@ static void check_measured_evidence(const struct cts_case *c)
         p->depth = (struct cts_depth_obs){.limit = i ? CTS_DEPTH_BESIDE : CTS_DEPTH_FOUND, .queued = 1021,
                                           .max = 65536, .fill = 1021, .blocked_us = 10089.14, .tracked_us = 40166.96,
                                           .stall_us = 10000, .tracked_stall_us = 40000, .tracked_queued = 1022};
+        p->stall = (struct cts_stall_obs){.verdict = i ? CTS_STALL_UNAFFECTED : CTS_STALL_STALLS, .commands = 200,
+                                          .inside = 199 - i, .slowest_us = 10012.34, .control_us = 9.87,
+                                          .control_median_us = 4.04, .stalled_us = i ? NAN : 10012.34,
+                                          .tracked_us = i ? NAN : 40020.06, .stall_us = i ? NAN : 10000,
+                                          .tracked_stall_us = i ? NAN : 40000};
     }
     json_t *j = cts_case_json(c, &r);
     member_text(j, "pair", got, sizeof got);
@@ -77,6 +83,21 @@ static void check_measured_evidence(const struct cts_case *c)
     CHECK_STR(got, "{\"blocked_us\":[10089.1,10089.1],\"fill\":[null,1021],\"max\":[65536,65536],"
                    "\"queued\":[1021,null],\"stall_us\":[10000.0,10000.0],\"tracked_queued\":[1022,null],"
                    "\"tracked_stall_us\":[40000.0,40000.0],\"tracked_us\":[40167.0,40167.0]}");
+    member_text(j, "stall", got, sizeof got);
+    CHECK_STR(got, "{\"commands\":[200,200],\"control_median_us\":[4.0,4.0],\"control_us\":[9.9,9.9],"
+                   "\"inside\":[199,198],\"slowest_us\":[10012.3,10012.3],\"stall_us\":[10000.0,null],"
+                   "\"stalled_us\":[10012.3,null],\"tracked_stall_us\":[40000.0,null],\"tracked_us\":[40020.1,null]}");
+    json_decref(j);
+    /* The stall family's verdict member: the other thread's, where the case passed. */
+    r.status = CTS_PASS;
+    r.verdict = (struct cts_verdict){.host = CTS_HOST_WAITS, .stall = CTS_STALL_STALLS};
+    j = cts_case_json(c, &r);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "verdict"), "other_thread")), "stalls");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "verdict"), "host")), "waits");
+    json_decref(j);
+    r.status = CTS_INCONCLUSIVE; /* no verdict: no member */
+    j = cts_case_json(c, &r);
+    CHECK(json_object_get(json_object_get(j, "verdict"), "other_thread") == NULL);
     json_decref(j);
     memset(&r, 0, sizeof r); /* none of them: no such member */
     r.nreps = 1;
@@ -85,6 +106,9 @@ static void check_measured_evidence(const struct cts_case *c)
     CHECK_STR(got, "");
     member_text(j, "depth", got, sizeof got);
     CHECK_STR(got, "");
+    member_text(j, "stall", got, sizeof got);
+    CHECK_STR(got, "");
+    CHECK(json_object_get(json_object_get(j, "verdict"), "other_thread") == NULL);
     json_decref(j);
 }
 
@@ -315,6 +339,10 @@ int main(void)
                 ": verdict.host is \"sleeps\", not returns or waits (or null)");
         refused(m, pa, "verdict.bogus", json_null(), path, ": verdict.bogus is not a verdict field");
         refused(m, pa, "verdict.rejected", json_integer(3), path, ": verdict.rejected is an integer, not a string");
+        refused(m, pa, "verdict.other_thread", json_string("froze"), path,
+                ": verdict.other_thread is \"froze\", not unaffected, stalls or brief");
+        refused(m, pa, "evidence.stall", json_pack("{s:[s,i]}", "stalled_us", "long", 1), path,
+                ": evidence.stall.stalled_us[0] is a string, not a number");
         refused(m, pa, "evidence.call_us", json_pack("[f]", 1.0), path,
                 ": evidence.call_us has 1 values, but evidence.repetitions is 2");
         refused(m, pa, "evidence.call_us", json_pack("[f,f]", 1.0, -2.0), path,
