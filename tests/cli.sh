@@ -91,7 +91,7 @@ grep -qE "^$tmp/judged.json: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECOR
 run 0 render "$tmp/judged.json"
 [ -s "$tmp/err" ] && fail "render: stderr: $(cat "$tmp/err")"
 grep -q "^## Deviations" "$tmp/out" || fail "the Markdown has no Deviations section"
-[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 572 ] || fail "the Markdown does not list the 572 deviations"
+[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 578 ] || fail "the Markdown does not list the 578 deviations"
 [ -e "$tmp/judged.md" ] && fail "render with no --out wrote beside its input"
 expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
@@ -227,7 +227,7 @@ error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
 error "no row to search matches 'nothing.*'" thresholds --matrix "$M" 'nothing.*' --list
 error "unexpected argument 'b'" thresholds --matrix "$M" a b --list
 run 0 thresholds --matrix "$M" --list
-[ "$(wc -l <"$tmp/out")" -eq 129 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 129"
+[ "$(wc -l <"$tmp/out")" -eq 125 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 125"
 grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in the matrix\]$' "$tmp/out" ||
     fail "thresholds --list lacks the pageable row"
 grep -q '^memcpy_async.written.h2d.pageable.explicit.op_null.busy_same_hostfn  \[differs in the matrix\]$' "$tmp/out" ||
