@@ -131,12 +131,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE; /* the family's memory is its own, made per call */
-}
-
 /* The driver functions a virtual memory case calls (prepare, issue, cleanup), NULL-ended. */
 static void vmm_functions(enum cts_api a, const char *fn[12])
 {
@@ -618,6 +612,6 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
 }
 
 const struct cts_family cts_family_alloc = {
-    .name = "alloc", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .name = "alloc", .generate = generate, .needs = needs, .issue = issue,
     .prepare = prepare, .cleanup = cleanup, .before = before,
 };

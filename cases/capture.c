@@ -160,7 +160,7 @@ static int lendable(const struct cts_case *x)
     if (own_call(x->api) && (x->dir == CTS_DIR_NONE || x->dir == CTS_DIR_D2D) &&
         (x->mem == CTS_MEM_NONE || x->mem == CTS_MEM_DEVICE))
         return 0; /* made here already */
-    x->family->buffers(x, &src, &dst);
+    cts_case_buffers(x, &src, &dst);
     return lendable_memory(src) && lendable_memory(dst);
 }
 
@@ -289,12 +289,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE;
-}
-
 /* ---- the family's own resources (made once, on first use) ------------------ */
 
 static struct {
@@ -415,7 +409,7 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
 static enum cts_mem lent_kind(int side)
 {
     enum cts_mem src, dst;
-    f.lc.family->buffers(&f.lc, &src, &dst);
+    cts_case_buffers(&f.lc, &src, &dst);
     return side ? dst : src;
 }
 
@@ -1242,6 +1236,6 @@ static int needs(const struct cts_case *c, char *why, size_t len)
 }
 
 const struct cts_family cts_family_capture = {
-    .name = "capture", .generate = generate, .buffers = buffers, .needs = needs, .measure = measure,
+    .name = "capture", .generate = generate, .needs = needs, .measure = measure,
     .clauses = clauses, .judge = judge,
 };

@@ -129,12 +129,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    *src = *dst = CTS_MEM_NONE; /* the family's own, below: the engine's are not touched */
-    (void)c;
-}
-
 /* ---- what the family keeps --------------------------------------------------- */
 
 static struct {
@@ -295,12 +289,6 @@ static int drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
 
 #define GROW_US ((STALL_FACTOR - 1) * STALL_US) /* how much longer the second stall time is */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Makes call k on s until one returns after the flag opened, at most max
  * times (the gate already holds s's work).  The error a call returned, with
  * the number of calls before it in s->queued. */
@@ -329,7 +317,7 @@ static cudaError_t scan_calls(size_t k, cudaStream_t s, long long max, struct ct
         sc->after_us = t1 - rel;
         break;
     }
-    qsort(t, nt, sizeof *t, cmp_double);
+    qsort(t, nt, sizeof *t, cts_cmp_double);
     sc->issue_us = nt ? t[nt / 2] : NAN;
     return cudaSuccess;
 }
@@ -600,11 +588,7 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     cudaStream_t s = op_stream(c->op);
     for (int i = 0; i < repeat; i++) {
         struct cts_rep *r = &res->reps[i];
-        memset(r, 0, sizeof *r);
-        r->status = CTS_PASS;
-        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
-        r->third_nonblocking_gpu_us = r->window_us = NAN;
-        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        cts_rep_begin(r);
         r->depth.blocked_us = r->depth.tracked_us = r->depth.stall_us = r->depth.tracked_stall_us = NAN;
         res->nreps = i + 1;
         if (v == DEPTH)
@@ -614,17 +598,7 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         if (r->status != CTS_PASS)
             break;
     }
-    /* Nothing is measured on an idle GPU: the median of the repetitions' call times stands in
-     * (as the overlap family's host time does). */
-    double t[CTS_MAX_REPEAT];
-    for (int i = 0; i < res->nreps; i++)
-        t[i] = res->reps[i].call_us;
-    qsort(t, (size_t)res->nreps, sizeof *t, cmp_double);
-    res->idle_call_us = res->idle_call_max_us = res->nreps ? t[res->nreps / 2] : NAN;
-    res->idle_complete_us = res->idle_complete_max_us = NAN;
-    res->window_us = NAN;
-    res->timeout_us = STALL_US;
-    cts_classify(res);
+    cts_classify_measured(res, STALL_US); /* the repetitions' median call time stands in for an idle one */
 }
 
 /* The depth: RT-SYNC-ANY, RECORDED.  A call beside a full queue is judged
@@ -636,5 +610,5 @@ static void judge(struct cts_judge *j)
 }
 
 const struct cts_family cts_family_depth = {
-    .name = "depth", .generate = generate, .buffers = buffers, .measure = measure, .judge = judge,
+    .name = "depth", .generate = generate, .measure = measure, .judge = judge,
 };

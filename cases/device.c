@@ -117,12 +117,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE;
-}
-
 static int is(const struct cts_case *c, const char *variant)
 {
     return c->variant && !strcmp(c->variant, variant);
@@ -356,6 +350,6 @@ static void judge(struct cts_judge *j)
 }
 
 const struct cts_family cts_family_device = {
-    .name = "device", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .name = "device", .generate = generate, .needs = needs, .issue = issue,
     .prepare = prepare, .after = after, .cleanup = cleanup, .clauses = clauses, .judge = judge,
 };

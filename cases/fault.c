@@ -50,12 +50,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE;
-}
-
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     if (!strcmp(c->variant, "abort"))
@@ -78,5 +72,5 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
 }
 
 const struct cts_family cts_family_fault = {
-    .name = "fault", .generate = generate, .buffers = buffers, .issue = issue,
+    .name = "fault", .generate = generate, .issue = issue,
 };

@@ -45,12 +45,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE;
-}
-
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     (void)c;
@@ -121,6 +115,6 @@ static void judge(struct cts_judge *j)
 }
 
 const struct cts_family cts_family_first_launch = {
-    .name = "first_launch", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .name = "first_launch", .generate = generate, .needs = needs, .issue = issue,
     .prepare = prepare, .cleanup = cleanup, .clauses = clauses, .judge = judge,
 };

@@ -56,12 +56,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE; /* the family's managed memory is its own */
-}
-
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     (void)c;
@@ -182,6 +176,6 @@ static const struct cts_clause clauses[] = {
 };
 
 const struct cts_family cts_family_managed = {
-    .name = "managed", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .name = "managed", .generate = generate, .needs = needs, .issue = issue,
     .prepare = prepare, .cleanup = cleanup, .rejects = rejects, .clauses = clauses,
 };

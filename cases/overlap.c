@@ -99,12 +99,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE;
-}
-
 /* The family's own: streams, buffers, events; set up at its first case. */
 static struct {
     int ready;
@@ -374,12 +368,6 @@ static int measure_staged_rep(const struct cts_case *c, int version, struct cts_
     return 0;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Once, before the first measurement: first-use costs (pageable staging, the
  * host-function thread, the stage kernel's module) outside the measurements.
  * 0, or -1 with res BROKEN. */
@@ -467,7 +455,7 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         if (res->reps[i].status != CTS_PASS)
             break;
     }
-    qsort(host, (size_t)res->nreps, sizeof *host, cmp_double);
+    qsort(host, (size_t)res->nreps, sizeof *host, cts_cmp_double);
     res->idle_call_us = res->idle_call_max_us = host[res->nreps / 2];
     res->idle_complete_us = res->idle_complete_max_us = NAN;
     res->timeout_us = res->window_us = NAN;
@@ -498,6 +486,6 @@ static void judge(struct cts_judge *j)
 }
 
 const struct cts_family cts_family_overlap = {
-    .name = "overlap", .generate = generate, .buffers = buffers, .measure = measure,
+    .name = "overlap", .generate = generate, .measure = measure,
     .judge = judge, /* PG-STREAM-ORDER and PG-IMPLICIT: harness/clauses.def */
 };

@@ -144,12 +144,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    *src = *dst = CTS_MEM_NONE; /* the family's own, below: the engine's are not touched */
-    (void)c;
-}
-
 static size_t call_index(const struct cts_case *c)
 {
     for (size_t k = 0; k < NCALLS; k++)
@@ -488,12 +482,6 @@ static int stop_second(struct window *w)
     return 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Drains, then joins the second thread; 0, or -1/-2 with why (cts_sg_drain), or
  * -1 where the second thread's command failed. */
 static int finish(struct window *w, cudaStream_t held, char *why, size_t len)
@@ -544,7 +532,7 @@ static int control(const struct call *x, int with, double *slowest, double *medi
                  CONTROL_US / 1e3);
         return -1;
     }
-    qsort(t, n, sizeof *t, cmp_double);
+    qsort(t, n, sizeof *t, cts_cmp_double);
     *slowest = t[n - 1];
     *median = t[n / 2];
     return 0;
@@ -705,29 +693,15 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     const struct call *x = &calls[call_index(c)];
     for (int i = 0; i < repeat; i++) {
         struct cts_rep *r = &res->reps[i];
-        memset(r, 0, sizeof *r);
-        r->status = CTS_PASS;
-        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
-        r->third_nonblocking_gpu_us = r->window_us = NAN;
-        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        cts_rep_begin(r);
         res->nreps = i + 1;
         rep_stall(x, w, r, res);
         if (r->status != CTS_PASS)
             break;
     }
-    /* Nothing is measured on an idle GPU: the median of the repetitions' call times stands in
-     * (as the depth family's does). */
-    double t[CTS_MAX_REPEAT];
-    for (int i = 0; i < res->nreps; i++)
-        t[i] = res->reps[i].call_us;
-    qsort(t, (size_t)res->nreps, sizeof *t, cmp_double);
-    res->idle_call_us = res->idle_call_max_us = res->nreps ? t[res->nreps / 2] : NAN;
-    res->idle_complete_us = res->idle_complete_max_us = NAN;
-    res->window_us = NAN;
-    res->timeout_us = STALL_US;
-    cts_classify(res);
+    cts_classify_measured(res, STALL_US); /* the repetitions' median call time stands in for an idle one */
 }
 
 const struct cts_family cts_family_stall = {
-    .name = "stall", .generate = generate, .buffers = buffers, .needs = needs, .measure = measure,
+    .name = "stall", .generate = generate, .needs = needs, .measure = measure,
 };

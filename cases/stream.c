@@ -113,12 +113,6 @@ static int needs(const struct cts_case *c, char *why, size_t len)
     return 0;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE;
-}
-
 static atomic_uint host_calls;
 
 static void CUDART_CB host_fn(void *arg)
@@ -400,6 +394,6 @@ static const char *rejects(const struct cts_case *c, const char **clause)
 }
 
 const struct cts_family cts_family_stream = {
-    .name = "stream", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .name = "stream", .generate = generate, .needs = needs, .issue = issue,
     .prepare = prepare, .cleanup = cleanup, .before = before, .after = after, .rejects = rejects,
 };

@@ -97,12 +97,6 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
-{
-    (void)c;
-    *src = *dst = CTS_MEM_NONE;
-}
-
 /* The limits[] entry of a cudaDeviceSetLimit case. */
 static size_t limit_index(const struct cts_case *c)
 {
@@ -352,6 +346,6 @@ static void judge(struct cts_judge *j)
 }
 
 const struct cts_family cts_family_trigger = {
-    .name = "trigger", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
+    .name = "trigger", .generate = generate, .needs = needs, .issue = issue,
     .prepare = prepare, .cleanup = cleanup, .judge = judge,
 };

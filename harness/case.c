@@ -164,7 +164,7 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->idle_complete_us = idle->complete_us;
     res->idle_complete_max_us = idle->complete_max_us;
     enum cts_mem sm, dm;
-    c->family->buffers(c, &sm, &dm);
+    cts_case_buffers(c, &sm, &dm);
     int managed = c->mem == CTS_MEM_MANAGED || sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED;
     res->timeout_us = fmax(TIMEOUT_FLOOR_US,
                            (managed ? TIMEOUT_FACTOR_MANAGED : TIMEOUT_FACTOR) * idle->call_max_us);

@@ -388,6 +388,19 @@ static void staged_case(struct buf *b, const struct cts_case_view *v)
 }
 
 
+/* The end of a self-measured family's paragraph where there is no one
+ * verdict to tell (no verdict, or repetitions that differed): 1 if it said so. */
+static int unsettled(struct buf *b, const struct cts_case_view *v)
+{
+    if (v->status != CTS_PASS && v->status != CTS_VARIES)
+        say(b, "no verdict, %s (%s).", cts_status_name(v->status), v->reason);
+    else if (v->status == CTS_VARIES)
+        say(b, "the repetitions differed (%s; `%s`).", v->reason, v->symbol);
+    else
+        return 0;
+    return 1;
+}
+
 /* The depth family: a scan behind the op stream's own held work, or one call
  * beside another stream's full queue (the first repetition's times). */
 static void depth_case(struct buf *b, const struct cts_case_view *v)
@@ -400,14 +413,8 @@ static void depth_case(struct buf *b, const struct cts_case_view *v)
         say(b, "%s on %s, made while a kernel held a non-blocking stream whose queue was full (%.0f kernel launches "
                "queued%s): ", v->function, pair_stream_words(v->op_stream), evidence_at(v, "depth", "max", 0),
             thread ? ", and another thread blocked inside its next launch" : ", the next launch there waited");
-    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
-        say(b, "no verdict, %s (%s).", cts_status_name(v->status), v->reason);
+    if (unsettled(b, v))
         return;
-    }
-    if (v->status == CTS_VARIES) {
-        say(b, "the repetitions differed (%s; `%s`).", v->reason, v->symbol);
-        return;
-    }
     if (v->verdict.depth == CTS_DEPTH_NONE)
         say(b, "none of %lld calls waited for the held work (`%s`; %.1f us a call, the median)",
             v->verdict.queued, v->symbol, v->call_us);
@@ -444,14 +451,8 @@ static void stall_case(struct buf *b, const struct cts_case_view *v, const struc
         say(b, ", %s memory (%s)", v->memory, v->allocator);
     say(b, ", %s, issued while %s and a second host thread made %s on a non-blocking stream of its own every 50 "
            "us: ", op_words(v->op_stream, e->default_stream), busy_words(v->busy), cts_words(commands, v->with));
-    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
-        say(b, "no verdict, %s (%s).", cts_status_name(v->status), v->reason);
+    if (unsettled(b, v))
         return;
-    }
-    if (v->status == CTS_VARIES) {
-        say(b, "the repetitions differed (%s; `%s`).", v->reason, v->symbol);
-        return;
-    }
     if (v->verdict.host == CTS_HOST_WAITS && !isnan(v->release_to_return_us))
         say(b, "the call waited for the held work, returning %.1f us after its release (`%s`)",
             v->release_to_return_us, v->symbol);

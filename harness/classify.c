@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A hold the control shows too is the streams' doing, not the call's. */
@@ -395,4 +396,33 @@ enum cts_stall cts_stall_tracked(const struct cts_stall_obs *a, const struct cts
     if (b->verdict == CTS_STALL_STALLS && b->stalled_us - a->stalled_us >= fraction * grow_us)
         return CTS_STALL_STALLS;
     return CTS_STALL_NA;
+}
+
+int cts_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void cts_rep_begin(struct cts_rep *r)
+{
+    memset(r, 0, sizeof *r);
+    r->status = CTS_PASS;
+    r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
+    r->third_nonblocking_gpu_us = r->window_us = NAN;
+    r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+}
+
+void cts_classify_measured(struct cts_result *res, double timeout_us)
+{
+    double t[CTS_MAX_REPEAT];
+    int n = res->nreps < CTS_MAX_REPEAT ? res->nreps : CTS_MAX_REPEAT;
+    for (int i = 0; i < n; i++)
+        t[i] = res->reps[i].call_us;
+    qsort(t, (size_t)n, sizeof *t, cts_cmp_double);
+    res->idle_call_us = res->idle_call_max_us = n > 0 ? t[n / 2] : NAN;
+    res->idle_complete_us = res->idle_complete_max_us = NAN;
+    res->window_us = NAN;
+    res->timeout_us = timeout_us;
+    cts_classify(res);
 }

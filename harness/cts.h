@@ -168,7 +168,7 @@ struct cts_call {
 struct cts_family {
     const char *name; /* also the CTest label */
     size_t (*generate)(struct cts_case *out, size_t cap);
-    void (*buffers)(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst);
+    void (*buffers)(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst); /* NULL: none */
     int (*needs)(const struct cts_case *c, char *why, size_t len);
     int (*issue)(const struct cts_case *c, const struct cts_call *call, const char **error);
     /* Optional: set-up before each call and clean-up after it; each returns
@@ -259,6 +259,9 @@ int cts_op_is_legacy(enum cts_op op);
  * duplicates CTS_BUSY_SAME and is not generated). */
 int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b);
 
+/* The memory kinds c's call reads and writes (its family's buffers(); none
+ * where it has no such function: its memory is its own, or it has none). */
+void cts_case_buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst);
 /* Writes c->id from the parameters.  Returns 0, or -1 if it would not fit. */
 int cts_case_make_id(struct cts_case *c);
 /* For generators: emits `proto` once for every (op stream, busy placement)
@@ -597,6 +600,14 @@ void cts_classify(struct cts_result *res);
  * ed5b4f45e65c such attempts, 565-673 a run with no load and a run delay
  * of 0, were measured again as starved). */
 int cts_starved(double closed_us, double starved_us, double prompt_us);
+/* qsort's comparison of doubles, ascending. */
+int cts_cmp_double(const void *a, const void *b);
+/* For a family that measures itself (cts_family.measure): a repetition before
+ * it is measured (PASS, every time NAN), and the result once they are: the
+ * median of the repetitions' call times stands in for the idle time (none is
+ * measured), the timeout is timeout_us, then cts_classify. */
+void cts_rep_begin(struct cts_rep *r);
+void cts_classify_measured(struct cts_result *res, double timeout_us);
 /* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for
  * third streams the call itself held, "X" for a documented rejection
  * (docs/matrix.md, the cell legend). */

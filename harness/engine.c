@@ -445,7 +445,7 @@ int cts_eng_fit(struct cts_engine *e, const struct cts_case *c, char *why)
         return -1;
     }
     enum cts_mem side[2];
-    c->family->buffers(c, &side[0], &side[1]);
+    cts_case_buffers(c, &side[0], &side[1]);
     for (int k = 0; k < 2; k++) {
         enum cts_mem m = side[k];
         if (m < 0 || e->big[m][0] || e->notsupp[m][0])

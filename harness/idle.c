@@ -10,17 +10,11 @@
 
 /* ---- idle latency ----------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Why c cannot run here (a memory kind or a run-time need missing), or NULL. */
 static const char *missing_need(struct cts_engine *e, const struct cts_case *c, enum cts_mem *src,
                                 enum cts_mem *dst)
 {
-    c->family->buffers(c, src, dst);
+    cts_case_buffers(c, src, dst);
     if (e->unmeasurable[0])
         return e->unmeasurable;
     if (*src >= 0 && e->notsupp[*src][0])
@@ -217,8 +211,8 @@ static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct ct
         }
     }
     HCHECK(idle->reason, cudaDeviceSynchronize());
-    qsort(call, IDLE_SAMPLES, sizeof *call, cmp_double);
-    qsort(done, IDLE_SAMPLES, sizeof *done, cmp_double);
+    qsort(call, IDLE_SAMPLES, sizeof *call, cts_cmp_double);
+    qsort(done, IDLE_SAMPLES, sizeof *done, cts_cmp_double);
     idle->call_us = call[IDLE_SAMPLES / 2];
     idle->call_max_us = call[IDLE_SAMPLES - 1];
     idle->complete_us = done[IDLE_SAMPLES / 2];

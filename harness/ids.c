@@ -170,6 +170,13 @@ static const char *capture_segment(const struct cts_case *c, char *buf, size_t l
     return buf;
 }
 
+void cts_case_buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst)
+{
+    *src = *dst = CTS_MEM_NONE;
+    if (c->family && c->family->buffers)
+        c->family->buffers(c, src, dst);
+}
+
 int cts_case_make_id(struct cts_case *c)
 {
     int dir = c->dir != CTS_DIR_NONE, mem = c->mem >= 0, size = c->size_idx >= 0,

@@ -399,7 +399,7 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
                          struct cts_rep *r, struct cts_scratch *scratch)
 {
     struct rep_state st = {.e = e, .c = c, .res = res, .r = r, .scratch = scratch};
-    c->family->buffers(c, &st.sm, &st.dm);
+    cts_case_buffers(c, &st.sm, &st.dm);
     st.src = cts_eng_buffer(e, c, st.sm, 0);
     st.dst = cts_eng_buffer(e, c, st.dm, 1);
     st.ops = cts_eng_op_stream(e, c->op);

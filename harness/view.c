@@ -28,18 +28,12 @@ const char *cts_words(const struct cts_words *table, const char *name)
     return name;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of v[0..k): the middle one, or the mean of the two middle ones. */
 static double median_of(double *v, size_t k)
 {
     if (!k)
         return NAN;
-    qsort(v, k, sizeof *v, cmp_double);
+    qsort(v, k, sizeof *v, cts_cmp_double);
     return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
