@@ -33,7 +33,11 @@
  * difference, and a stalled command of the second thread is proven to have
  * waited for the call when its time grew likewise (cts_stall_tracked).  A try
  * that proves nothing is measured again, at most TRIES times, then
- * INCONCLUSIVE with what each try saw.
+ * INCONCLUSIVE with what each try saw; where the call returned after the flag
+ * opened but its time did not follow the stall time, it is a call longer than
+ * the stall time (cudaMallocHost of 16 MiB took over 10 ms once in a full
+ * run, H100, a6e8bff), and the next try's stall time is STALL_FACTOR times
+ * longer.
  *
  * The calls (each prepared and cleaned up with the device idle, outside the
  * measured window, and made once at the family's first use): the
@@ -73,7 +77,7 @@
 #define LARGE 6 /* size index 6: 16 MiB */
 #define STALL_US 10000.0    /* the watchdog opens the gate this long after the call began */
 #define STALL_FACTOR 4.0    /* ... and this many times longer, to track a wait */
-#define GROW_US ((STALL_FACTOR - 1) * STALL_US)
+#define GROW(stall) ((STALL_FACTOR - 1) * (stall)) /* how much longer the tracking try's stall time is */
 #define CONTROL_US 10000.0  /* the control window */
 #define LEAD_US 500.0       /* the second thread runs this long before the call or the control */
 #define TAIL_US 1000.0      /* after a call that returned, the gate stays closed this long */
@@ -613,7 +617,8 @@ static int try_call(const struct call *x, int with, double stall_us, double cont
 
 static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct cts_result *res)
 {
-    char seen[160] = "";
+    char seen[200] = "";
+    double stall = STALL_US; /* made longer after a wait that did not follow it (a long call) */
     for (int t = 0, brief = 0; t < TRIES; t++) {
         double slowest, median;
         struct stall_try a, b;
@@ -621,14 +626,14 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
             r->status = CTS_BROKEN;
             return;
         }
-        int bad = try_call(x, with, STALL_US, slowest, &a, r->reason, sizeof r->reason);
+        int bad = try_call(x, with, stall, slowest, &a, r->reason, sizeof r->reason);
         if (bad) {
             r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
             return;
         }
-        r->timeout_us = STALL_US;
+        r->timeout_us = stall;
         int again;
-        enum cts_host h = a.stuck ? CTS_HOST_NA : cts_beside_decide(&a.t, NULL, GROW_US, TRACK_FRACTION, &again);
+        enum cts_host h = a.stuck ? CTS_HOST_NA : cts_beside_decide(&a.t, NULL, GROW(stall), TRACK_FRACTION, &again);
         enum cts_stall v = CTS_STALL_NA;
         if (h == CTS_HOST_RETURNS && a.obs.verdict == CTS_STALL_BRIEF && ++brief < BRIEF_TRIES) {
             t--; /* nothing fitted inside the call: again (not a failed try) */
@@ -640,23 +645,23 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
             r->call_us = a.t.call_us;
             r->stall = a.obs;
         } else if (!a.stuck && again) { /* waited: tracked with a longer stall */
-            bad = try_call(x, with, STALL_US * STALL_FACTOR, slowest, &b, r->reason, sizeof r->reason);
+            bad = try_call(x, with, stall * STALL_FACTOR, slowest, &b, r->reason, sizeof r->reason);
             if (bad) {
                 r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
                 return;
             }
-            h = cts_beside_decide(&a.t, &b.t, GROW_US, TRACK_FRACTION, &again);
-            v = h == CTS_HOST_WAITS ? cts_stall_tracked(&a.obs, &b.obs, GROW_US, TRACK_FRACTION) : CTS_STALL_NA;
+            h = cts_beside_decide(&a.t, &b.t, GROW(stall), TRACK_FRACTION, &again);
+            v = h == CTS_HOST_WAITS ? cts_stall_tracked(&a.obs, &b.obs, GROW(stall), TRACK_FRACTION) : CTS_STALL_NA;
             if (v != CTS_STALL_NA) {
                 r->call_us = b.t.call_us;
-                r->timeout_us = STALL_US * STALL_FACTOR;
+                r->timeout_us = stall * STALL_FACTOR;
                 r->release_to_return_us = b.after_us;
-                r->tracked_from_timeout_us = STALL_US;
+                r->tracked_from_timeout_us = stall;
                 r->tracked_from_call_us = a.t.call_us;
                 r->stall = a.obs;
                 r->stall.tracked_us = b.obs.stalled_us;
-                r->stall.stall_us = STALL_US;
-                r->stall.tracked_stall_us = STALL_US * STALL_FACTOR;
+                r->stall.stall_us = stall;
+                r->stall.tracked_stall_us = stall * STALL_FACTOR;
             }
         }
         if (v != CTS_STALL_NA) {
@@ -667,12 +672,14 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
         }
         res->window_retries++;
         size_t n = strlen(seen);
-        snprintf(seen + n, sizeof seen - n, "%s%s%s", t ? "; " : "",
+        snprintf(seen + n, sizeof seen - n, "%s%s at %.0f ms%s", t ? "; " : "",
                  a.stuck        ? "a command still inside after the call"
                  : a.t.returned ? "returned"
                  : a.t.early    ? "returned before the watchdog opened the gate"
                                 : "waited",
-                 h == CTS_HOST_WAITS ? ", the stall not tracked" : "");
+                 stall / 1e3, h == CTS_HOST_WAITS ? ", the stall not tracked" : "");
+        if (!a.stuck && !a.t.returned && !a.t.early && h != CTS_HOST_WAITS)
+            stall *= STALL_FACTOR; /* its time did not follow the release: a call longer than the stall time */
     }
     r->status = CTS_INCONCLUSIVE;
     snprintf(r->reason, sizeof r->reason, "no try proved the call and the second thread, %d tries: %s", TRIES,
