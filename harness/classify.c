@@ -21,6 +21,11 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
     v.capture = r->cap.outcome;
     if (v.capture != CTS_CAP_NA)
         return v; /* a capture: no gate either */
+    v.pool = r->pool.outcome;
+    if (v.pool != CTS_POOL_NA) {
+        v.host = r->host; /* the call's own, and what it got from the pool: its own markers */
+        return v;
+    }
     v.stall = r->stall.verdict;
     if (v.stall != CTS_STALL_NA) {
         v.host = r->host; /* the call's own, and what the other thread saw: no markers */
@@ -91,14 +96,15 @@ static const char *field_value(const struct cts_verdict *v, int field, char *buf
     case 10: s = cts_dst_name(v->landed); break;
     case 11: s = cts_cap_outcome_name(v->capture); break;
     case 13: s = cts_stall_name(v->stall); break;
+    case 14: s = cts_pool_name(v->pool); break;
     }
     return s ? s : "n/a";
 }
 
-#define FIELDS 14
+#define FIELDS 15
 static const char *const field_names[FIELDS] = {
     "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected", "overlap",
-    "data", "reader", "landed", "capture", "depth", "other_thread",
+    "data", "reader", "landed", "capture", "depth", "other_thread", "pool",
 };
 
 /* Clears field f of v (the fields as field_value numbers them). */
@@ -119,6 +125,7 @@ static void clear_field(struct cts_verdict *v, int f)
     case 11: v->capture = CTS_CAP_NA; break;
     case 12: v->depth = CTS_DEPTH_NA; v->queued = 0; break;
     case 13: v->stall = CTS_STALL_NA; break;
+    case 14: v->pool = CTS_POOL_NA; break;
     }
 }
 
@@ -234,6 +241,15 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
     /* The stall family: the call's "A" or "W", then what the second thread's
      * commands did during it: ":S" one stalled until the call returned, ":U"
      * they ran on, ":B" none fitted inside the call. */
+    /* The pool family: the call's letter, then what it got: ":R" refused,
+     * ":N" another block, ":D" the freed block with later work waiting for
+     * its free, ":I" the freed block at once. */
+    if (v->pool != CTS_POOL_NA) {
+        static const char *const pool_letter[] = {"?", "R", "N", "D", "I"};
+        snprintf(buf, len, "%s:%s", v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?",
+                 pool_letter[(unsigned)v->pool < 5 ? v->pool : 0]);
+        return;
+    }
     if (v->stall != CTS_STALL_NA) {
         static const char *const stall_letter[] = {"?", "U", "S", "B"};
         snprintf(buf, len, "%s:%s", v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?",
@@ -425,4 +441,13 @@ void cts_classify_measured(struct cts_result *res, double timeout_us)
     res->window_us = NAN;
     res->timeout_us = timeout_us;
     cts_classify(res);
+}
+
+enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited)
+{
+    if (!ok)
+        return CTS_POOL_REFUSED;
+    if (!same_block)
+        return CTS_POOL_OTHER;
+    return waited || later_held > 0 ? CTS_POOL_REUSED_AFTER : later_held == 0 ? CTS_POOL_REUSED_NOW : CTS_POOL_NA;
 }

@@ -459,7 +459,27 @@ enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, doubl
 enum cts_stall cts_stall_tracked(const struct cts_stall_obs *a, const struct cts_stall_obs *b, double grow_us,
                                  double fraction);
 
-/* One measurement of a staged-copy pattern (the overlap family's staged_*):
+/* The pool family (cases/pool.c): a stream-ordered allocation from a tight
+ * pool (its maximum size one block) on stream B while that block's free is
+ * queued behind held work on stream A.  REFUSED: the call returned an error
+ * (no block); OTHER: it returned another block; REUSED_AFTER: the freed
+ * block, and work queued on B after the call waited for A's free (or the
+ * call itself waited for it); REUSED_NOW: the freed block, and work on B
+ * ran while A's free was still held. */
+enum cts_pool { CTS_POOL_NA, CTS_POOL_REFUSED, CTS_POOL_OTHER, CTS_POOL_REUSED_AFTER, CTS_POOL_REUSED_NOW,
+                CTS_POOL_COUNT };
+const char *cts_pool_name(enum cts_pool p); /* "refused", "other_block", "reused_after", "reused_now" */
+struct cts_pool_obs {
+    enum cts_pool outcome;
+    const char *error;   /* the call's error, by name (NULL: it succeeded) */
+    int same_block;      /* it returned the block freed on A */
+    int later_held;      /* a kernel queued on B after it was held while A's free was (-1: not seen,
+                          * the call having waited) */
+};
+/* Pure (classify.c): the outcome from what was seen (ok: the call succeeded). */
+enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited);
+
+ (the overlap family's staged_*):
  * one array in N slices, each copied in, worked on and copied out on its own
  * stream, against the same work in one stream (sequential). */
 struct cts_staged_obs {
@@ -514,6 +534,7 @@ struct cts_rep {
     struct cts_capture_obs cap; /* the capture family's (outcome NA otherwise) */
     struct cts_depth_obs depth; /* the depth family's (limit NA otherwise) */
     struct cts_stall_obs stall; /* the stall family's (verdict NA otherwise) */
+    struct cts_pool_obs pool;   /* the pool family's (outcome NA otherwise) */
     enum cts_dst landed;     /* copies and memsets: was the destination complete right after the
                               * call returned, read from another stream (device-side memory) or by
                               * the host; whether or not the call waited */
@@ -535,6 +556,7 @@ struct cts_verdict {
     long long queued;
     enum cts_stall stall;     /* the stall family's: the second thread's commands during the call
                                * (with `host`, the call's own) */
+    enum cts_pool pool;       /* the pool family's: what the allocation got (with `host`) */
     enum cts_dst landed;      /* synchronous calls, kept where the call waited or its stream ran on
                                * (op_after runs): behind held work a copy cannot have landed */
 };

@@ -90,6 +90,7 @@ TOKEN(cts_data_name, enum cts_data, 4, NULL, "ordered", "stale", "partial")
 TOKEN(cts_reader_name, enum cts_reader, 3, NULL, "saw", "missed")
 TOKEN(cts_depth_name, enum cts_depth, CTS_DEPTH_COUNT, NULL, "found", "none", "beside")
 TOKEN(cts_stall_name, enum cts_stall, CTS_STALL_COUNT, NULL, "unaffected", "stalls", "brief")
+TOKEN(cts_pool_name, enum cts_pool, CTS_POOL_COUNT, NULL, "refused", "other_block", "reused_after", "reused_now")
 
 static const struct {
     size_t bytes;

@@ -537,5 +537,26 @@ int main(void)
         CHECK_STR(res.symbol, "A:B");
         CHECK_STR(cts_stall_name(res.verdict.stall), "brief");
     }
+
+    /* A tight pool: what an allocation on B got while the block's free was held on A. */
+    CHECK_INT(cts_pool_decide(0, 0, -1, 0), CTS_POOL_REFUSED);
+    CHECK_INT(cts_pool_decide(1, 0, 0, 0), CTS_POOL_OTHER);
+    CHECK_INT(cts_pool_decide(1, 1, 1, 0), CTS_POOL_REUSED_AFTER);
+    CHECK_INT(cts_pool_decide(1, 1, 0, 0), CTS_POOL_REUSED_NOW);
+    CHECK_INT(cts_pool_decide(1, 1, -1, 1), CTS_POOL_REUSED_AFTER); /* the call waited for the free */
+    CHECK_INT(cts_pool_decide(1, 1, -1, 0), CTS_POOL_NA);           /* nothing seen */
+    memset(&res, 0, sizeof res);
+    res.nreps = 2;
+    for (int i = 0; i < 2; i++) {
+        res.reps[i].status = CTS_PASS;
+        res.reps[i].host = CTS_HOST_RETURNS;
+        res.reps[i].pool.outcome = CTS_POOL_REUSED_AFTER;
+    }
+    cts_classify(&res);
+    CHECK_STR(res.symbol, "A:D");
+    res.reps[1].pool.outcome = CTS_POOL_REFUSED;
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK_CONTAINS(res.reason, "pool: reused_after refused");
     CHECK_DONE();
 }
