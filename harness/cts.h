@@ -479,7 +479,7 @@ struct cts_pool_obs {
 /* Pure (classify.c): the outcome from what was seen (ok: the call succeeded). */
 enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited);
 
- (the overlap family's staged_*):
+/* One measurement of a staged-copy pattern (the overlap family's staged_*):
  * one array in N slices, each copied in, worked on and copied out on its own
  * stream, against the same work in one stream (sequential). */
 struct cts_staged_obs {
