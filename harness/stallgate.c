@@ -104,6 +104,8 @@ int cts_sg_returned_closed(struct cts_stallgate *g)
 
 int cts_sg_closed(struct cts_stallgate *g) { return atomic_load(&g->state) == W_ARMED; }
 
+int cts_sg_flag_closed(struct cts_stallgate *g) { return *g->flag_host == 0u; }
+
 double cts_sg_released_us(struct cts_stallgate *g) { return atomic_load(&g->released_us); }
 
 void cts_sg_open(struct cts_stallgate *g)

@@ -44,6 +44,8 @@ void cts_sg_arm(struct cts_stallgate *g, double stall_us);
 int cts_sg_returned_closed(struct cts_stallgate *g);
 /* 1 while the watchdog has not opened the flag (nor has cts_sg_open). */
 int cts_sg_closed(struct cts_stallgate *g);
+/* 1 while the flag is closed, armed or not (between cts_sg_hold and the opening). */
+int cts_sg_flag_closed(struct cts_stallgate *g);
 /* When the watchdog opened the flag (NAN: it has not). */
 double cts_sg_released_us(struct cts_stallgate *g);
 /* Opens the flag, if the watchdog has not. */
