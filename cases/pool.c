@@ -4,8 +4,8 @@
  * whose free has not yet happened in that stream's order?
  *
  * A case: a pool made for the family (cudaMemPoolCreate, device memory, its
- * maximum size one block of BLOCK bytes: cudaMemPoolProps.maxSize, so there
- * is no room for a second one), its three reuse attributes set as the
+ * maximum size one block of BLOCK bytes, 64 MiB: cudaMemPoolProps.maxSize,
+ * so there is no room for a second one), its three reuse attributes set as the
  * variant says: tight_none (all off), tight_follow_event_dependencies,
  * tight_allow_opportunistic, tight_allow_internal_dependencies (that one on),
  * tight_default (all on, the pool's defaults).  Stream A (non-blocking) is
@@ -43,7 +43,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define BLOCK ((size_t)2 << 20) /* one block, the pool's maximum size (size index CTS_SIZE_2MIB) */
+/* One block, the pool's maximum size (size index CTS_SIZE_64MIB): a pool's
+ * maximum size is rounded up to its 32 MiB reservation (H100, 580.159.04: with
+ * a maximum of 2 MiB, 4 MiB or 32 MiB a pool gave sixteen 2 MiB blocks, with
+ * 64 MiB thirty-two), so a block of 2 MiB would leave room for others. */
+#define BLOCK ((size_t)64 << 20)
 #define STALL_US 10000.0        /* the watchdog opens the gate this long after the call began */
 #define STALL_FACTOR 4.0
 #define WINDOW_US 2000.0        /* a marker on B gets this long to run, the gate closed */
@@ -68,7 +72,7 @@ static size_t generate(struct cts_case *out, size_t cap)
             snprintf(names[p][e], sizeof names[p][e], "tight_%s%s", policies[p], e ? AFTER_EVENT : "");
             struct cts_case c = {.family = &cts_family_pool, .api = CTS_API_MALLOC_FROM_POOL_ASYNC,
                                  .variant = names[p][e], .dir = CTS_DIR_NONE, .mem = CTS_MEM_DEVICE,
-                                 .size_idx = CTS_SIZE_2MIB, .size = cts_size_bytes(CTS_SIZE_2MIB),
+                                 .size_idx = CTS_SIZE_64MIB, .size = cts_size_bytes(CTS_SIZE_64MIB),
                                  .kind = CTS_KIND_NONE, .op = CTS_OP_NONBLOCKING, .busy = CTS_BUSY_NONBLOCKING};
             cts_case_make_id(&c);
             out[n] = c;
