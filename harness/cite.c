@@ -480,6 +480,67 @@ static void stall_case(struct buf *b, const struct cts_case_view *v, const struc
     say(b, " (%lld repetitions).", (long long)v->repetitions);
 }
 
+/* The pool family: an allocation on B from a pool of one block's maximum
+ * size while that block's free is held on A (the first repetition's error). */
+static void pool_case(struct buf *b, const struct cts_case_view *v)
+{
+    static const struct cts_words policies[] = {
+        {"none", "its three reuse attributes (cudaMemPoolReuseFollowEventDependencies, "
+                 "cudaMemPoolReuseAllowOpportunistic, cudaMemPoolReuseAllowInternalDependencies) all off"},
+        {"follow_event_dependencies", "cudaMemPoolReuseFollowEventDependencies on, its other two reuse attributes off"},
+        {"allow_opportunistic", "cudaMemPoolReuseAllowOpportunistic on, its other two reuse attributes off"},
+        {"allow_internal_dependencies", "cudaMemPoolReuseAllowInternalDependencies on, its other two reuse attributes "
+                                        "off"},
+        {"default", "its default reuse policy (all three reuse attributes on)"},
+        {NULL, NULL}};
+    static const char after[] = "_after_event";
+    char policy[64];
+    const char *p = strncmp(v->variant, "tight_", 6) ? v->variant : v->variant + 6;
+    size_t n = strlen(p), k = sizeof after - 1;
+    int event = n > k && !strcmp(p + n - k, after);
+    snprintf(policy, sizeof policy, "%.*s", (int)(event ? n - k : n), p);
+    say(b, "%s", v->function);
+    if (v->sized)
+        say(b, " of %lld bytes (one block)", (long long)v->size);
+    say(b, " on a non-blocking stream B, from a pool whose maximum size (cudaMemPoolProps.maxSize) is that one "
+           "block, with %s, issued while the same block's cudaFreeAsync was queued on another non-blocking stream A "
+           "behind held work%s: ", cts_words(policies, policy),
+        event ? ", B having first been made to wait (cudaStreamWaitEvent) for an event recorded on A after the free"
+              : "");
+    if (unsettled(b, v))
+        return;
+    if (v->verdict.host == CTS_HOST_WAITS && !isnan(v->release_to_return_us))
+        say(b, "the call waited for A's held work, returning %.1f us after its release, ", v->release_to_return_us);
+    else if (v->verdict.host == CTS_HOST_WAITS)
+        say(b, "the call waited for A's held work, ");
+    else
+        say(b, "the call returned while A's work was still held, in %.1f us, ", v->call_us);
+    const json_t *err = json_array_get(json_object_get(json_object_get(json_object_get(v->c, "evidence"), "pool"),
+                                                       "error"), 0);
+    switch (v->verdict.pool) {
+    case CTS_POOL_REFUSED:
+        say(b, "and was refused: it returned %s, no block", json_is_string(err) ? json_string_value(err) : "an error");
+        break;
+    case CTS_POOL_OTHER:
+        say(b, "and got a block other than the freed one");
+        break;
+    case CTS_POOL_REUSED_AFTER:
+        if (v->verdict.host == CTS_HOST_WAITS)
+            say(b, "and got the freed block once its free had happened");
+        else
+            say(b, "and got the freed block, and a kernel queued on B after it waited for A's held free: %s",
+                event ? "B was ordered after the free by the event" : "the pool made B's later work wait for it");
+        break;
+    case CTS_POOL_REUSED_NOW:
+        say(b, "and got the freed block, and a kernel queued on B after it ran while A's free was still held");
+        break;
+    default:
+        say(b, "and no outcome was recorded");
+        break;
+    }
+    say(b, " (`%s`; %lld repetitions).", v->symbol, (long long)v->repetitions);
+}
+
 static void pair_case(struct buf *b, const struct cts_case_view *v)
 {
     static const char *const verdict_words[] = {"", "ran at once (overlaps)", "partly overlapped (partial)",
@@ -527,6 +588,8 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
         depth_case(&b, &v);
     } else if (!strcmp(v.family, "stall")) {
         stall_case(&b, &v, &e);
+    } else if (!strcmp(v.family, "pool")) {
+        pool_case(&b, &v);
     } else if (*v.with) {
         pair_case(&b, &v);
     } else if (!strncmp(v.variant, "staged_", 7) && !strcmp(v.family, "overlap")) {

@@ -234,26 +234,25 @@ void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
         snprintf(buf, len, "D%s%lld", v->depth == CTS_DEPTH_NONE ? ">" : "", v->queued);
         return;
     }
+    const char *host = v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?";
     if (v->depth == CTS_DEPTH_BESIDE) {
-        snprintf(buf, len, "%s", v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?");
+        snprintf(buf, len, "%s", host);
         return;
     }
-    /* The stall family: the call's "A" or "W", then what the second thread's
-     * commands did during it: ":S" one stalled until the call returned, ":U"
-     * they ran on, ":B" none fitted inside the call. */
     /* The pool family: the call's letter, then what it got: ":R" refused,
      * ":N" another block, ":D" the freed block with later work waiting for
      * its free, ":I" the freed block at once. */
     if (v->pool != CTS_POOL_NA) {
         static const char *const pool_letter[] = {"?", "R", "N", "D", "I"};
-        snprintf(buf, len, "%s:%s", v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?",
-                 pool_letter[(unsigned)v->pool < 5 ? v->pool : 0]);
+        snprintf(buf, len, "%s:%s", host, pool_letter[(unsigned)v->pool < 5 ? v->pool : 0]);
         return;
     }
+    /* The stall family: the call's "A" or "W", then what the second thread's
+     * commands did during it: ":S" one stalled until the call returned, ":U"
+     * they ran on, ":B" none fitted inside the call. */
     if (v->stall != CTS_STALL_NA) {
         static const char *const stall_letter[] = {"?", "U", "S", "B"};
-        snprintf(buf, len, "%s:%s", v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?",
-                 stall_letter[(unsigned)v->stall < 4 ? v->stall : 0]);
+        snprintf(buf, len, "%s:%s", host, stall_letter[(unsigned)v->stall < 4 ? v->stall : 0]);
         return;
     }
     if (v->overlap != CTS_OVERLAP_NA) {

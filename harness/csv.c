@@ -16,7 +16,7 @@ static const char *const header[] = {
     "symbol",      "host",           "op_after",       "third_blocking", "third_nonblocking",
     "src",         "dst",            "idle_call_us",   "call_us_median", "conformance", "clauses",
     "reason",      "capture",        "capture_by",     "capture_outcome", "depth", "queued",
-    "other_thread", NULL}; /* later columns last */
+    "other_thread", "pool", NULL}; /* later columns last */
 
 void cts_csv_text(FILE *f, const char *s)
 {
@@ -126,6 +126,8 @@ static int put_case(FILE *f, const char *id, const json_t *c)
         fprintf(f, "%lld", vd->queued);
     fputc(',', f);
     cts_csv_text(f, name(cts_stall_name(vd->stall)));
+    fputc(',', f);
+    cts_csv_text(f, name(cts_pool_name(vd->pool)));
     fputs("\r\n", f);
     return 0;
 }

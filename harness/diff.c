@@ -125,7 +125,7 @@ static int summarize(void *ctx, const char *id, const json_t *c)
     const int fields[CTS_DIFF_FIELDS] = {v.verdict.dst, v.verdict.host, v.verdict.op_after, v.verdict.src,
                                          v.verdict.third_blocking, v.verdict.third_nonblocking,
                                          v.verdict.data, v.verdict.reader, v.verdict.landed,
-                                         v.verdict.capture, v.verdict.stall}; /* verdict_keys' order */
+                                         v.verdict.capture, v.verdict.stall, v.verdict.pool}; /* verdict_keys' order */
     for (int k = 0; k < CTS_DIFF_FIELDS; k++)
         x->verdict[k] = (unsigned char)fields[k];
     x->call = v.call_us;

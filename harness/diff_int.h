@@ -19,7 +19,7 @@ enum group { G_REGRESSED, G_FIXED, G_NEW_NOTSUPP, G_OLD_NOTSUPP, G_CHANGED, G_ON
 
 /* What diff keeps of a case. */
 /* The verdict fields diff compares (diff_render.c's verdict_keys). */
-#define CTS_DIFF_FIELDS 11
+#define CTS_DIFF_FIELDS 12
 #define CTS_DIFF_LANDED 8 /* landing's index among them */
 struct dcase {
     const char *id, *symbol; /* symbol NULL where null */

@@ -20,7 +20,7 @@ static const char *const group_names[G_COUNT] = {
  * data-order ones (written cases), and their names. */
 static const char *const verdict_keys[CTS_DIFF_FIELDS] = {"dst", "host", "op_after", "src", "third_blocking",
                                                           "third_nonblocking", "data", "reader", "landed", "capture",
-                                                          "other_thread"};
+                                                          "other_thread", "pool"};
 static const char *vname(int field, int i)
 {
     switch (field) {
@@ -32,6 +32,7 @@ static const char *vname(int field, int i)
     case 8: return cts_dst_name((enum cts_dst)i);
     case 9: return cts_cap_outcome_name((enum cts_cap_outcome)i);
     case 10: return cts_stall_name((enum cts_stall)i);
+    case 11: return cts_pool_name((enum cts_pool)i);
     default: return cts_order_name((enum cts_order)i);
     }
 }

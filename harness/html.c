@@ -147,6 +147,12 @@ static void legend(FILE *f)
                      "the call: U they ran on (one began and returned inside it, none stalled) / S one stalled "
                      "until the call returned (more than twice the control's slowest, and 10 \xc2\xb5s more) / B the "
                      "call was over before one could begin and return inside it, or took under 5 µs"},
+        {"a", "A:D", "A:R / A:N / A:D / A:I (a tight pool, groups malloc_from_pool_async.tight_*: "
+                     "cudaMallocFromPoolAsync of one block on a non-blocking stream from a pool of that one block's "
+                     "maximum size, while the block's free is queued on another non-blocking stream behind held "
+                     "work): A / W, the call returned / waited; then what it got: R an error (refused) / N another "
+                     "block / D the freed block, and work queued after the call on its stream waited for the free "
+                     "/ I the freed block, and that work ran at once, the free still held"},
         {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
         {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
                         "the call failed"},

@@ -50,6 +50,8 @@ static json_t *verdict_json(const struct cts_result *r)
     }
     if (pass && r->verdict.stall != CTS_STALL_NA) /* the stall family's cases only */
         json_object_set_new(v, "other_thread", json_string(cts_stall_name(r->verdict.stall)));
+    if (pass && r->verdict.pool != CTS_POOL_NA) /* the pool family's cases only */
+        json_object_set_new(v, "pool", json_string(cts_pool_name(r->verdict.pool)));
     return v;
 }
 
@@ -203,6 +205,21 @@ static json_t *stall_value(const struct cts_rep *rep, int k)
     return k == 0 ? json_integer(p->commands) : k == 1 ? json_integer(p->inside) : us(x[k - 2]);
 }
 
+/* The pool family's allocation (docs/method.md, "A tight pool"): the call's
+ * error (null: it succeeded), whether it got the freed block, whether a
+ * kernel queued after it on its stream was held (null: not seen); all null
+ * in a repetition that got no outcome. */
+static const char *const pool_names[] = {"error", "same_block", "later_held"};
+static int pool_has(const struct cts_rep *p) { return p->pool.outcome != CTS_POOL_NA; }
+static json_t *pool_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_pool_obs *p = &rep->pool;
+    if (!pool_has(rep))
+        return json_null();
+    return k == 0 ? name_or_null(p->error) : k == 1 ? json_boolean(p->same_block)
+                                                    : p->later_held < 0 ? json_null() : json_boolean(p->later_held);
+}
+
 /* The overlap family's staged-copy measurements. */
 static const char *const staged_names[] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
                                            "fraction"};
@@ -253,6 +270,7 @@ static json_t *evidence_json(const struct cts_result *r)
     capture_json(ev, r);
     per_rep(ev, "depth", NAMES(depth_names), r, depth_has, depth_value);
     per_rep(ev, "stall", NAMES(stall_names), r, stall_has, stall_value);
+    per_rep(ev, "pool", NAMES(pool_names), r, pool_has, pool_value);
     return ev;
 }
 

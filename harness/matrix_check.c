@@ -116,6 +116,7 @@ static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i);
 static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
 static const char *depth_n(int i) { return cts_depth_name((enum cts_depth)i); }
 static const char *stall_n(int i) { return cts_stall_name((enum cts_stall)i); }
+static const char *pool_n(int i) { return cts_pool_name((enum cts_pool)i); }
 static const char *capmode_n(int i) { return cts_capture_token((enum cts_capture)i); }
 static const char *capst_n(int i) { return cts_cap_status_name((enum cts_cap_status)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
@@ -128,7 +129,8 @@ struct names {
 static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
                           OVERLAP = {overlap_n, 5}, DATA = {data_n, 4}, READER = {reader_n, 3},
                           CAPTURE = {capture_n, CTS_CAP_OUTCOME_COUNT}, DEPTH = {depth_n, CTS_DEPTH_COUNT},
-                          STALL = {stall_n, CTS_STALL_COUNT}, CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
+                          STALL = {stall_n, CTS_STALL_COUNT}, POOL = {pool_n, CTS_POOL_COUNT},
+                          CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
                           CAPST = {capst_n, CTS_CAPST_COUNT}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
 
 /* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
@@ -309,6 +311,28 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
                 return BAD("evidence.capture.%s[%zu] is %s, not what a capture records", cap_keys[k], i, type_name(x));
         }
     }
+    /* The pool family's allocation: arrays, one entry a repetition (null
+     * throughout in one that got no outcome): the call's error by name, or null
+     * where it succeeded; whether it got the freed block; whether later work
+     * was held (null: not seen). */
+    const json_t *pool;
+    if (v_obj(ev, P, "pool", OPT, &pool, why, len))
+        return -1;
+    static const char *const pool_keys[] = {"error", "same_block", "later_held"};
+    static const char *const pool_what[] = {"an error's name or null", "true, false or null",
+                                            "true, false or null"};
+    for (size_t k = 0; pool && k < sizeof pool_keys / sizeof *pool_keys; k++) {
+        const json_t *a = json_object_get(pool, pool_keys[k]), *x;
+        if (!json_is_array(a) || (json_int_t)json_array_size(a) != reps)
+            return BAD("evidence.pool.%s is not an array of %lld entries", pool_keys[k], (long long)reps);
+        size_t i;
+        json_array_foreach(a, i, x) {
+            if (!json_is_null(x) && (k == 0 ? !json_is_string(x) || !*json_string_value(x) : !json_is_boolean(x)))
+                return BAD("evidence.pool.%s[%zu] is %s, not %s", pool_keys[k], i,
+                           json_is_string(x) && !*json_string_value(x) ? "an empty string" : type_name(x),
+                           pool_what[k]);
+        }
+    }
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))
         return BAD("evidence.call_us has no time, but the case has a verdict (%s)", cts_status_name(status));
@@ -368,13 +392,14 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
     if (rejected && !*rejected)
         return BAD("verdict.rejected is empty");
     /* "overlap": the overlap family's verdict, in its cases only. */
-    int overlap = 0, data = 0, reader = 0, landed = 0, capture = 0, depth = 0, stall = 0;
+    int overlap = 0, data = 0, reader = 0, landed = 0, capture = 0, depth = 0, stall = 0, pool = 0;
     json_int_t queued = -1;
     if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len) ||
         v_name(verdict, "verdict.", "capture", OPT, CAPTURE, &capture, why, len) || /* the capture family's */
         v_name(verdict, "verdict.", "depth", OPT, DEPTH, &depth, why, len) ||      /* the depth family's */
         v_int(verdict, "verdict.", "queued", OPT, 0, INT64_MAX, &queued, why, len) ||
-        v_name(verdict, "verdict.", "other_thread", OPT, STALL, &stall, why, len)) /* the stall family's */
+        v_name(verdict, "verdict.", "other_thread", OPT, STALL, &stall, why, len) || /* the stall family's */
+        v_name(verdict, "verdict.", "pool", OPT, POOL, &pool, why, len))            /* the pool family's */
         return -1;
     if ((queued >= 0) != (depth == CTS_DEPTH_FOUND || depth == CTS_DEPTH_NONE))
         return BAD("verdict.queued is %s, and verdict.depth is %s", queued >= 0 ? "there" : "missing",
@@ -387,7 +412,7 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
     if (json_object_size(verdict) !=
         6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0) + (size_t)(data != 0) + (size_t)(reader != 0) +
             (size_t)(landed != 0) + (size_t)(capture != 0) + (size_t)(depth != 0) + (size_t)(queued >= 0) +
-            (size_t)(stall != 0)) {
+            (size_t)(stall != 0) + (size_t)(pool != 0)) {
         const char *k;
         json_t *x;
         json_object_foreach((json_t *)verdict, k, x)
@@ -397,9 +422,9 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
                 i++;
             if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap") && strcmp(k, "data") && strcmp(k, "reader") &&
                 strcmp(k, "landed") && strcmp(k, "capture") && strcmp(k, "depth") && strcmp(k, "queued") &&
-                strcmp(k, "other_thread"))
+                strcmp(k, "other_thread") && strcmp(k, "pool"))
                 return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data, "
-                           "reader, landed, capture, depth, queued or other_thread)", k,
+                           "reader, landed, capture, depth, queued, other_thread or pool)", k,
                            verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
                            verdict_keys[5]);
         }

@@ -105,6 +105,7 @@ static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i);
 static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
 static const char *depth_n(int i) { return cts_depth_name((enum cts_depth)i); }
 static const char *stall_n(int i) { return cts_stall_name((enum cts_stall)i); }
+static const char *pool_n(int i) { return cts_pool_name((enum cts_pool)i); }
 /* How many values each has, NA included. */
 enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4, OVERLAP_COUNT = 5,
        DATA_COUNT = 4, READER_COUNT = 3 };
@@ -128,6 +129,7 @@ static struct cts_verdict verdict_of(const json_t *v)
         .depth = (enum cts_depth)name_index(depth_n, CTS_DEPTH_COUNT, json_object_get(v, "depth")),
         .queued = json_integer_value(json_object_get(v, "queued")),
         .stall = (enum cts_stall)name_index(stall_n, CTS_STALL_COUNT, json_object_get(v, "other_thread")),
+        .pool = (enum cts_pool)name_index(pool_n, CTS_POOL_COUNT, json_object_get(v, "pool")),
     };
 }
 
@@ -173,7 +175,7 @@ int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
            a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst &&
            a->overlap == b->overlap && a->data == b->data && a->reader == b->reader &&
            a->landed == b->landed && a->capture == b->capture && a->depth == b->depth && a->queued == b->queued &&
-           a->stall == b->stall;
+           a->stall == b->stall && a->pool == b->pool;
 }
 
 void cts_env_view(struct cts_env_view *e, const json_t *m)

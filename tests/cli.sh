@@ -18,7 +18,7 @@ expect 2 "--device wants a device index, not '-1'" run --device -1
 expect 2 "no case matches 'nothing.*'" list 'nothing.*'
 expect 2 "no case matches 'memcpy.h2d.*.op_nonblocking.*'" run 'memcpy.h2d.*.op_nonblocking.*' --out "$tmp/m.json"
 expect 2 "unexpected argument 'extra'" list 'memcpy.*' extra
-expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger, first_launch, device, depth, stall, overlap, capture)" list --family nope
+expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger, first_launch, device, depth, stall, pool, overlap, capture)" list --family nope
 expect 2 "no case of group 'nope' matches '*'" list --group nope
 expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" run --schedule fast
 expect 2 "--hold wants kernel or wait-value, not 'gate'" run --hold gate
@@ -67,7 +67,7 @@ grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$
 [ "$("$cts" list --family alloc | wc -l)" -eq 544 ] || fail "list --family alloc is not 544 ids"
 [ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3390 ] || fail "list --family memset 'cu_*' is not 3390 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 349 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 359 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
 grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
@@ -160,6 +160,57 @@ contains "$tmp/out" "during the call, 3 of its commands began, 2 of them returne
 contains "$tmp/out" "made a cudaEventRecord on a non-blocking stream"
 contains "$tmp/out" "during the call, none began and returned inside it: the call was over first, or took under 5 us"
 rm -f "$tmp/stall.json"
+# A pool case (none measured in the committed matrices: five made from a copy case) gives the pool, the free held
+# on the other stream, whether the call returned or waited, and what it got, with the cell symbol.
+python3 - "$tmp/judged.json" "$tmp/pool.json" <<'PY' || fail "python3 could not write the pool matrix"
+import copy, json, sys
+m = json.load(open(sys.argv[1]))
+base = m["cases"]["memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"]
+def pool(variant, host, got, symbol, ev, status="PASS", reason=None):
+    c = copy.deepcopy(base)
+    c.update(family="pool", group="malloc_from_pool_async." + variant, api="malloc_from_pool_async",
+             function="cudaMallocFromPoolAsync", variant=variant, direction=None, memory="device",
+             allocator="cudaMalloc", size=67108864, size_label="64MiB", kind=None, copy_kind=None,
+             op_stream="nonblocking", busy="nonblocking", symbol=symbol, status=status, reason=reason, spec=None)
+    c["verdict"] = {k: None for k in ("dst", "op_after", "src", "third_blocking", "third_nonblocking", "host")}
+    if status == "PASS":
+        c["verdict"].update(host=host, pool=got)
+    c["evidence"].update(host=[host] * 2, call_us=[6.5] * 2,
+                         release_to_return_us=[12.5 if host == "waits" else None] * 2)
+    c["evidence"]["pool"] = {k: [x] * 2 for k, x in ev.items()}
+    m["cases"]["malloc_from_pool_async.%s.device.64MiB.op_nonblocking.busy_nonblocking" % variant] = c
+pool("tight_none", "returns", "refused", "A:R",
+     dict(error="cudaErrorMemoryAllocation", same_block=False, later_held=None))
+pool("tight_allow_internal_dependencies", "returns", "reused_after", "A:D",
+     dict(error=None, same_block=True, later_held=True))
+pool("tight_allow_opportunistic", "returns", "reused_now", "A:I", dict(error=None, same_block=True, later_held=False))
+pool("tight_default_after_event", "waits", "reused_after", "W:D", dict(error=None, same_block=True, later_held=None))
+pool("tight_follow_event_dependencies", None, None, None, dict(error=None, same_block=None, later_held=None),
+     status="INCONCLUSIVE", reason="no try proved the allocation, 3 tries: waited; waited; waited")
+json.dump(m, open(sys.argv[2], "w"))
+c = m["cases"]["malloc_from_pool_async.tight_allow_opportunistic.device.64MiB.op_nonblocking.busy_nonblocking"]
+c["verdict"]["pool"], c["symbol"] = "reused_after", "A:D"  # for diff
+json.dump(m, open(sys.argv[2].replace(".json", "2.json"), "w"))
+PY
+p=malloc_from_pool_async
+"$cts" cite $p.tight_none.device.64MiB.op_nonblocking.busy_nonblocking "$tmp/pool.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "cudaMallocFromPoolAsync of 67108864 bytes (one block) on a non-blocking stream B, from a pool whose maximum size (cudaMemPoolProps.maxSize) is that one block, with its three reuse attributes (cudaMemPoolReuseFollowEventDependencies, cudaMemPoolReuseAllowOpportunistic, cudaMemPoolReuseAllowInternalDependencies) all off, issued while the same block's cudaFreeAsync was queued on another non-blocking stream A behind held work: "
+contains "$tmp/out" "the call returned while A's work was still held, in 6.5 us, and was refused: it returned cudaErrorMemoryAllocation, no block (\`A:R\`; 2 repetitions)."
+"$cts" cite $p.tight_allow_internal_dependencies.device.64MiB.op_nonblocking.busy_nonblocking "$tmp/pool.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "with cudaMemPoolReuseAllowInternalDependencies on, its other two reuse attributes off, issued while"
+contains "$tmp/out" "in 6.5 us, and got the freed block, and a kernel queued on B after it waited for A's held free: the pool made B's later work wait for it (\`A:D\`; 2 repetitions)."
+"$cts" cite $p.tight_allow_opportunistic.device.64MiB.op_nonblocking.busy_nonblocking "$tmp/pool.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "and got the freed block, and a kernel queued on B after it ran while A's free was still held (\`A:I\`; 2 repetitions)."
+"$cts" cite $p.tight_default_after_event.device.64MiB.op_nonblocking.busy_nonblocking "$tmp/pool.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "with its default reuse policy (all three reuse attributes on), issued while the same block's cudaFreeAsync was queued on another non-blocking stream A behind held work, B having first been made to wait (cudaStreamWaitEvent) for an event recorded on A after the free: the call waited for A's held work, returning 12.5 us after its release, and got the freed block once its free had happened (\`W:D\`; 2 repetitions)."
+"$cts" cite $p.tight_follow_event_dependencies.device.64MiB.op_nonblocking.busy_nonblocking "$tmp/pool.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "behind held work: no verdict, INCONCLUSIVE (no try proved the allocation, 3 tries: waited; waited; waited)."
+"$cts" render "$tmp/pool.json" --format csv >"$tmp/out" 2>&1 || fail "render --format csv of the pool matrix exited $?"
+tr -d '\r' <"$tmp/out" | grep -q "^$p\.tight_none\..*,PASS,A:R,returns,.*,refused$" ||
+    fail "the CSV's pool column (the last) lacks refused: $(grep "^$p\.tight_none\." "$tmp/out")"
+run 1 diff "$tmp/pool.json" "$tmp/pool2.json"
+contains "$tmp/out" "  $p.tight_allow_opportunistic.device.64MiB.op_nonblocking.busy_nonblocking  A:I -> A:D  (call 6.5 us -> 6.5 us; pool: reused_now -> reused_after)"
+rm -f "$tmp/pool.json" "$tmp/pool2.json"
 # A synchronous copy that returned before its bytes landed says so, with its clause (the H200's every repetition).
 l='cu_memcpy2d.h2d.pageable.1MiB.op_implied.busy_blocking'
 "$cts" cite "$l" "$tmp/judged.json" >"$tmp/out" 2>&1 || fail "cite of $l exited $?: $(cat "$tmp/out")"

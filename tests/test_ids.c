@@ -135,7 +135,7 @@ int main(void)
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("stream") + count_family("managed") +
                           count_family("trigger") + count_family("first_launch") + count_family("device") +
-                          count_family("depth") + count_family("stall") + count_family("overlap") + count_family("capture")));
+                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("overlap") + count_family("capture")));
     /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
      * a stream and cudaStreamWaitEvent "external" on 8 placements (6 where the per-thread default
      * stream captures: it is busy_perthread, and the second thread cannot name it), cudaStreamBeginCapture
@@ -179,6 +179,10 @@ int main(void)
     CHECK_INT(count_in("free.other_thread.with_launch.device.4KiB.op_implied.busy_nonblocking", "stall", NULL), 1);
     CHECK_INT(count_in("launch.other_thread_first.with_*", "stall", NULL), 3);
     CHECK_INT(count_in("*.other_thread*", "capture", NULL), 0);
+    /* pool: 5 reuse policies x (with and without an event after the free) */
+    CHECK_INT(count_family("pool"), 5 * 2);
+    CHECK_INT(count_in("malloc_from_pool_async.tight_none.device.64MiB.op_nonblocking.busy_nonblocking", "pool", NULL),
+              1);
     CHECK_INT(count_in("set_device.other.op_implied.busy_same", "device", NULL), 1);
     CHECK_INT(count_in("func_set_attribute.*.busy_same", "device", NULL), 4);
     CHECK_INT(count_in("set_device.capture_relaxed.by_relaxed.*", "capture", NULL), 0); /* variants lent */

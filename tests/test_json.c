@@ -45,8 +45,9 @@ static void member_text(const json_t *c, const char *member, char *buf, size_t l
 }
 
 /* The per-repetition measurements a family that measures itself records:
- * a pair, a staged-copy pattern, a depth scan, a call beside a full queue
- * and a second thread's commands during a call (the stall family's). */
+ * a pair, a staged-copy pattern, a depth scan, a call beside a full queue,
+ * a second thread's commands during a call (the stall family's) and what an
+ * allocation got from a tight pool (the pool family's). */
 static void check_measured_evidence(const struct cts_case *c)
 {
     struct cts_result r;
@@ -70,6 +71,9 @@ static void check_measured_evidence(const struct cts_case *c)
                                           .control_median_us = 4.04, .stalled_us = i ? NAN : 10012.34,
                                           .tracked_us = i ? NAN : 40020.06, .stall_us = i ? NAN : 10000,
                                           .tracked_stall_us = i ? NAN : 40000};
+        p->pool = i ? (struct cts_pool_obs){.outcome = CTS_POOL_REUSED_NOW, .same_block = 1, .later_held = 0}
+                    : (struct cts_pool_obs){.outcome = CTS_POOL_REFUSED, .error = "cudaErrorMemoryAllocation",
+                                            .later_held = -1};
     }
     json_t *j = cts_case_json(c, &r);
     member_text(j, "pair", got, sizeof got);
@@ -87,6 +91,16 @@ static void check_measured_evidence(const struct cts_case *c)
     CHECK_STR(got, "{\"commands\":[200,200],\"control_median_us\":[4.0,4.0],\"control_us\":[9.9,9.9],"
                    "\"inside\":[199,198],\"slowest_us\":[10012.3,10012.3],\"stall_us\":[10000.0,null],"
                    "\"stalled_us\":[10012.3,null],\"tracked_stall_us\":[40000.0,null],\"tracked_us\":[40020.1,null]}");
+    member_text(j, "pool", got, sizeof got);
+    CHECK_STR(got, "{\"error\":[\"cudaErrorMemoryAllocation\",null],\"later_held\":[null,false],"
+                   "\"same_block\":[false,true]}");
+    json_decref(j);
+    /* A repetition with no outcome (its try unproven) has none of them; later work held is true. */
+    r.reps[0].pool = (struct cts_pool_obs){.outcome = CTS_POOL_REUSED_AFTER, .same_block = 1, .later_held = 1};
+    r.reps[1].pool = (struct cts_pool_obs){.outcome = CTS_POOL_NA, .same_block = 1, .later_held = 0};
+    j = cts_case_json(c, &r);
+    member_text(j, "pool", got, sizeof got);
+    CHECK_STR(got, "{\"error\":[null,null],\"later_held\":[true,null],\"same_block\":[true,null]}");
     json_decref(j);
     /* The stall family's verdict member: the other thread's, where the case passed. */
     r.status = CTS_PASS;
@@ -99,6 +113,18 @@ static void check_measured_evidence(const struct cts_case *c)
     j = cts_case_json(c, &r);
     CHECK(json_object_get(json_object_get(j, "verdict"), "other_thread") == NULL);
     json_decref(j);
+    /* The pool family's verdict member: what the allocation got, where the case passed. */
+    r.status = CTS_PASS;
+    r.verdict = (struct cts_verdict){.host = CTS_HOST_RETURNS, .pool = CTS_POOL_REUSED_AFTER};
+    j = cts_case_json(c, &r);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "verdict"), "pool")), "reused_after");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "verdict"), "host")), "returns");
+    CHECK(json_object_get(json_object_get(j, "verdict"), "other_thread") == NULL);
+    json_decref(j);
+    r.status = CTS_BROKEN; /* no verdict: no member */
+    j = cts_case_json(c, &r);
+    CHECK(json_object_get(json_object_get(j, "verdict"), "pool") == NULL);
+    json_decref(j);
     memset(&r, 0, sizeof r); /* none of them: no such member */
     r.nreps = 1;
     j = cts_case_json(c, &r);
@@ -108,7 +134,10 @@ static void check_measured_evidence(const struct cts_case *c)
     CHECK_STR(got, "");
     member_text(j, "stall", got, sizeof got);
     CHECK_STR(got, "");
+    member_text(j, "pool", got, sizeof got);
+    CHECK_STR(got, "");
     CHECK(json_object_get(json_object_get(j, "verdict"), "other_thread") == NULL);
+    CHECK(json_object_get(json_object_get(j, "verdict"), "pool") == NULL);
     json_decref(j);
 }
 
@@ -343,6 +372,40 @@ int main(void)
                 ": verdict.other_thread is \"froze\", not unaffected, stalls or brief");
         refused(m, pa, "evidence.stall", json_pack("{s:[s,i]}", "stalled_us", "long", 1), path,
                 ": evidence.stall.stalled_us[0] is a string, not a number");
+        refused(m, pa, "verdict.pool", json_string("borrowed"), path,
+                ": verdict.pool is \"borrowed\", not refused, other_block, reused_after or reused_now");
+        refused(m, pa, "verdict.pool", json_integer(2), path, ": verdict.pool is an integer");
+        refused(m, pa, "evidence.pool",
+                json_pack("{s:[i,n],s:[b,b],s:[n,b]}", "error", 2, "same_block", 1, 0, "later_held", 1), path,
+                ": evidence.pool.error[0] is an integer, not an error's name or null");
+        refused(m, pa, "evidence.pool",
+                json_pack("{s:[s,n],s:[b,b],s:[n,b]}", "error", "", "same_block", 1, 0, "later_held", 1), path,
+                ": evidence.pool.error[0] is an empty string, not an error's name or null");
+        refused(m, pa, "evidence.pool",
+                json_pack("{s:[n,n],s:[b,i],s:[n,b]}", "error", "same_block", 1, 1, "later_held", 1), path,
+                ": evidence.pool.same_block[1] is an integer, not true, false or null");
+        refused(m, pa, "evidence.pool",
+                json_pack("{s:[n,n],s:[b,b],s:[s,b]}", "error", "same_block", 1, 0, "later_held", "held", 1), path,
+                ": evidence.pool.later_held[0] is a string, not true, false or null");
+        refused(m, pa, "evidence.pool", json_pack("{s:[n,n],s:[b,b]}", "error", "same_block", 1, 0), path,
+                ": evidence.pool.later_held is not an array of 2 entries");
+        {
+            /* What the pool family writes is accepted: its verdict member and its evidence. */
+            json_t *ok = json_deep_copy(m), *oc = json_object_get(json_object_get(ok, "cases"), pa);
+            json_object_set_new(json_object_get(oc, "verdict"), "pool", json_string("refused"));
+            json_object_set_new(json_object_get(oc, "evidence"), "pool",
+                                json_pack("{s:[s,n],s:[b,n],s:[n,n]}", "error", "cudaErrorMemoryAllocation",
+                                          "same_block", 0, "later_held"));
+            FILE *of = fopen(path, "w");
+            CHECK_INT(cts_matrix_dump(ok, of), 0);
+            fclose(of);
+            json_t *oback = cts_matrix_load(path, err, sizeof err);
+            CHECK(oback != NULL);
+            if (!oback)
+                fprintf(stderr, "the pool members were refused: %s\n", err);
+            json_decref(oback);
+            json_decref(ok);
+        }
         refused(m, pa, "evidence.call_us", json_pack("[f]", 1.0), path,
                 ": evidence.call_us has 1 values, but evidence.repetitions is 2");
         refused(m, pa, "evidence.call_us", json_pack("[f,f]", 1.0, -2.0), path,
