@@ -150,14 +150,7 @@ static void CUDART_CB nothing(void *arg)
 }
 
 static const char *failed_at = "";
-#define TRY(call)                       \
-    do {                                \
-        cudaError_t e_ = (call);        \
-        if (e_ != cudaSuccess) {        \
-            failed_at = #call;          \
-            return e_;                  \
-        }                               \
-    } while (0)
+#define TRY(call) CTS_TRY_AT(failed_at, call)
 
 static cudaError_t make_graph(void)
 {

@@ -121,14 +121,7 @@ static struct {
 } d;
 
 static const char *failed_at = "";
-#define TRY(call)                       \
-    do {                                \
-        cudaError_t e_ = (call);        \
-        if (e_ != cudaSuccess) {        \
-            failed_at = #call;          \
-            return e_;                  \
-        }                               \
-    } while (0)
+#define TRY(call) CTS_TRY_AT(failed_at, call)
 
 static cudaError_t setup_resources(void)
 {

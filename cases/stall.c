@@ -200,14 +200,7 @@ static struct {
 } d;
 
 static const char *failed_at = "";
-#define TRY(call)                       \
-    do {                                \
-        cudaError_t e_ = (call);        \
-        if (e_ != cudaSuccess) {        \
-            failed_at = #call;          \
-            return e_;                  \
-        }                               \
-    } while (0)
+#define TRY(call) CTS_TRY_AT(failed_at, call)
 
 static cudaStream_t implied(void) { return cts_build_per_thread() ? cudaStreamPerThread : cudaStreamLegacy; }
 

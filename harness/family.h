@@ -32,4 +32,15 @@ int cts_need_runtime(const struct cts_case *c, char *why, size_t len);
  * than the driver): 1, with the NOTSUPP reason in why[]; else 0. */
 int cts_needs_newer_driver(const struct cts_case *c, const char *ename, char *why, size_t len);
 
+/* In a function returning cudaError_t: returns the error of `call`, naming
+ * the call in `at` (a const char * the family reports it from). */
+#define CTS_TRY_AT(at, call)            \
+    do {                                \
+        cudaError_t e_ = (call);        \
+        if (e_ != cudaSuccess) {        \
+            (at) = #call;               \
+            return e_;                  \
+        }                               \
+    } while (0)
+
 #endif
