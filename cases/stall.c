@@ -83,7 +83,9 @@
 #define TAIL_US 1000.0      /* after a call that returned, the gate stays closed this long */
 #define PACE_US 50.0        /* the second thread begins a command this often (at most 800 in 40 ms:
                              * fewer than a stream queues before a launch blocks, 1,021) */
-#define EXIT_LIMIT_US 5000.0 /* the second thread leaves its loop within this once told (gate closed) */
+#define EXIT_LIMIT_US 50000.0 /* the second thread leaves its loop within this once told (gate closed);
+                               * 5 ms was too short once on a loaded host (H100, b8b2769: the control's
+                               * thread not out in time, with no call: BROKEN) */
 #define MAX_CMDS 16384
 #define MIN_CONTROL 20      /* commands a control window must have timed */
 #define TRIES 3
@@ -497,7 +499,9 @@ static int finish(struct window *w, cudaStream_t held, char *why, size_t len)
 }
 
 /* The control: the same hold, the second thread CONTROL_US long, no call.
- * Its slowest and median command into *slowest, *median: 0, or -1 with why. */
+ * Its slowest and median command into *slowest, *median: 0; -1 with why (the
+ * harness failed); 1 with why (it proves nothing: the second thread was not
+ * out of a command in time, or timed too few: a loaded host; measured again). */
 static struct window win; /* one window at a time (big: in static storage) */
 static int control(const struct call *x, int with, double *slowest, double *median, char *why, size_t len)
 {
@@ -516,8 +520,8 @@ static int control(const struct call *x, int with, double *slowest, double *medi
     if (bad)
         return -1;
     if (!left) {
-        snprintf(why, len, "harness: the second thread's command waited for the held work, with no call (control)");
-        return -1;
+        snprintf(why, len, "the control's command still inside %.0f ms after it was over", EXIT_LIMIT_US / 1e3);
+        return 1;
     }
     static double t[MAX_CMDS];
     size_t n = 0;
@@ -525,9 +529,8 @@ static int control(const struct call *x, int with, double *slowest, double *medi
         if (win.cmd[i].begin_us >= t0 && win.cmd[i].begin_us < t1)
             t[n++] = win.cmd[i].end_us - win.cmd[i].begin_us;
     if (n < MIN_CONTROL) {
-        snprintf(why, len, "harness: the control timed only %zu commands of the second thread in %.0f ms", n,
-                 CONTROL_US / 1e3);
-        return -1;
+        snprintf(why, len, "the control timed only %zu commands in %.0f ms", n, CONTROL_US / 1e3);
+        return 1;
     }
     qsort(t, n, sizeof *t, cts_cmp_double);
     *slowest = t[n - 1];
@@ -615,9 +618,17 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
     for (int t = 0, brief = 0; t < TRIES; t++) {
         double slowest, median;
         struct stall_try a, b;
-        if (control(x, with, &slowest, &median, r->reason, sizeof r->reason)) {
+        int ctl = control(x, with, &slowest, &median, r->reason, sizeof r->reason);
+        if (ctl < 0) {
             r->status = CTS_BROKEN;
             return;
+        }
+        if (ctl > 0) { /* proves nothing: another try */
+            size_t n = strlen(seen);
+            snprintf(seen + n, sizeof seen - n, "%s%.80s", t ? "; " : "", r->reason);
+            r->reason[0] = '\0';
+            res->window_retries++;
+            continue;
         }
         int bad = try_call(x, with, stall, slowest, &a, r->reason, sizeof r->reason);
         if (bad) {
