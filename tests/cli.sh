@@ -212,7 +212,7 @@ run 1 diff "$tmp/pool.json" "$tmp/pool2.json"
 contains "$tmp/out" "  $p.tight_allow_opportunistic.device.64MiB.op_nonblocking.busy_nonblocking  A:I -> A:D  (call 6.5 us -> 6.5 us; pool: reused_now -> reused_after)"
 rm -f "$tmp/pool.json" "$tmp/pool2.json"
 # A synchronous copy that returned before its bytes landed says so, with its clause (the H200's every repetition).
-l='cu_memcpy2d.h2d.pageable.1MiB.op_implied.busy_blocking'
+l='cu_memcpy3d.h2d.pageable.1MiB.op_implied.busy_blocking'
 "$cts" cite "$l" "$tmp/judged.json" >"$tmp/out" 2>&1 || fail "cite of $l exited $?: $(cat "$tmp/out")"
 for want in "right after it returned, its destination's sample bytes, read outside its stream, were not all there yet (2 of 2 repetitions)" \
     "The documentation leaves it open: DRV-SYNC-MEMCPY-PAGEABLE-H2D (may, about landed)"; do
@@ -278,7 +278,7 @@ error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
 error "no row to search matches 'nothing.*'" thresholds --matrix "$M" 'nothing.*' --list
 error "unexpected argument 'b'" thresholds --matrix "$M" a b --list
 run 0 thresholds --matrix "$M" --list
-[ "$(wc -l <"$tmp/out")" -eq 125 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 125"
+[ "$(wc -l <"$tmp/out")" -eq 130 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 130"
 grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in the matrix\]$' "$tmp/out" ||
     fail "thresholds --list lacks the pageable row"
 grep -q '^memcpy_async.written.h2d.pageable.explicit.op_null.busy_same_hostfn  \[differs in the matrix\]$' "$tmp/out" ||
