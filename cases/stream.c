@@ -393,7 +393,15 @@ static const char *rejects(const struct cts_case *c, const char **clause)
     return "";
 }
 
+/* The cheap commands (a launch, an event record) and queries, plain. */
+static int cheap(const struct cts_case *c)
+{
+    return !c->variant && (c->api == CTS_API_LAUNCH || c->api == CTS_API_EVENT_RECORD ||
+                           c->api == CTS_API_EVENT_QUERY || c->api == CTS_API_STREAM_QUERY);
+}
+
 const struct cts_family cts_family_stream = {
     .name = "stream", .generate = generate, .needs = needs, .issue = issue,
     .prepare = prepare, .cleanup = cleanup, .before = before, .after = after, .rejects = rejects,
+    .cheap = cheap,
 };

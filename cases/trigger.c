@@ -345,7 +345,13 @@ static void judge(struct cts_judge *j)
         cts_judge_add(j, "RT-SYNC-LAUNCH", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
 }
 
+/* The cache-preference calls are cheap ones users ask the cost of. */
+static int cheap(const struct cts_case *c)
+{
+    return c->api == CTS_API_DEVICE_SET_CACHE_CONFIG || c->api == CTS_API_FUNC_SET_CACHE_CONFIG;
+}
+
 const struct cts_family cts_family_trigger = {
     .name = "trigger", .generate = generate, .needs = needs, .issue = issue,
-    .prepare = prepare, .cleanup = cleanup, .judge = judge,
+    .prepare = prepare, .cleanup = cleanup, .judge = judge, .cheap = cheap,
 };

@@ -163,6 +163,8 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->idle_call_max_us = idle->call_max_us;
     res->idle_complete_us = idle->complete_us;
     res->idle_complete_max_us = idle->complete_max_us;
+    memcpy(res->latency, idle->latency, sizeof res->latency);
+    memcpy(res->latency_error, idle->latency_error, sizeof res->latency_error);
     enum cts_mem sm, dm;
     cts_case_buffers(c, &sm, &dm);
     int managed = c->mem == CTS_MEM_MANAGED || sm == CTS_MEM_MANAGED || dm == CTS_MEM_MANAGED;

@@ -293,6 +293,31 @@ static void the_call(struct buf *b, const struct cts_case_view *v, const struct 
                         : ", which wrote the memset's destination as its last act");
 }
 
+/* A cheap call's latency from 1, 4 and 16 threads at once (evidence). */
+static void latency_words(struct buf *b, const struct cts_case_view *v)
+{
+    const json_t *ev = json_object_get(v->c, "evidence"), *a = json_object_get(ev, "latency");
+    const char *error = cts_json_str(ev, "latency_error");
+    if (*error) {
+        say(b, " Made from several threads at once on an idle GPU: %s.", error);
+        return;
+    }
+    if (json_array_size(a) != CTS_LATENCY_COUNTS)
+        return;
+    static const char *const sep[CTS_LATENCY_COUNTS] = {"", ", ", " and "};
+    say(b, " On an idle GPU, from ");
+    for (int k = 0; k < CTS_LATENCY_COUNTS; k++)
+        say(b, "%s%d", sep[k], (int)json_integer_value(json_object_get(json_array_get(a, k), "threads")));
+    say(b, " threads at once (%d calls each time), the call took a median ",
+        (int)json_integer_value(json_object_get(json_array_get(a, 0), "calls")));
+    for (int k = 0; k < CTS_LATENCY_COUNTS; k++)
+        say(b, "%s%.1f", sep[k], json_number_value(json_object_get(json_array_get(a, k), "median_us")));
+    say(b, " us, a 99th percentile ");
+    for (int k = 0; k < CTS_LATENCY_COUNTS; k++)
+        say(b, "%s%.1f", sep[k], json_number_value(json_object_get(json_array_get(a, k), "p99_us")));
+    say(b, " us.");
+}
+
 /* Where it was measured. */
 static void where(struct buf *b, const struct cts_env_view *e, const char *id)
 {
@@ -597,6 +622,7 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
     } else {
         the_call(&b, &v, &e);
         observed(&b, &v);
+        latency_words(&b, &v);
     }
     where(&b, &e, id);
     judgement(&b, m, &v);

@@ -419,6 +419,17 @@ int cts_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+const int cts_latency_threads[CTS_LATENCY_COUNTS] = {1, 4, CTS_LATENCY_MOST};
+
+double cts_quantile(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double rank = ceil(q * (double)n - 1e-9); /* 1-based; 0.99 * 100 is 99.000...01 */
+    size_t i = rank < 1 ? 0 : (size_t)rank - 1;
+    return sorted[i < n ? i : n - 1];
+}
+
 void cts_rep_begin(struct cts_rep *r)
 {
     memset(r, 0, sizeof *r);

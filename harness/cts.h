@@ -228,6 +228,10 @@ struct cts_family {
      * synchronous with the device idle.  0, or non-zero with the error's name. */
     int (*own_copy)(const struct cts_case *c, int side, int to_own, void *p, int p_device, size_t n, int async,
                     void *stream, const char **error);
+    /* Optional: 1 where c's call is a cheap one whose cost users ask about:
+     * the engine then also times it from 1, 4 and 16 threads at once on the
+     * idle GPU (harness/latency.c), evidence beside the verdicts. */
+    int (*cheap)(const struct cts_case *c);
 };
 
 #define FAMILY(name) extern const struct cts_family cts_family_##name;
@@ -479,6 +483,18 @@ struct cts_pool_obs {
 /* Pure (classify.c): the outcome from what was seen (ok: the call succeeded). */
 enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited);
 
+/* A cheap call timed from several threads at once on an idle GPU
+ * (harness/latency.c; docs/method.md, "Latency from several threads"):
+ * evidence, never part of a verdict. */
+#define CTS_LATENCY_COUNTS 3
+#define CTS_LATENCY_MOST 16
+extern const int cts_latency_threads[CTS_LATENCY_COUNTS]; /* 1, 4, CTS_LATENCY_MOST (classify.c) */
+struct cts_latency {
+    int threads;     /* 0: not measured */
+    int calls;       /* all threads' timed calls together */
+    double median_us, p99_us, max_us;
+};
+
 /* One measurement of a staged-copy pattern (the overlap family's staged_*):
  * one array in N slices, each copied in, worked on and copied out on its own
  * stream, against the same work in one stream (sequential). */
@@ -596,6 +612,11 @@ struct cts_result {
     double hold_window_us, hold_late_us[3]; /* the last attempt a hold is to track (engine's own) */
     double grow_us;           /* how much longer the next attempt's timeout or window is (engine's own) */
     struct cts_control control;
+    /* The call from 1, 4 and 16 threads at once, idle (its family's cheap()
+     * cases): each entry's threads 0 where not measured; latency_error: why
+     * not, where a call failed ("" otherwise). */
+    struct cts_latency latency[CTS_LATENCY_COUNTS];
+    char latency_error[CTS_REASON_MAX];
     int control_own; /* the control was the case's own: its set-up and hooks, no call */
     int synchronous; /* the call takes no stream: its landing is part of the verdict */
 };
@@ -624,6 +645,9 @@ void cts_classify(struct cts_result *res);
 int cts_starved(double closed_us, double starved_us, double prompt_us);
 /* qsort's comparison of doubles, ascending. */
 int cts_cmp_double(const void *a, const void *b);
+/* The q-quantile (0 < q <= 1) of n sorted values by nearest rank: the
+ * smallest value with at least q*n values at or below it; NAN for n 0. */
+double cts_quantile(const double *sorted, size_t n, double q);
 /* For a family that measures itself (cts_family.measure): a repetition before
  * it is measured (PASS, every time NAN), and the result once they are: the
  * median of the repetitions' call times stands in for the idle time (none is

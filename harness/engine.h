@@ -154,8 +154,16 @@ struct cts_idle {
     enum cts_status status; /* PASS, or why it could not be measured */
     char reason[CTS_REASON_MAX];
     double call_us, call_max_us, complete_us, complete_max_us;
+    /* The family's cheap() calls: the call from 1, 4 and 16 threads at once
+     * (harness/latency.c), or latency_error. */
+    struct cts_latency latency[CTS_LATENCY_COUNTS];
+    char latency_error[CTS_REASON_MAX];
 };
 void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle);
+
+/* The latency of c's call from 1, 4 and 16 threads at once, the device
+ * idle, into idle->latency (or idle->latency_error); latency.c. */
+void cts_engine_latency(struct cts_engine *e, const struct cts_case *c, struct cts_idle *idle);
 
 /* Runs c `repeat` times behind the gate and classifies it. */
 void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,

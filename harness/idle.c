@@ -226,8 +226,15 @@ void cts_engine_idle(struct cts_engine *e, const struct cts_case *c, struct cts_
 {
     double w0 = cts_now_us();
     idle_inner(e, c, idle);
+    if (idle->status == CTS_PASS && c->family->cheap && c->family->cheap(c))
+        cts_engine_latency(e, c, idle);
     if (cts_eng_trace_on())
         fprintf(stderr, "trace %s idle: %s call %.1f max %.1f complete %.1f max %.1f wall %.0f\n", c->id,
                 cts_status_name(idle->status), idle->call_us, idle->call_max_us, idle->complete_us,
                 idle->complete_max_us, cts_now_us() - w0);
+    if (cts_eng_trace_on() && (idle->latency[0].threads || idle->latency_error[0]))
+        fprintf(stderr, "trace %s latency: 1 thread %.2f/%.2f, 4 %.2f/%.2f, 16 %.2f/%.2f us (median/p99)%s%s\n",
+                c->id, idle->latency[0].median_us, idle->latency[0].p99_us, idle->latency[1].median_us,
+                idle->latency[1].p99_us, idle->latency[2].median_us, idle->latency[2].p99_us,
+                idle->latency_error[0] ? ": " : "", idle->latency_error);
 }

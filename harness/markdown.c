@@ -591,6 +591,65 @@ static int thresholds(FILE *f, const json_t *m)
     return 0;
 }
 
+/* The cheap calls' latency from 1, 4 and 16 threads at once (evidence): a
+ * row for each call, variant and op stream (its busy placements share one
+ * measurement), in the cases' order. */
+static void latency_row(FILE *f, const struct row *r, size_t klen)
+{
+    const json_t *ev = json_object_get(r->c, "evidence"), *a = json_object_get(ev, "latency");
+    char key[CTS_ID_MAX];
+    snprintf(key, sizeof key, "%.*s", (int)klen, r->id);
+    md(f, "| %T |", key);
+    if (*str(ev, "latency_error")) {
+        md(f, " %t | | |\n", str(ev, "latency_error"));
+        return;
+    }
+    for (size_t k = 0; k < CTS_LATENCY_COUNTS; k++) {
+        const json_t *x = json_array_get(a, k);
+        md(f, " %f / %f |", json_number_value(json_object_get(x, "median_us")),
+           json_number_value(json_object_get(x, "p99_us")));
+    }
+    fputs("\n", f);
+}
+
+static void latency_table(FILE *f, const struct row *rows, size_t n)
+{
+    const struct row **seen = NULL;
+    size_t nseen = 0, cap = 0;
+    long long calls = 0; /* as the first measured row says */
+    for (size_t i = 0; i < n && !calls; i++)
+        calls = json_integer_value(json_object_get(
+            json_array_get(json_object_get(json_object_get(rows[i].c, "evidence"), "latency"), 0), "calls"));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *ev = json_object_get(rows[i].c, "evidence"), *a = json_object_get(ev, "latency");
+        if (json_array_size(a) != CTS_LATENCY_COUNTS && !*str(ev, "latency_error"))
+            continue;
+        const char *dot = strrchr(rows[i].id, '.');
+        size_t klen = dot ? (size_t)(dot - rows[i].id) : strlen(rows[i].id), s = 0;
+        while (s < nseen && !(strncmp(seen[s]->id, rows[i].id, klen) == 0 && seen[s]->id[klen] == '.'))
+            s++;
+        if (s < nseen)
+            continue;
+        if (nseen == cap) {
+            const struct row **p = realloc(seen, (cap = cap ? 2 * cap : 64) * sizeof *p);
+            if (!p)
+                break;
+            seen = p;
+        }
+        if (!nseen)
+            md(f, "## Latency from several threads\n\nThe cheap calls on an idle GPU, made from 1, 4 and 16 threads at "
+                  "once, %d calls each time: median / 99th percentile, in µs (docs/method.md, \"Latency from several "
+                  "threads\"). Evidence beside the verdicts: `diff` does not compare it.\n\n"
+                  "| call, op stream | 1 thread | 4 threads | 16 threads |\n|---|---:|---:|---:|\n",
+               calls);
+        seen[nseen++] = &rows[i];
+        latency_row(f, &rows[i], klen);
+    }
+    if (nseen)
+        fputs("\n", f);
+    free(seen);
+}
+
 int cts_render_markdown(const json_t *m, FILE *f)
 {
     environment(f, m);
@@ -637,6 +696,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
         fprintf(f, "\n");
         i = j;
     }
+    latency_table(f, rows, n);
     coverage(f, m, &k);
     free_clause_counts(&k);
     free(rows);

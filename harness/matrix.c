@@ -233,6 +233,19 @@ static json_t *staged_value(const struct cts_rep *rep, int k)
 
 #define NAMES(a) a, (int)(sizeof a / sizeof *a)
 
+/* The call from 1, 4 and 16 threads at once on an idle GPU (harness/latency.c). */
+static json_t *latency_json(const struct cts_result *r)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < CTS_LATENCY_COUNTS; k++) {
+        const struct cts_latency *l = &r->latency[k];
+        json_array_append_new(a, json_pack("{s:i,s:i,s:o,s:o,s:o}", "threads", l->threads, "calls", l->calls,
+                                           "median_us", us(l->median_us), "p99_us", us(l->p99_us), "max_us",
+                                           us(l->max_us)));
+    }
+    return a;
+}
+
 static json_t *evidence_json(const struct cts_result *r)
 {
     json_t *ev = json_object();
@@ -240,6 +253,10 @@ static json_t *evidence_json(const struct cts_result *r)
     json_object_set_new(ev, "idle_call_us", us(r->nreps ? r->idle_call_us : NAN));
     json_object_set_new(ev, "idle_call_max_us", us(r->nreps ? r->idle_call_max_us : NAN));
     json_object_set_new(ev, "idle_complete_us", us(r->nreps ? r->idle_complete_us : NAN));
+    if (r->latency[0].threads)
+        json_object_set_new(ev, "latency", latency_json(r));
+    if (r->latency_error[0])
+        json_object_set_new(ev, "latency_error", json_string(r->latency_error));
     json_object_set_new(ev, "timeout_us", us(r->nreps ? r->timeout_us : NAN));
     json_object_set_new(ev, "window_us", us(r->nreps ? r->window_us : NAN));
     json_object_set_new(ev, "window_retries", json_integer(r->window_retries));

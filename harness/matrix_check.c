@@ -245,6 +245,37 @@ static int check_rep_arrays(const json_t *ev, json_int_t reps, char *why, size_t
     return 0;
 }
 
+/* The call from 1, 4 and 16 threads at once (the cheap calls'): an array of
+ * three objects, in that order, each with its calls and times; or why not. */
+static int check_latency(const json_t *ev, char *why, size_t len)
+{
+    const json_t *a = json_object_get(ev, "latency");
+    const char *error;
+    if (v_str(ev, "evidence.", "latency_error", OPT, &error, why, len))
+        return -1;
+    if (!a)
+        return 0;
+    if (!json_is_array(a) || json_array_size(a) != CTS_LATENCY_COUNTS)
+        return BAD("evidence.latency is not an array of %d entries", CTS_LATENCY_COUNTS);
+    for (size_t k = 0; k < CTS_LATENCY_COUNTS; k++) {
+        const json_t *x = json_array_get(a, k);
+        char pre[32];
+        json_int_t threads;
+        snprintf(pre, sizeof pre, "evidence.latency[%zu].", k);
+        if (!json_is_object(x))
+            return BAD("evidence.latency[%zu] is %s, not an object", k, type_name(x));
+        if (v_int(x, pre, "threads", REQ, 1, 1024, &threads, why, len) ||
+            v_int(x, pre, "calls", REQ, 1, INT32_MAX, NULL, why, len) ||
+            v_num(x, pre, "median_us", REQ, 1, why, len) || v_num(x, pre, "p99_us", REQ, 1, why, len) ||
+            v_num(x, pre, "max_us", REQ, 1, why, len))
+            return -1;
+        if (threads != cts_latency_threads[k])
+            return BAD("evidence.latency[%zu].threads is %lld, not %d", k, (long long)threads,
+                       cts_latency_threads[k]);
+    }
+    return 0;
+}
+
 static int check_evidence(const json_t *ev, int status, char *why, size_t len)
 {
     static const char *const P = "evidence.";
@@ -333,6 +364,8 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
                            pool_what[k]);
         }
     }
+    if (check_latency(ev, why, len))
+        return -1;
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))
         return BAD("evidence.call_us has no time, but the case has a verdict (%s)", cts_status_name(status));

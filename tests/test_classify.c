@@ -455,6 +455,23 @@ int main(void)
         CHECK_INT(res.status, CTS_PASS);
         CHECK_STR(res.symbol, "W");
     }
+    /* Latency from several threads: nearest-rank quantiles. */
+    {
+        double t[100];
+        for (int i = 0; i < 100; i++)
+            t[i] = i + 1; /* 1 .. 100 */
+        CHECK(fabs(cts_quantile(t, 100, 0.99) - 99) < 1e-9); /* 0.99 * 100 is 99.000...01 in binary */
+        CHECK(fabs(cts_quantile(t, 100, 0.5) - 50) < 1e-9);
+        CHECK(fabs(cts_quantile(t, 100, 1.0) - 100) < 1e-9);
+        CHECK(fabs(cts_quantile(t, 1, 0.99) - 1) < 1e-9);
+        CHECK(fabs(cts_quantile(t, 3, 0.5) - 2) < 1e-9);
+        CHECK(isnan(cts_quantile(t, 0, 0.5)));
+        double w[960];
+        for (int i = 0; i < 960; i++)
+            w[i] = i; /* the 951st smallest is the 99th percentile of 960 calls */
+        CHECK(fabs(cts_quantile(w, 960, 0.99) - 950) < 1e-9);
+        CHECK(fabs(cts_quantile(w, 960, 0.5) - 479) < 1e-9);
+    }
     /* Other-thread stalls: the second thread's commands against a call from
      * 1,000 to 11,000 us (simulated; the control's slowest command 12 us). */
     {

@@ -199,6 +199,10 @@ int main(void)
     struct cts_result ra = {0}, rb = {0}, rc = {0};
     ra.nreps = 2;
     ra.idle_call_us = 5.04;
+    for (int k = 0; k < CTS_LATENCY_COUNTS; k++) /* a cheap call's latency from 1, 4 and 16 threads */
+        ra.latency[k] = (struct cts_latency){cts_latency_threads[k], 960, 2.04 * (k + 1), 9.96 * (k + 1), 40.0};
+    snprintf(rb.latency_error, sizeof rb.latency_error, "cudaMemGetInfo returned cudaErrorUnknown in one of 16 "
+                                                         "threads at once");
     ra.timeout_us = 2000;
     ra.window_us = 1000;
     for (int i = 0; i < 2; i++) {
@@ -267,8 +271,17 @@ int main(void)
     CHECK(fabs(json_real_value(json_array_get(json_object_get(ev, "call_us"), 0)) - 4.3) < 1e-9);
     CHECK(json_object_get(ev, "release_to_return_us") == NULL); /* nothing in it: left out */
     CHECK(fabs(json_real_value(json_object_get(ev, "idle_call_us")) - 5.0) < 1e-9);
+    const json_t *lat = json_object_get(ev, "latency");
+    CHECK_INT(json_array_size(lat), 3);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(lat, 2), "threads")), 16);
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(lat, 0), "calls")), 960);
+    CHECK(fabs(json_real_value(json_object_get(json_array_get(lat, 1), "p99_us")) - 19.9) < 1e-9);
+    CHECK(json_object_get(ev, "latency_error") == NULL);
     const json_t *cb = json_object_get(json_object_get(back, "cases"), b->id);
     CHECK_STR(json_string_value(json_object_get(cb, "status")), "INCONCLUSIVE");
+    CHECK(json_object_get(json_object_get(cb, "evidence"), "latency") == NULL); /* not measured: left out */
+    CHECK_STR(json_string_value(json_object_get(json_object_get(cb, "evidence"), "latency_error")),
+              "cudaMemGetInfo returned cudaErrorUnknown in one of 16 threads at once");
     CHECK(json_is_null(json_object_get(json_object_get(cb, "verdict"), "host")));
     CHECK(json_is_null(json_object_get(cb, "symbol")));
     const json_t *cc = json_object_get(json_object_get(back, "cases"), c->id);
@@ -414,6 +427,18 @@ int main(void)
         refused(m, pa, "evidence.idle_call_us", json_string("fast"), path,
                 ": evidence.idle_call_us is a string, not a number");
         refused(m, pa, "evidence.repetitions", json_integer(99), path, ": evidence.repetitions is 99, not from 1 to 16");
+        refused(m, pa, "evidence.latency", json_pack("[{}]"), path, ": evidence.latency is not an array of 3 entries");
+        refused(m, pa, "evidence.latency",
+                json_pack("[{s:i,s:i,s:f,s:f,s:f},{s:i,s:i,s:f,s:f,s:f},{s:i,s:i,s:f,s:f,s:f}]", "threads", 1,
+                          "calls", 960, "median_us", 1.0, "p99_us", 2.0, "max_us", 3.0, "threads", 4, "calls", 960,
+                          "median_us", 1.0, "p99_us", 2.0, "max_us", 3.0, "threads", 8, "calls", 960, "median_us",
+                          1.0, "p99_us", 2.0, "max_us", 3.0),
+                path, ": evidence.latency[2].threads is 8, not 16");
+        refused(m, pa, "evidence.latency",
+                json_pack("[{s:i,s:i,s:f,s:f,s:f},{},{}]", "threads", 1, "calls", 960, "median_us", 1.0, "p99_us",
+                          -2.0, "max_us", 3.0),
+                path, ": evidence.latency[0].p99_us is -2: a time cannot be negative");
+        refused(m, pa, "evidence.latency_error", json_integer(3), path, ": evidence.latency_error is an integer");
         refused(m, pa, "evidence.host", json_pack("[s,s]", "waits", "maybe"), path, ": evidence.host[1] is \"maybe\"");
         refused(m, pa, "evidence.control.op_after", json_integer(1), path, ": evidence.control.op_after is an integer");
         refused(m, pa, "evidence", NULL, path, ": evidence is missing");

@@ -134,6 +134,47 @@ static json_t *cell_ids(const char *html, size_t *count)
     return set;
 }
 
+/* A cheap call's latency from 1, 4 and 16 threads: its table row (one for
+ * the busy placements that share it) and its words in `cite`; a failure's reason. */
+static void latency(const json_t *small_m)
+{
+    json_t *m = json_deep_copy(small_m), *cases = json_object_get(m, "cases");
+    const char *a = "memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy";
+    json_t *ev = json_object_get(json_object_get(cases, a), "evidence");
+    json_object_set_new(ev, "latency",
+                        json_pack("[{s:i,s:i,s:f,s:f,s:f},{s:i,s:i,s:f,s:f,s:f},{s:i,s:i,s:f,s:f,s:f}]", "threads",
+                                  1, "calls", 960, "median_us", 1.2, "p99_us", 2.5, "max_us", 9.0, "threads", 4,
+                                  "calls", 960, "median_us", 3.4, "p99_us", 8.0, "max_us", 20.0, "threads", 16,
+                                  "calls", 960, "median_us", 20.1, "p99_us", 44.0, "max_us", 90.0));
+    json_t *twin = json_deep_copy(json_object_get(cases, a)); /* another busy placement, the same measurement */
+    json_object_set_new(twin, "busy", json_string("same"));
+    json_object_set_new(cases, "memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_same", twin);
+    json_t *failed = json_object_get(json_object_get(cases, "memcpy.h2d.pageable.1B.explicit.op_implied.busy_same"),
+                                     "evidence");
+    json_object_set_new(failed, "latency_error", json_string("cudaMemcpy returned cudaErrorUnknown in one of 16 "
+                                                             "threads at once"));
+    char *md = render(cts_render_markdown, m, NULL);
+    CHECK_CONTAINS(md, "## Latency from several threads\n\nThe cheap calls on an idle GPU, made from 1, 4 and 16 "
+                       "threads at once, 960 calls each time");
+    CHECK_CONTAINS(md, "| `memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking` | 1.2 / 2.5 | 3.4 / 8.0 | "
+                       "20.1 / 44.0 |\n");
+    CHECK_CONTAINS(md, "| `memcpy.h2d.pageable.1B.explicit.op_implied` | cudaMemcpy returned cudaErrorUnknown in "
+                       "one of 16 threads at once | | |\n");
+    const char *first = md ? strstr(md, "| `memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking` |") : NULL;
+    CHECK(first && !strstr(first + 1, "| `memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking` |")); /* once */
+    free(md);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f && cts_cite(m, a, f) == 0);
+    if (f)
+        fclose(f);
+    CHECK_CONTAINS(text, " On an idle GPU, from 1, 4 and 16 threads at once (960 calls each time), the call took "
+                         "a median 1.2, 3.4 and 20.1 us, a 99th percentile 2.5, 8.0 and 44.0 us.");
+    free(text);
+    json_decref(m);
+}
+
 static void small(void)
 {
     json_error_t je;
@@ -150,7 +191,9 @@ static void small(void)
     free(csv);
     char *md = render(cts_render_markdown, m, NULL); /* the legend's rows */
     CHECK_CONTAINS(md, "| `A:R` `A:N` `A:D` `A:I` | (a tight pool: groups `malloc_from_pool_async.tight_*`, ");
+    CHECK(md && !strstr(md, "## Latency from several threads")); /* no case has it */
     free(md);
+    latency(m);
 
     char *html = render(cts_render_html, m, NULL);
     CHECK(html != NULL);
