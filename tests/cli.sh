@@ -286,7 +286,10 @@ error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
 error "no row to search matches 'nothing.*'" thresholds --matrix "$M" 'nothing.*' --list
 error "unexpected argument 'b'" thresholds --matrix "$M" a b --list
 run 0 thresholds --matrix "$M" --list
-[ "$(wc -l <"$tmp/out")" -eq 130 ] || fail "thresholds --list: $(wc -l <"$tmp/out") rows differ in the H100 matrix, expected 130"
+# How many rows differ moves by one or two from run to run (the landing race of the synchronous
+# pageable copies: 130 at e00522949547, 129 at 07e310e29f81); the rows named below do not.
+rows=$(wc -l <"$tmp/out")
+[ "$rows" -ge 125 ] && [ "$rows" -le 135 ] || fail "thresholds --list: $rows rows differ in the H100 matrix, expected 125 to 135"
 grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in the matrix\]$' "$tmp/out" ||
     fail "thresholds --list lacks the pageable row"
 grep -q '^memcpy_async.written.h2d.pageable.explicit.op_null.busy_same_hostfn  \[differs in the matrix\]$' "$tmp/out" ||
