@@ -21,11 +21,11 @@
  * - Interprocess events (cudaEventInterprocess | cudaEventDisableTiming):
  *   cudaEventCreateWithFlags (cleanup destroys it), cudaEventRecord of one
  *   (on the op stream), cudaEventDestroy of one, cudaIpcGetEventHandle.  Every
- *   such event is made by prepare(), outside the measured region.  Not
- *   cudaIpcOpenEventHandle: it opens a handle "exported from another process",
- *   and the suite makes none (one would have to start after CUDA is
- *   initialized); in the exporting process it returns
- *   cudaErrorDeviceUninitialized (H100, 580.159.04).
+ *   such event is made by prepare(), outside the measured region.  And
+ *   cudaIpcOpenEventHandle of a handle "exported from another process": the
+ *   worker's exporting process (harness/peer.c), which runs only while these
+ *   cases do; cleanup destroys the event opened.  (In the exporting process
+ *   itself it returns cudaErrorDeviceUninitialized: H100, 580.159.04.)
  * - cudaMemPoolGetAttribute and cudaMemPoolSetAttribute on the device's
  *   default pool, one variant an attribute: get each of the eight; set the
  *   release threshold and the three reuse flags to the value they have (the
@@ -91,6 +91,7 @@ static const struct {
     {CTS_API_EVENT_RECORD, INTERPROCESS},
     {CTS_API_EVENT_DESTROY, INTERPROCESS},
     {CTS_API_IPC_GET_EVENT_HANDLE, NULL},
+    {CTS_API_IPC_OPEN_EVENT_HANDLE, NULL},
 };
 #define NPLAIN (sizeof plain / sizeof *plain)
 
@@ -214,6 +215,8 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     if (setup(error))
         return 1;
     switch (c->api) {
+    case CTS_API_IPC_OPEN_EVENT_HANDLE: /* the other process's event must be there */
+        return cts_peer_event(error) ? 0 : 1;
     case CTS_API_EVENT_RECORD: case CTS_API_EVENT_DESTROY: case CTS_API_IPC_GET_EVENT_HANDLE:
         /* an interprocess event, in s->handle */
         if ((err = cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, IPC_FLAGS)) != cudaSuccess)
@@ -270,6 +273,17 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         cudaIpcEventHandle_t h;
         return cts_result(cudaIpcGetEventHandle(&h, (cudaEvent_t)s->handle), error);
     }
+    case CTS_API_IPC_OPEN_EVENT_HANDLE: {
+        const char *why;
+        const cudaIpcEventHandle_t *h = cts_peer_event(&why);
+        if (!h) {
+            *error = why;
+            return 1;
+        }
+        if ((err = cudaIpcOpenEventHandle((cudaEvent_t *)&s->handle, *h)) != cudaSuccess)
+            s->handle = NULL;
+        return cts_result(err, error);
+    }
     case CTS_API_MEMPOOL_GET_ATTRIBUTE: {
         unsigned long long v64 = 0;
         int v = 0;
@@ -317,7 +331,7 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
             err = cudaStreamDestroy((cudaStream_t)s->handle);
         break;
     case CTS_API_EVENT_CREATE_WITH_FLAGS: case CTS_API_EVENT_RECORD: case CTS_API_EVENT_DESTROY:
-    case CTS_API_IPC_GET_EVENT_HANDLE:
+    case CTS_API_IPC_GET_EVENT_HANDLE: case CTS_API_IPC_OPEN_EVENT_HANDLE:
         if (s->handle)
             err = cudaEventDestroy((cudaEvent_t)s->handle);
         break;

@@ -30,6 +30,7 @@ void cts_derive_path(char *buf, size_t len, const char *out, const char *ext);
 int cts_cmd_list(int argc, char **argv);
 int cts_cmd_env(int argc, char **argv);
 int cts_cmd_run(int argc, char **argv);
+int cts_cmd_ipc_export(int argc, char **argv); /* peer.c: the worker's exporting process */
 int cts_cmd_log(int argc, char **argv);
 int cts_cmd_thresholds(int argc, char **argv);
 

@@ -32,6 +32,11 @@ int cts_need_runtime(const struct cts_case *c, char *why, size_t len);
  * than the driver): 1, with the NOTSUPP reason in why[]; else 0. */
 int cts_needs_newer_driver(const struct cts_case *c, const char *ename, char *why, size_t len);
 
+/* The event another process exported (harness/peer.c), for the cases whose
+ * call opens it (cudaIpcOpenEventHandle); NULL with why where there is none (a failure
+ * of the harness: prepare() fails with it). */
+const cudaIpcEventHandle_t *cts_peer_event(const char **why);
+
 /* In a function returning cudaError_t: returns the error of `call`, naming
  * the call in `at` (a const char * the family reports it from). */
 #define CTS_TRY_AT(at, call)            \

@@ -345,7 +345,8 @@ int main(int argc, char **argv)
     } commands[] = {{"list", cts_cmd_list},     {"run", cts_cmd_run},   {"env", cts_cmd_env},
                     {"log", cts_cmd_log},       {"render", cmd_render}, {"judge", cmd_judge},
                     {"cite", cmd_cite},         {"check", cmd_check},   {"diff", cts_diff_main},
-                    {"thresholds", cts_cmd_thresholds}};
+                    {"thresholds", cts_cmd_thresholds},
+                    {"ipc-export", cts_cmd_ipc_export}}; /* not for users: a worker starts it */
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(cmd, commands[i].name)) {
             optind = 1; /* the command's options start after its word */

@@ -139,6 +139,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
     for (size_t i = (size_t)o->worker_from; i < n; i++) {
         const struct cts_case *cs = sel[i];
         emit(ev, json_pack("{s:s,s:s}", "event", "begin", "id", cs->id));
+        cts_peer_need(cs, o->device); /* a second process, only while its cases run */
         /* Cases differing only in busy placement share one idle measurement. */
         const char *dot = strrchr(cs->id, '.');
         size_t klen = (size_t)(dot - cs->id);
@@ -161,6 +162,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
         if (lost)
             _exit(EXIT_CONTEXT_LOST); /* nothing of this context can be trusted, its clean-up neither */
     }
+    cts_peer_stop();
     cts_engine_fini(e);
     emit(ev, json_pack("{s:s}", "event", "done"));
     fclose(ev);

@@ -142,12 +142,12 @@ int main(void)
      * and cudaStreamEndCapture on 4 (3), 13 calls that take none and the 2 "captured" event calls on
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
-     * variant, direction, memory): 95 that take a stream on 8 placements, 132 that take none on 2, in
+     * variant, direction, memory): 95 that take a stream on 8 placements, 133 that take none on 2, in
      * the capture's own mode, on a blocking or a non-blocking capturing stream */
     CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2) +
-                                           3 * 2 * (95 * 8 + 132 * 2));
+                                           3 * 2 * (95 * 8 + 133 * 2));
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2) + 2 * (95 * 8 + 132 * 2));
+              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2) + 2 * (95 * 8 + 133 * 2));
     CHECK_INT(count_in("memcpy2d_async.capture_global.by_global.h2d.pinned.1MiB.explicit.op_blocking.busy_same", "capture",
                        NULL), 1);
     CHECK_INT(count_in("stream_attach_mem_async.capture_relaxed.by_relaxed.managed.4KiB.op_nonblocking.busy_legacy",
@@ -163,11 +163,11 @@ int main(void)
     CHECK_INT(count_in("malloc.capture_thread_local.by_relaxed.op_blocking.busy_thread_same", "capture", NULL), 1);
     CHECK_INT(count_in("malloc.capture_*.busy_blocking", "capture", NULL), 0); /* it takes no stream */
     CHECK_INT(count_in("*.capture_*", NULL, NULL), count_family("capture"));
-    /* device: 9 calls (cudaSetDevice current and other, the interprocess events, ...), 4
+    /* device: 10 calls (cudaSetDevice current and other, the interprocess events, ...), 4
      * cudaFuncSetAttribute attributes, 8 pool attributes got and 6 set, each on the implied stream's
      * placements and from a second thread (6 cases); cudaEventRecord of an interprocess event on
      * every op stream (32) */
-    CHECK_INT(count_family("device"), (9 + 4 + 8 + 6) * 6 + 32);
+    CHECK_INT(count_family("device"), (10 + 4 + 8 + 6) * 6 + 32);
     /* depth: 10 enqueueing calls x 4 op streams x 3 (the scan behind its own stream; beside a full
      * non-blocking stream, filled by this thread or blocked in another) */
     CHECK_INT(count_family("depth"), 10 * 4 * 3);
@@ -227,8 +227,8 @@ int main(void)
     CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
                                                         9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2) + /* capture */
-                                                        3 * 2 * (95 * 3 + 132) + /* ... lent */
-                                                        26 * 2 + 12); /* device: 26 calls that take no stream, one that does */
+                                                        3 * 2 * (95 * 3 + 133) + /* ... lent */
+                                                        27 * 2 + 12); /* device: 27 calls that take no stream, one that does */
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
