@@ -50,6 +50,13 @@
  * (cuModuleLoadData of the trigger family's image, unloaded after), a first
  * launch (a kernel of the first_launch family's pool, never launched before:
  * variant other_thread_first), and cudaMemGetInfo and cudaGetDeviceProperties.
+ * And lent by their own families, made through those families' hooks (the
+ * table `lends`): cuModuleUnload, cudaDeviceSetLimit of the stack size and
+ * cudaDeviceSynchronize with a pool holding freed memory under release
+ * threshold 0, which wait for the device; cudaFreeArray of 16 MiB;
+ * cudaHostAlloc (mapped) of 16 MiB, cudaMemAdvise (accessed-by) and
+ * cudaMemPrefetchAsync (to the host) of 16 MiB of managed memory, and a
+ * 16 MiB pageable-to-device cudaMemcpy, which take long.
  *
  * The documentation says nothing of other threads beyond RT-SYNC-ANY ("Any
  * CUDA API call may block or synchronize for various reasons such as
@@ -105,6 +112,7 @@ static const struct call {
     int size_idx;
     enum cts_op op;
     enum cts_busy busy;
+    const struct cts_case *lent; /* a lent call (below): its family's own case; NULL here */
 } calls[] = {
     {CTS_API_DEVICE_SYNCHRONIZE, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
     {CTS_API_STREAM_SYNCHRONIZE, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_NONBLOCKING, CTS_BUSY_SAME},
@@ -128,34 +136,102 @@ static const struct call {
 #define NCALLS (sizeof calls / sizeof *calls)
 #define VARIANT "other_thread"
 
+/* Lent calls: calls other families make that wait for the device or take
+ * long, each made through its own family's hooks (prepare, before, issue,
+ * after, cleanup: before and after inside the window), as that family's case
+ * `id` makes it, on this family's streams and with its own 16 MiB device and
+ * pageable buffers where the case names those; the variant `variant`. */
+static const struct lend {
+    const struct cts_family *family;
+    const char *id, *variant;
+} lends[] = {
+    {&cts_family_trigger, "cu_module_unload.op_implied.busy_nonblocking", VARIANT},
+    {&cts_family_trigger, "device_set_limit.stack_size.op_implied.busy_nonblocking", "other_thread_stack_size"},
+    {&cts_family_alloc, "device_synchronize.pool_release_0.device.op_implied.busy_nonblocking",
+     "other_thread_pool_release_0"},
+    {&cts_family_alloc, "free_array.16MiB.op_implied.busy_nonblocking", VARIANT},
+    {&cts_family_alloc, "host_alloc.mapped.16MiB.op_implied.busy_nonblocking", VARIANT},
+    /* a long copy (milliseconds), that does not wait: a CTest group of its own beside the 4 KiB ones */
+    {&cts_family_memcpy, "memcpy.h2d.pageable.16MiB.explicit.op_implied.busy_nonblocking", "other_thread_long"},
+    {&cts_family_managed, "mem_advise_accessed_by.managed.16MiB.op_implied.busy_nonblocking", VARIANT},
+    {&cts_family_managed, "mem_prefetch_to_host_async.managed.16MiB.op_nonblocking.busy_nonblocking", VARIANT},
+};
+#define NLENDS (sizeof lends / sizeof *lends)
+
+static struct {
+    int made;
+    struct cts_case of[NLENDS]; /* each lent case as its family makes it (api 0 and no id: not found) */
+    struct call call[NLENDS];
+} lent;
+
+/* Finds each lent case in its family's table, once. */
+static void lend(void)
+{
+    if (lent.made)
+        return;
+    lent.made = 1;
+    for (size_t k = 0; k < NLENDS; k++) {
+        const struct cts_family *f = lends[k].family;
+        size_t n = f->generate(NULL, 0);
+        struct cts_case *all = calloc(n ? n : 1, sizeof *all);
+        if (!all)
+            continue; /* the table is then short; `list` shows it */
+        n = f->generate(all, n);
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(all[i].id, lends[k].id)) {
+                const struct cts_case *x = &lent.of[k];
+                lent.of[k] = all[i];
+                lent.call[k] = (struct call){x->api, lends[k].variant, x->dir, x->mem, x->size_idx, x->op, x->busy, x};
+            }
+        free(all);
+    }
+}
+
+/* The k-th call, own then lent (NULL: a lent one not found). */
+static const struct call *call_at(size_t k)
+{
+    if (k < NCALLS)
+        return &calls[k];
+    lend();
+    return lent.call[k - NCALLS].lent ? &lent.call[k - NCALLS] : NULL;
+}
+
 static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
-    for (size_t k = 0; k < NCALLS; k++)
-        for (int w = 0; w < NWITHS; w++, n++) {
+    for (size_t k = 0; k < NCALLS + NLENDS; k++) {
+        const struct call *x = call_at(k);
+        for (int w = 0; x && w < NWITHS; w++, n++) {
             if (!out || n >= cap)
                 continue;
-            const struct call *x = &calls[k];
             struct cts_case c = {.family = &cts_family_stall, .api = x->api,
                                  .variant = x->variant ? x->variant : VARIANT, .with = withs[w], .dir = x->dir,
                                  .mem = x->mem, .size_idx = x->size_idx, .kind = CTS_KIND_NONE, .op = x->op,
                                  .busy = x->busy};
+            if (x->lent) {
+                c.kind = x->lent->kind;
+                c.width = x->lent->width, c.height = x->lent->height, c.depth = x->lent->depth;
+            }
             if (c.size_idx >= 0)
                 c.size = cts_size_bytes(c.size_idx);
-            if (c.api == CTS_API_MEMCPY || c.api == CTS_API_MEMCPY_ASYNC)
+            if (!x->lent && (c.api == CTS_API_MEMCPY || c.api == CTS_API_MEMCPY_ASYNC))
                 c.kind = CTS_KIND_EXPLICIT;
             cts_case_make_id(&c);
             out[n] = c;
         }
+    }
     return out ? (n < cap ? n : cap) : n;
 }
 
-static size_t call_index(const struct cts_case *c)
+static const struct call *call_of(const struct cts_case *c)
 {
-    for (size_t k = 0; k < NCALLS; k++)
-        if (calls[k].api == c->api && calls[k].dir == c->dir && calls[k].mem == c->mem)
-            return k;
-    return 0;
+    for (size_t k = 0; k < NCALLS + NLENDS; k++) {
+        const struct call *x = call_at(k);
+        if (x && x->api == c->api && x->dir == c->dir && x->mem == c->mem && x->size_idx == c->size_idx &&
+            (!x->lent || !strcmp(x->variant, c->variant)))
+            return x;
+    }
+    return NULL;
 }
 
 static int with_index(const struct cts_case *c)
@@ -172,8 +248,13 @@ int cts_fresh_take(void);
 int cts_fresh_left(void);
 cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value);
 
+static int lent_needs(const struct cts_case *x, char *why, size_t len);
+
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
+    const struct call *x = call_of(c);
+    if (x && x->lent)
+        return lent_needs(x->lent, why, len);
     switch (c->api) {
     case CTS_API_CU_MODULE_LOAD_DATA:
         return cts_need_driver("cuModuleLoadData", why, len) ? -1 : cts_need_driver("cuModuleUnload", why, len);
@@ -199,6 +280,7 @@ static struct {
     unsigned int *word; /* where a first launch stores */
     unsigned int stores;
     void *image; /* the trigger family's module image, copied (cases/trigger.c does so too) */
+    void *big_dev[2], *big_pageable; /* the lent calls' memory, LARGE bytes each */
 } d;
 
 static const char *failed_at = "";
@@ -214,10 +296,61 @@ static cudaStream_t held_stream(const struct call *x)
     return x->op == CTS_OP_IMPLIED ? implied() : d.own;
 }
 
+/* The stream a lent call is given: the handle 0 where it takes none, else its own non-blocking one. */
+static cudaStream_t op_stream(const struct call *x)
+{
+    return x->op == CTS_OP_IMPLIED ? (cudaStream_t)0 : d.own;
+}
+
+/* ---- lent calls ---------------------------------------------------------------- */
+
+static char lent_at[CTS_REASON_MAX]; /* what failed, for failed_at */
+
+/* The memory a lent call is given for a kind (NULL: its family's own, or none). */
+static void *lent_memory(enum cts_mem m, int side)
+{
+    return m == CTS_MEM_DEVICE ? d.big_dev[side] : m == CTS_MEM_PAGEABLE ? d.big_pageable : NULL;
+}
+
+static int lent_needs(const struct cts_case *x, char *why, size_t len)
+{
+    enum cts_mem src, dst;
+    cts_case_buffers(x, &src, &dst);
+    if (x->size_idx >= 0 && x->size > cts_size_bytes(LARGE)) {
+        snprintf(why, len, "harness: a lent call of more than %zu bytes", cts_size_bytes(LARGE));
+        return -1;
+    }
+    for (int side = 0; side < 2; side++) {
+        enum cts_mem m = side ? dst : src;
+        if (m != CTS_MEM_NONE && m != CTS_MEM_OWN && m != CTS_MEM_DEVICE && m != CTS_MEM_PAGEABLE) {
+            snprintf(why, len, "harness: the stall family has no %s memory to lend", cts_mem_token(m));
+            return -1;
+        }
+    }
+    if (cts_need_runtime(x, why, len))
+        return -1;
+    return x->family->needs ? x->family->needs(x, why, len) : 0;
+}
+
+/* A lent family's hook failed: its error as failed_at, and a placeholder error. */
+static cudaError_t lent_failed(const struct cts_case *x, const char *hook, const char *error)
+{
+    snprintf(lent_at, sizeof lent_at, "the %s family's %s of %s (%s)", x->family->name, hook,
+             cts_api_function(x->api), error ? error : "?");
+    failed_at = lent_at;
+    return cudaErrorUnknown;
+}
+
 /* What the call needs, made with the device idle (s: what cleanup undoes). */
 static cudaError_t prepare(const struct call *x, struct cts_scratch *s)
 {
     memset(s, 0, sizeof *s);
+    if (x->lent) {
+        const char *e = NULL;
+        if (x->lent->family->prepare && x->lent->family->prepare(x->lent, s, &e))
+            return lent_failed(x->lent, "set-up", e);
+        return cudaSuccess;
+    }
     size_t n = x->size_idx >= 0 ? cts_size_bytes(x->size_idx) : 0;
     switch (x->api) {
     case CTS_API_FREE: TRY(cudaMalloc(&s->ptr, n)); break;
@@ -246,11 +379,37 @@ static cudaError_t prepare(const struct call *x, struct cts_scratch *s)
     return cudaSuccess;
 }
 
-/* The call under test (a driver API call's error: in driver_error). */
-static const char *driver_error;
+/* The call under test (an error that is not a cudaError_t, a driver API
+ * call's or a lent family's: in call_error). */
+static const char *call_error;
+static cudaStream_t op_stream(const struct call *x);
+
+/* A lent call: between its family's before and after hooks. */
+static cudaError_t lent_call(const struct call *x, struct cts_scratch *s)
+{
+    const struct cts_case *c = x->lent;
+    enum cts_mem src, dst;
+    cts_case_buffers(c, &src, &dst);
+    cudaStream_t st = op_stream(x);
+    struct cts_call args = {lent_memory(dst, 1), lent_memory(src, 0), 0x11, st, s};
+    const char *e = "?";
+    if (c->family->before && c->family->before(c, s, st, &e))
+        return lent_failed(c, "before-hook", e);
+    if (c->family->issue(c, &args, &e)) {
+        call_error = e;
+        return cudaErrorUnknown;
+    }
+    if (c->family->after && c->family->after(c, s, st, &e))
+        return lent_failed(c, "after-hook", e);
+    return cudaSuccess;
+}
+
 static cudaError_t call(const struct call *x, struct cts_scratch *s)
 {
     size_t n = x->size_idx >= 0 ? cts_size_bytes(x->size_idx) : 0;
+    call_error = NULL;
+    if (x->lent)
+        return lent_call(x, s);
     switch (x->api) {
     case CTS_API_DEVICE_SYNCHRONIZE: return cudaDeviceSynchronize();
     case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(d.own);
@@ -290,8 +449,8 @@ static cudaError_t call(const struct call *x, struct cts_scratch *s)
         CUmodule m = NULL;
         CUresult r = cts_drv.cuModuleLoadData(&m, d.image);
         s->handle = m;
-        if (r != CUDA_SUCCESS && cts_drv.cuGetErrorName(r, &driver_error) != CUDA_SUCCESS)
-            driver_error = "an unknown CUresult";
+        if (r != CUDA_SUCCESS && cts_drv.cuGetErrorName(r, &call_error) != CUDA_SUCCESS)
+            call_error = "an unknown CUresult";
         return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
     }
     case CTS_API_LAUNCH:
@@ -312,6 +471,18 @@ static cudaError_t call(const struct call *x, struct cts_scratch *s)
 /* Undoes prepare() and the call, with the device idle. */
 static cudaError_t cleanup(const struct call *x, struct cts_scratch *s)
 {
+    if (x->lent) {
+        const char *e = NULL;
+        cudaError_t err = cudaDeviceSynchronize();
+        if (err != cudaSuccess) {
+            failed_at = "cudaDeviceSynchronize";
+            return err;
+        }
+        if (x->lent->family->cleanup && x->lent->family->cleanup(x->lent, s, &e))
+            return lent_failed(x->lent, "clean-up", e);
+        memset(s, 0, sizeof *s);
+        return cudaSuccess;
+    }
     switch (x->api) {
     case CTS_API_FREE:
     case CTS_API_MALLOC:
@@ -370,6 +541,14 @@ static cudaError_t setup_resources(void)
         return cudaErrorMemoryAllocation;
     }
     TRY(cudaMalloc((void **)&d.word, sizeof *d.word));
+    for (int i = 0; i < 2; i++) {
+        TRY(cudaMalloc(&d.big_dev[i], cts_size_bytes(LARGE)));
+        TRY(cudaMemset(d.big_dev[i], 0, cts_size_bytes(LARGE)));
+    }
+    if (!(d.big_pageable = calloc(1, cts_size_bytes(LARGE)))) {
+        failed_at = "calloc";
+        return cudaErrorMemoryAllocation;
+    }
     if (!(d.image = malloc(cts_module_image_size))) {
         failed_at = "malloc";
         return cudaErrorMemoryAllocation;
@@ -393,12 +572,12 @@ static int setup(void)
         return d.why[0] ? -1 : 0;
     d.ready = 1;
     cudaError_t err = setup_resources();
-    for (size_t k = 0; err == cudaSuccess && k < NCALLS; k++) {
-        const struct call *x = &calls[k];
+    for (size_t k = 0; err == cudaSuccess && k < NCALLS + NLENDS; k++) {
+        const struct call *x = call_at(k);
         struct cts_scratch s;
-        char why[8];
-        struct cts_case probe = {.api = x->api, .with = withs[0]};
-        if (x->api == CTS_API_LAUNCH || needs(&probe, why, sizeof why))
+        char why[CTS_REASON_MAX];
+        struct cts_case probe = {.api = x ? x->api : CTS_API_FAULT, .with = withs[0]};
+        if (!x || x->api == CTS_API_LAUNCH || (x->lent ? lent_needs(x->lent, why, sizeof why) : needs(&probe, why, sizeof why)))
             continue;
         if ((err = prepare(x, &s)) == cudaSuccess && (err = call(x, &s)) != cudaSuccess)
             failed_at = cts_api_function(x->api);
@@ -594,8 +773,7 @@ static int try_call(const struct call *x, int with, double stall_us, double cont
         return bad;
     if (cerr != cudaSuccess) {
         (void)cudaGetLastError();
-        snprintf(why, len, "%s returned %s", cts_api_function(x->api),
-                 x->api == CTS_API_CU_MODULE_LOAD_DATA && driver_error ? driver_error : cudaGetErrorName(cerr));
+        snprintf(why, len, "%s returned %s", cts_api_function(x->api), call_error ? call_error : cudaGetErrorName(cerr));
         return 1;
     }
     if (cl != cudaSuccess) {
@@ -701,7 +879,12 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     }
     if (repeat > CTS_MAX_REPEAT)
         repeat = CTS_MAX_REPEAT;
-    const struct call *x = &calls[call_index(c)];
+    const struct call *x = call_of(c);
+    if (!x) {
+        res->status = CTS_BROKEN;
+        snprintf(res->reason, sizeof res->reason, "harness: no such stall call");
+        return;
+    }
     for (int i = 0; i < repeat; i++) {
         struct cts_rep *r = &res->reps[i];
         cts_rep_begin(r);

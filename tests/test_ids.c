@@ -174,8 +174,11 @@ int main(void)
     CHECK_INT(count_in("launch.queue_depth.op_legacy.busy_same", "depth", NULL), 1);
     CHECK_INT(count_in("*.queue_full*.busy_nonblocking", "depth", NULL), 10 * 4 * 2);
     CHECK_INT(count_in("*.queue_depth.*", "capture", NULL), 0); /* measured by its family: not lent */
-    /* stall: 17 calls x 3 commands of the second thread (a launch, a copy, an event record) */
-    CHECK_INT(count_family("stall"), 17 * 3);
+    /* stall: 25 calls x 3 commands of the second thread (a launch, a copy, an event record) */
+    CHECK_INT(count_family("stall"), (17 + 8) * 3); /* its own 17 calls, 8 lent by other families */
+    CHECK_INT(count_in("free_array.other_thread.with_*.16MiB.op_implied.busy_nonblocking", "stall", NULL), 3);
+    CHECK_INT(count_in("memcpy.other_thread_long.with_launch.h2d.pageable.16MiB.explicit.op_implied.busy_nonblocking",
+                       "stall", NULL), 1);
     CHECK_INT(count_in("free.other_thread.with_launch.device.4KiB.op_implied.busy_nonblocking", "stall", NULL), 1);
     CHECK_INT(count_in("launch.other_thread_first.with_*", "stall", NULL), 3);
     CHECK_INT(count_in("*.other_thread*", "capture", NULL), 0);
