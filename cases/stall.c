@@ -781,7 +781,12 @@ static int try_call(const struct call *x, int with, double stall_us, double cont
         snprintf(why, len, "harness: cleaning up after the call: %s returned %s", failed_at, cudaGetErrorName(cl));
         return -1;
     }
-    cts_stall_decide(win.cmd, (size_t)atomic_load(&win.made), t0, t1, control_us, &f->obs);
+    /* A call that waited is judged while it waited, up to the release: a command
+     * begun after the release met the call waking up, not waiting (the H100 at
+     * 37a734b: an event record begun as cudaDeviceSynchronize woke took tens of us
+     * in every try, at either hold, and the case was INCONCLUSIVE). */
+    double end = !f->t.returned && !f->t.early && !isnan(rel) ? rel : t1;
+    cts_stall_decide(win.cmd, (size_t)atomic_load(&win.made), t0, end, control_us, &f->obs);
     f->obs.control_us = control_us;
     f->obs.tracked_us = f->obs.stall_us = f->obs.tracked_stall_us = NAN; /* a wait's, where tracked */
     return 0;
@@ -795,7 +800,7 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
     double stall = STALL_US; /* made longer after a wait that did not follow it (a long call) */
     for (int t = 0, brief = 0; t < TRIES; t++) {
         double slowest, median;
-        struct stall_try a, b;
+        struct stall_try a, b = {0};
         int ctl = control(x, with, &slowest, &median, r->reason, sizeof r->reason);
         if (ctl < 0) {
             r->status = CTS_BROKEN;
@@ -846,6 +851,9 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
                 r->stall.tracked_stall_us = stall * STALL_FACTOR;
             }
         }
+        char more[64] = "";
+        if (h == CTS_HOST_WAITS && v == CTS_STALL_NA)
+            snprintf(more, sizeof more, " (stalled %.0f us, then %.0f us)", a.obs.stalled_us, b.obs.stalled_us);
         if (v != CTS_STALL_NA) {
             r->host = h;
             r->stall.verdict = v;
@@ -854,12 +862,12 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
         }
         res->window_retries++;
         size_t n = strlen(seen);
-        snprintf(seen + n, sizeof seen - n, "%s%s at %.0f ms%s", t ? "; " : "",
+        snprintf(seen + n, sizeof seen - n, "%s%s at %.0f ms%s%s", t ? "; " : "",
                  a.stuck        ? "a command still inside after the call"
                  : a.t.returned ? "returned"
                  : a.t.early    ? "returned before the watchdog opened the gate"
                                 : "waited",
-                 stall / 1e3, h == CTS_HOST_WAITS ? ", the stall not tracked" : "");
+                 stall / 1e3, h == CTS_HOST_WAITS ? ", the stall not tracked" : "", more);
         if (!a.stuck && !a.t.returned && !a.t.early && h != CTS_HOST_WAITS)
             stall *= STALL_FACTOR; /* its time did not follow the release: a call longer than the stall time */
     }
