@@ -65,15 +65,17 @@ x = copy.deepcopy(m); x["environment"]["gpu"]["name"] = "NVIDIA H100 80GB HBM3";
 EOF
 small="$tmp/small.json"
 
-# A driver's own deviation is waived for that driver only.  (How many the small matrix holds
-# moves with the case table: it keeps every 60th case; 10 since the 18 ipc_open cases.)
+# A driver's own deviation is waived for that driver only.  How many the small matrix holds
+# moves with the case table (it keeps every 60th case: 9, 10, 8 as families grew); at least the
+# six batch cases it keeps whole, and the summary line says the same number.
 run 1 check "$tmp/newdriver.json" --waivers "$waivers"
-grep -qx '10 deviations not waived, by clause:' "$tmp/out" || fail "new driver: $(head -n 1 "$tmp/out")"
+unwaived=$(sed -n 's/^\([0-9]*\) deviations not waived, by clause:$/\1/p' "$tmp/out")
+[ -n "$unwaived" ] && [ "$unwaived" -ge 6 ] || fail "new driver: $(head -n 1 "$tmp/out")"
 grep -q '^  RT-BATCH-DURING-CALL: 6 cases, e.g. memcpy_batch_async.during_call.h2d.pageable.1MiB.op_blocking.busy_' "$tmp/out" ||
     fail "new driver: no RT-BATCH-DURING-CALL in the summary"
 grep -q '^DEVIATES memcpy_batch_async.during_call.h2d.pageable.1MiB.op_blocking.busy_same' "$tmp/out" ||
     fail "a driver-ranged waiver still applied on another driver"
-grep -qE '^[0-9]+ deviations \([0-9]+ waived, 10 not\)$' "$tmp/out" || fail "new-driver summary: $(tail -n 1 "$tmp/out")"
+grep -qE "^[0-9]+ deviations \([0-9]+ waived, ${unwaived:-x} not\)\$" "$tmp/out" || fail "new-driver summary: $(tail -n 1 "$tmp/out")"
 
 # Baseline: the matrix against itself is unchanged; a copy with one case
 # altered (and judged again) is caught, naming exactly that case.
