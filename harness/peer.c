@@ -183,14 +183,15 @@ void cts_peer_stop(void)
     peer.have = 0;
 }
 
-int cts_case_needs_peer(const struct cts_case *c)
+/* The cases whose call needs the exporting process. */
+static int needs_peer(const struct cts_case *c)
 {
     return c->api == CTS_API_IPC_OPEN_EVENT_HANDLE;
 }
 
 void cts_peer_need(const struct cts_case *c, int device)
 {
-    int need = cts_case_needs_peer(c);
+    int need = needs_peer(c);
     if (need && !peer.pid)
         start(device);
     else if (!need && peer.pid)

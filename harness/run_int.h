@@ -54,8 +54,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
 void cts_run_group_line(struct supervisor *s, const char *next_group);
 int cts_run_supervise_one(struct supervisor *s);
 /* peer.c: the exporting process, running only while a case that needs it
- * does (cts_case_needs_peer): started or stopped as case c begins. */
-int cts_case_needs_peer(const struct cts_case *c);
+ * does: started or stopped as case c begins. */
 void cts_peer_need(const struct cts_case *c, int device);
 void cts_peer_stop(void);
 
