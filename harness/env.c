@@ -117,76 +117,145 @@ struct nvml_pci {
 };
 
 #define NVML_NVLINK_MAX_LINKS 18
+#define NVML_NVLINK_DEVICE_TYPE_GPU 0x00    /* nvmlIntNvLinkDeviceType_t */
+#define NVML_NVLINK_DEVICE_TYPE_SWITCH 0x02
+#define NVML_P2P_CAPS_INDEX_NVLINK 2        /* nvmlGpuP2PCapsIndex_t */
+#define NVML_P2P_STATUS_OK 0
+
+/* NVML, loaded for peers_json: the functions it calls (NULL where the library lacks one). */
+struct nvml {
+    void *h;
+    int (*shutdown)(void);
+    int (*byuuid)(const char *, void **);
+    int (*ancestor)(void *, void *, int *);
+    int (*state)(void *, unsigned, int *);
+    int (*remote_pci)(void *, unsigned, struct nvml_pci *);
+    int (*remote_type)(void *, unsigned, int *);
+    int (*p2p)(void *, void *, int, int *);
+    int (*mig)(void *, unsigned *, unsigned *);
+};
+
+/* A GPU's active NVLinks: those whose remote end is GPU j (direct[j], matched by PCI bus),
+ * those to an NVSwitch (switched), and the rest (other: the remote end not told). */
+struct links {
+    int active, switched, other;
+    int direct[64];
+};
+
+static void count_links(const struct nvml *nv, void *dev, int n, const int pci[][3], struct links *l)
+{
+    memset(l, 0, sizeof *l);
+    for (unsigned k = 0; dev && nv->state && k < NVML_NVLINK_MAX_LINKS; k++) {
+        int active = 0, type = -1, j;
+        if (nv->state(dev, k, &active) != 0 || !active)
+            continue;
+        l->active++;
+        struct nvml_pci r;
+        memset(&r, 0, sizeof r);
+        int have_pci = nv->remote_pci && nv->remote_pci(dev, k, &r) == 0;
+        for (j = 0; have_pci && j < n; j++)
+            if ((int)r.domain == pci[j][0] && (int)r.bus == pci[j][1] && (int)r.device == pci[j][2])
+                break;
+        if (have_pci && j < n)
+            l->direct[j]++;
+        else if (nv->remote_type && nv->remote_type(dev, k, &type) == 0 && type == NVML_NVLINK_DEVICE_TYPE_SWITCH)
+            l->switched++;
+        else
+            l->other++;
+    }
+}
 
 /* How the process's GPUs reach each other: peer access (cudaDeviceCanAccessPeer)
- * and, where NVML answers, their topology (nvmlDeviceGetTopologyCommonAncestor)
- * and the NVLinks between them (active links whose remote end is the other
- * GPU).  Each a matrix by device index, null on the diagonal and where it
- * could not be read; note says why NVML was not. */
+ * and, where NVML answers, their PCIe path (nvmlDeviceGetTopologyCommonAncestor)
+ * and NVLinks: `nvlinks`, the links between two GPUs as `nvidia-smi topo -m`
+ * counts them (NV18): the links whose remote end is the other GPU, plus, where
+ * both reach NVSwitches and NVML says the pair can talk over NVLink
+ * (nvmlDeviceGetP2PStatus), the fewer of their links to the switches;
+ * `nvlink_path`, "direct", "nvswitch" or both; and, a row a GPU, its active
+ * links and those to switches.  Each matrix by device index, null on the
+ * diagonal and where it could not be read.  Also each GPU's MIG mode. */
 static json_t *peers_json(int n, const char uuids[][64], const int pci[][3])
 {
     typedef int (*init_t)(void);
-    typedef int (*byuuid_t)(const char *, void **);
-    typedef int (*anc_t)(void *, void *, int *);
-    typedef int (*state_t)(void *, unsigned, int *);
-    typedef int (*remote_t)(void *, unsigned, struct nvml_pci *);
-    json_t *access = json_array(), *ancestor = json_array(), *links = json_array();
-    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    init_t init = h ? (init_t)dlsym(h, "nvmlInit_v2") : NULL, shutdown = h ? (init_t)dlsym(h, "nvmlShutdown") : NULL;
-    byuuid_t byuuid = h ? (byuuid_t)dlsym(h, "nvmlDeviceGetHandleByUUID") : NULL;
-    anc_t anc = h ? (anc_t)dlsym(h, "nvmlDeviceGetTopologyCommonAncestor") : NULL;
-    state_t state = h ? (state_t)dlsym(h, "nvmlDeviceGetNvLinkState") : NULL;
-    remote_t remote = h ? (remote_t)dlsym(h, "nvmlDeviceGetNvLinkRemotePciInfo_v2") : NULL;
-    int nvml = init && shutdown && byuuid && init() == 0;
+    json_t *access = json_array(), *ancestor = json_array(), *links = json_array(), *path = json_array(),
+           *per = json_array(), *mig = json_array();
+    struct nvml nv;
+    memset(&nv, 0, sizeof nv);
+    nv.h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    init_t init = nv.h ? (init_t)dlsym(nv.h, "nvmlInit_v2") : NULL;
+    if (nv.h) {
+        *(void **)&nv.shutdown = dlsym(nv.h, "nvmlShutdown");
+        *(void **)&nv.byuuid = dlsym(nv.h, "nvmlDeviceGetHandleByUUID");
+        *(void **)&nv.ancestor = dlsym(nv.h, "nvmlDeviceGetTopologyCommonAncestor");
+        *(void **)&nv.state = dlsym(nv.h, "nvmlDeviceGetNvLinkState");
+        *(void **)&nv.remote_pci = dlsym(nv.h, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+        *(void **)&nv.remote_type = dlsym(nv.h, "nvmlDeviceGetNvLinkRemoteDeviceType");
+        *(void **)&nv.p2p = dlsym(nv.h, "nvmlDeviceGetP2PStatus");
+        *(void **)&nv.mig = dlsym(nv.h, "nvmlDeviceGetMigMode");
+    }
+    int nvml = init && nv.shutdown && nv.byuuid && init() == 0;
     void *dev[64] = {0};
-    for (int i = 0; nvml && i < n && i < 64; i++)
-        if (byuuid(uuids[i], &dev[i]) != 0)
+    static struct links l[64];
+    for (int i = 0; nvml && i < n && i < 64; i++) {
+        if (nv.byuuid(uuids[i], &dev[i]) != 0)
             dev[i] = NULL;
+        count_links(&nv, dev[i], n, pci, &l[i]);
+    }
+    static const struct {
+        int level;
+        const char *name;
+    } levels[] = {{0, "internal"}, {10, "single switch"}, {20, "multiple switches"},
+                  {30, "host bridge"}, {40, "numa node"}, {50, "system"}};
     for (int i = 0; i < n; i++) {
-        json_t *ra = json_array(), *rn = json_array(), *rl = json_array();
+        json_t *ra = json_array(), *rn = json_array(), *rl = json_array(), *rp = json_array();
         for (int j = 0; j < n; j++) {
-            int can = 0, level = -1, count = 0;
+            int can = 0, level = -1, st = -1;
             if (i == j || cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess) {
                 (void)cudaGetLastError();
                 json_array_append_new(ra, json_null());
             } else {
                 json_array_append_new(ra, json_boolean(can));
             }
-            static const struct {
-                int level;
-                const char *name;
-            } levels[] = {{0, "internal"}, {10, "single switch"}, {20, "multiple switches"},
-                          {30, "host bridge"}, {40, "numa node"}, {50, "system"}};
             const char *name = NULL;
-            if (i != j && i < 64 && j < 64 && dev[i] && dev[j] && anc && anc(dev[i], dev[j], &level) == 0)
+            if (i != j && i < 64 && j < 64 && dev[i] && dev[j] && nv.ancestor && nv.ancestor(dev[i], dev[j], &level) == 0)
                 for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
                     if (levels[k].level == level)
                         name = levels[k].name;
             json_array_append_new(rn, name ? json_string(name) : json_null());
-            if (i == j || i >= 64 || !dev[i] || !state || !remote) {
+            if (i == j || i >= 64 || j >= 64 || !dev[i] || !dev[j] || !nv.state) {
                 json_array_append_new(rl, json_null());
+                json_array_append_new(rp, json_null());
                 continue;
             }
-            for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
-                int active = 0;
-                struct nvml_pci r;
-                memset(&r, 0, sizeof r);
-                if (state(dev[i], l, &active) == 0 && active && remote(dev[i], l, &r) == 0 &&
-                    (int)r.domain == pci[j][0] && (int)r.bus == pci[j][1] && (int)r.device == pci[j][2])
-                    count++;
-            }
-            json_array_append_new(rl, json_integer(count));
+            int via_switch = l[i].switched && l[j].switched && nv.p2p &&
+                             nv.p2p(dev[i], dev[j], NVML_P2P_CAPS_INDEX_NVLINK, &st) == 0 && st == NVML_P2P_STATUS_OK;
+            int sw = via_switch ? (l[i].switched < l[j].switched ? l[i].switched : l[j].switched) : 0;
+            int direct = l[i].direct[j];
+            json_array_append_new(rl, json_integer(direct + sw));
+            json_array_append_new(rp, direct && sw ? json_string("direct+nvswitch")
+                                      : direct     ? json_string("direct")
+                                      : sw         ? json_string("nvswitch")
+                                                   : json_null());
         }
         json_array_append_new(access, ra);
         json_array_append_new(ancestor, rn);
         json_array_append_new(links, rl);
+        json_array_append_new(path, rp);
+        unsigned cur = 0, pend = 0;
+        json_array_append_new(per, i < 64 && dev[i] && nv.state
+                                       ? json_pack("{s:i,s:i,s:i}", "active", l[i].active, "to_nvswitch",
+                                                   l[i].switched, "remote_unknown", l[i].other)
+                                       : json_null());
+        json_array_append_new(mig, i < 64 && dev[i] && nv.mig && nv.mig(dev[i], &cur, &pend) == 0
+                                       ? json_boolean(cur == 1)
+                                       : json_null());
     }
     if (nvml)
-        shutdown();
-    if (h)
-        dlclose(h);
-    return json_pack("{s:o,s:o,s:o,s:b}", "access", access, "nvml_common_ancestor", ancestor, "nvlinks", links,
-                     "nvml", nvml);
+        nv.shutdown();
+    if (nv.h)
+        dlclose(nv.h);
+    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:b}", "access", access, "nvml_common_ancestor", ancestor, "nvlinks",
+                     links, "nvlink_path", path, "nvlinks_of", per, "mig_enabled", mig, "nvml", nvml);
 }
 
 /* The GPU: its name, UUID (also written to uuid, for NVML), compute
@@ -222,6 +291,27 @@ static void context_schedule(json_t *set, void *fn, enum cudaDriverEntryPointQue
         snprintf(why, sizeof why, "cuCtxGetFlags: entry point query %d, CUresult %d", (int)q, (int)cr);
         json_object_set_new(set, "context_schedule", json_null());
         json_object_set_new(set, "context_schedule_note", json_string(why));
+    }
+}
+
+/* Whether contexts on the device are shared through MPS (this process an MPS client), through
+ * cuDeviceGetAttribute (fn) of CU_DEVICE_ATTRIBUTE_MPS_ENABLED (133 in cuda.h of 13.0, named by
+ * number so that older headers build): true, false, or null and why not. */
+static void mps_enabled(json_t *set, void *fn, enum cudaDriverEntryPointQueryResult q, int device)
+{
+    typedef CUresult (*attr_t)(int *, int, CUdevice);
+    int v = 0;
+    CUresult cr = CUDA_ERROR_NOT_FOUND;
+    if (q == cudaDriverEntryPointSuccess && fn)
+        cr = ((attr_t)fn)(&v, 133, (CUdevice)device);
+    if (cr == CUDA_SUCCESS) {
+        json_object_set_new(set, "mps_enabled", json_boolean(v));
+    } else {
+        char why[96];
+        snprintf(why, sizeof why, "cuDeviceGetAttribute(MPS_ENABLED): entry point query %d, CUresult %d", (int)q,
+                 (int)cr);
+        json_object_set_new(set, "mps_enabled", json_null());
+        json_object_set_new(set, "mps_enabled_note", json_string(why));
     }
 }
 
@@ -322,6 +412,10 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
         q = cudaDriverEntryPointSymbolNotFound;
         ECHECK(cts_driver_entry_point("cuModuleGetLoadingMode", &fn, &q));
         module_loading(set, fn, q);
+        fn = NULL;
+        q = cudaDriverEntryPointSymbolNotFound;
+        ECHECK(cts_driver_entry_point("cuDeviceGetAttribute", &fn, &q));
+        mps_enabled(set, fn, q, device);
     }
     if (nv && json_object_get(nv, "persistence_mode"))
         json_object_set(set, "persistence_mode", json_object_get(nv, "persistence_mode"));
