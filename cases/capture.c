@@ -79,6 +79,13 @@ static const enum cts_busy stream_places[] = {
     CTS_BUSY_THREAD_SAME, CTS_BUSY_THREAD_LEGACY, CTS_BUSY_THREAD_PERTHREAD,
 };
 static const enum cts_busy plain_places[] = {CTS_BUSY_SAME, CTS_BUSY_THREAD_SAME};
+/* Calls a second thread makes on the other device (busy_thread_peer: that device current;
+ * NOTSUPP with one device): does a call on GPU 1 end a capture on GPU 0?  Those of the plain
+ * calls that touch no memory of this device. */
+static const enum cts_api peer_calls[] = {
+    CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE, CTS_API_MALLOC,
+    CTS_API_MALLOC_HOST, CTS_API_HOST_REGISTER, CTS_API_MEM_GET_INFO,
+};
 /* The capturing stream: a blocking or non-blocking one made for the
  * repetition, or the capturing thread's per-thread default stream (whose
  * handle names another stream in the second thread: busy_thread_same is then
@@ -265,6 +272,8 @@ static size_t generate(struct cts_case *out, size_t cap)
                 for (size_t a = 0; a < N_OF(plain_calls); a++)
                     for (size_t p = 0; p < N_OF(plain_places); p++)
                         n = put(out, cap, n, plain_calls[a], NULL, m, by, capturing[o], plain_places[p]);
+                for (size_t a = 0; a < N_OF(peer_calls); a++)
+                    n = put(out, cap, n, peer_calls[a], NULL, m, by, capturing[o], CTS_BUSY_THREAD_PEER);
                 for (size_t a = 0; a < N_OF(event_calls); a++)
                     for (size_t p = 0; p < N_OF(plain_places); p++)
                         n = put(out, cap, n, event_calls[a], CAPTURED, m, by, capturing[o], plain_places[p]);
@@ -293,6 +302,7 @@ static size_t generate(struct cts_case *out, size_t cap)
 
 static struct {
     int ready, device;
+    int other;                /* another device (busy_thread_peer), or -1 */
     char why[CTS_REASON_MAX];
     unsigned char *src, *dst; /* device, BYTES each */
     unsigned char *host;      /* 64 KiB of pageable memory to register */
@@ -500,7 +510,8 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&job.mu);
         double us = 0;
         const char *rc;
-        cudaError_t err = cudaSetDevice(f.device); /* the device, whatever a call of the last job made current */
+        /* the device (the other one for busy_thread_peer), whatever a call of the last job made current */
+        cudaError_t err = cudaSetDevice(job.where == CTS_BUSY_THREAD_PEER ? f.other : f.device);
         cudaStream_t s = job.where == CTS_BUSY_THREAD_LEGACY      ? cudaStreamLegacy
                          : job.where == CTS_BUSY_THREAD_PERTHREAD ? cudaStreamPerThread
                                                                   : job.s;
@@ -634,6 +645,11 @@ static int setup(void)
         return f.ready < 0 ? -1 : 0;
     f.ready = -1;
     SETUP(cudaGetDevice(&f.device));
+    {
+        int count = 0;
+        SETUP(cudaGetDeviceCount(&count));
+        f.other = count > 1 ? (f.device + 1) % count : -1;
+    }
     SETUP(cudaMalloc((void **)&f.src, BYTES));
     SETUP(cudaMalloc((void **)&f.dst, BYTES));
     SETUP(cudaMalloc((void **)&f.word, sizeof *f.word));
@@ -824,7 +840,8 @@ static cudaStream_t place(const struct cts_case *c, cudaStream_t cap)
 
 static int from_worker(enum cts_busy b)
 {
-    return b == CTS_BUSY_THREAD_SAME || b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD;
+    return b == CTS_BUSY_THREAD_SAME || b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD ||
+           b == CTS_BUSY_THREAD_PEER;
 }
 
 /* ---- one repetition ---------------------------------------------------------- */
@@ -1171,6 +1188,8 @@ static void judge(struct cts_judge *j)
         return;
     }
     int legacy = c->busy == CTS_BUSY_LEGACY || c->busy == CTS_BUSY_THREAD_LEGACY;
+    if (c->busy == CTS_BUSY_THREAD_PEER && c->api != CTS_API_MALLOC)
+        return; /* on another device, where nothing captures: only the modes speak of it (cudaMalloc) */
     switch (c->api) {
     case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMSET_ASYNC: case CTS_API_LAUNCH: case CTS_API_LAUNCH_HOST_FUNC:
         if (on_capturing(c))
@@ -1222,6 +1241,12 @@ static void judge(struct cts_judge *j)
 
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
+    int count = 0;
+    if (c->busy == CTS_BUSY_THREAD_PEER && (cudaGetDeviceCount(&count) != cudaSuccess || count < 2)) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "one device: no other for the second thread to call on (%d visible)", count);
+        return -1;
+    }
     const struct cts_case *x = lent_of(c);
     if (x && x->family->needs && x->family->needs(x, why, len))
         return -1;
@@ -1237,5 +1262,5 @@ static int needs(const struct cts_case *c, char *why, size_t len)
 
 const struct cts_family cts_family_capture = {
     .name = "capture", .generate = generate, .needs = needs, .measure = measure,
-    .clauses = clauses, .judge = judge,
+    .clauses = clauses, .judge = judge, .judges_alone = 1,
 };

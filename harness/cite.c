@@ -46,6 +46,12 @@ static const char *busy_words(const char *busy)
         {"thread_perthread", "a kernel held a second host thread's per-thread default stream"},
         {"hostfn", "a host function (cudaLaunchHostFunc) held a non-blocking stream"},
         {"same_hostfn", "a host function (cudaLaunchHostFunc) held that same stream"},
+        {"peer_legacy", "a kernel held the other device's legacy default stream"},
+        {"peer_blocking", "a kernel held a blocking stream of the other device"},
+        {"peer_nonblocking", "a kernel held a non-blocking stream of the other device"},
+        {"both", "kernels held a non-blocking stream of each device"},
+        {"other_process", "a kernel of a second process held a non-blocking stream of that process on this device"},
+        {"other_process_peer", "a kernel of a second process held a non-blocking stream of that process on the other device"},
         {NULL, NULL}};
     return cts_words(words, busy);
 }
@@ -64,15 +70,19 @@ static void say(struct buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
-/* What third streams did, as words, for a call that returned. */
-static void third_words(struct buf *b, const struct cts_verdict *v)
+/* What third streams did, as words, for a call that returned (the peer family's are the
+ * other device's). */
+static void third_words(struct buf *b, const struct cts_verdict *v, int peer)
 {
     int hb = v->third_blocking == CTS_ORDER_HELD, hn = v->third_nonblocking == CTS_ORDER_HELD;
     if (hb || hn)
-        say(b, "; later work on a third %s stream waited for it (without the call it ran)",
-            hb && hn ? "blocking and a third non-blocking" : hb ? "blocking" : "non-blocking");
+        say(b, "; later work on a %s%s stream%s waited for it (without the call it ran)", peer ? "" : "third ",
+            hb && hn ? (peer ? "blocking and a non-blocking" : "blocking and a third non-blocking")
+            : hb     ? "blocking"
+                     : "non-blocking",
+            peer ? " of the other device" : "");
     else
-        say(b, "; it made no third stream wait");
+        say(b, "; it made no %s wait", peer ? "stream of the other device" : "third stream");
 }
 
 /* The proof that a call waits: an attempt with the gate held longer took
@@ -106,7 +116,7 @@ static void returned(struct buf *b, const struct cts_case_view *v)
            "us on an idle GPU), and work queued after it on its own stream %s",
         v->call_us, v->idle_us,
         vd->op_after == CTS_ORDER_RUNS ? "ran at once" : "waited for the held work (stream order)");
-    third_words(b, vd);
+    third_words(b, vd, !strcmp(v->family, "peer"));
     if (vd->src == CTS_SRC_AT_CALL)
         say(b, "; it took its source bytes during the call");
     else if (vd->src == CTS_SRC_AFTER_RETURN)
@@ -333,6 +343,33 @@ static void where(struct buf *b, const struct cts_env_view *e, const char *id)
     say(b, ", by cuda-sync-cts %s on %s (case %s).", e->suite_revision, e->date, id);
 }
 
+/* The peer family's two devices, from the environment: which this device is, which its
+ * peer (the next device the process saw), and how they reach each other. */
+static void devices(struct buf *b, const json_t *m)
+{
+    const json_t *env = json_object_get(m, "environment"), *devs = json_object_get(env, "devices");
+    long long me = cts_json_int(json_object_get(env, "gpu"), "device_index");
+    size_t n = json_array_size(devs);
+    if (n < 2 || me < 0 || (size_t)me >= n) {
+        say(b, " The process saw %zu device%s: no peer.", n, n == 1 ? "" : "s");
+        return;
+    }
+    size_t p = ((size_t)me + 1) % n;
+    const json_t *pd = json_array_get(devs, p), *peers = json_object_get(env, "peers");
+    const json_t *links = json_array_get(json_array_get(json_object_get(peers, "nvlinks"), (size_t)me), p);
+    const json_t *path = json_array_get(json_array_get(json_object_get(peers, "nvlink_path"), (size_t)me), p);
+    const json_t *pci = json_array_get(json_array_get(json_object_get(peers, "nvml_common_ancestor"), (size_t)me), p);
+    say(b, " This device is device %lld; the peer is device %zu, an %s (%s)", me, p,
+        json_string_value(json_object_get(pd, "name")) ? json_string_value(json_object_get(pd, "name")) : "?",
+        json_string_value(json_object_get(pd, "uuid")) ? json_string_value(json_object_get(pd, "uuid")) : "?");
+    if (json_is_integer(links) && json_integer_value(links) > 0)
+        say(b, ", %lld NVLinks away%s", (long long)json_integer_value(links),
+            json_is_string(path) && !strcmp(json_string_value(path), "nvswitch") ? " through NVSwitches" : "");
+    if (json_is_string(pci))
+        say(b, ", its PCIe path through the %s", json_string_value(pci));
+    say(b, ".");
+}
+
 /* The capture family: where the call was made, in which modes, and what the
  * capture made of it (the first repetition's return codes). */
 #define OR_Q(x) ((x) ? (x) : "?")
@@ -347,6 +384,7 @@ static void capture_case(struct buf *b, const struct cts_case_view *v)
         {"thread_same", "by a second thread (on the capturing stream, where it takes one)"},
         {"thread_legacy", "on the legacy default stream, by a second thread"},
         {"thread_perthread", "on a second thread's per-thread default stream"},
+        {"thread_peer", "by a second thread with the other device current"},
     };
     static const char *const outcome_words[] = {
         "", "became a node of the graph, whose launch did what the call does", "ran at once, the capture intact",
@@ -624,6 +662,8 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
         observed(&b, &v);
         latency_words(&b, &v);
     }
+    if (!strcmp(v.family, "peer"))
+        devices(&b, m);
     where(&b, &e, id);
     judgement(&b, m, &v);
     int bad = fclose(b.f) != 0;

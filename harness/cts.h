@@ -93,6 +93,18 @@ enum cts_busy {
     CTS_BUSY_SAME_HOSTFN,
     /* The capture family's: the op stream, from a second host thread. */
     CTS_BUSY_THREAD_SAME,
+    /* The peer family's (cases/peer.c): the other device's legacy, blocking
+     * and non-blocking streams; and a non-blocking stream of each device. */
+    CTS_BUSY_PEER_LEGACY,
+    CTS_BUSY_PEER_BLOCKING,
+    CTS_BUSY_PEER_NONBLOCKING,
+    CTS_BUSY_BOTH,
+    /* The capture family's: a second host thread, with the other device current. */
+    CTS_BUSY_THREAD_PEER,
+    /* The process family's (cases/process.c): a non-blocking stream of a
+     * second process, on this device or on the peer. */
+    CTS_BUSY_OTHER_PROCESS,
+    CTS_BUSY_OTHER_PROCESS_PEER,
     CTS_BUSY_COUNT
 };
 /* Stream capture (the capture family): the mode of the capture in progress
@@ -203,6 +215,11 @@ struct cts_family {
      * spec.c (docs/adding-a-family.md). */
     const struct cts_clause *clauses;
     void (*judge)(struct cts_judge *j);
+    /* 1: spec.c's general rules, which speak of one device's streams and of
+     * calls made beside held work, do not apply to the family's cases: its
+     * judge names every clause (the capture family: nothing is held; the
+     * peer family: two devices, its third streams on the other one). */
+    int judges_alone;
     /* Optional: for the threshold search (sync-cts thresholds), the shape of
      * the call for c->size, as the generator gives it (width, height,
      * depth); 0, or -1 where no call of that size can be made.  A family

@@ -23,10 +23,11 @@ static const struct {
     E(cuMemcpyHtoD),      E(cuMemcpyDtoH),      E(cuMemcpyDtoD),       E(cuMemcpyHtoDAsync),
     E(cuMemcpyDtoHAsync), E(cuMemcpyDtoDAsync), E(cuMemcpy),           E(cuMemcpyAsync),
     E(cuMemcpy2D),        E(cuMemcpy2DAsync),   E(cuMemcpy3D),         E(cuMemcpy3DAsync),
+    E(cuMemcpyPeer),      E(cuMemcpyPeerAsync),
     E(cuMemCreate),       E(cuMemRelease),      E(cuMemAddressReserve), E(cuMemAddressFree),
     E(cuMemMap),          E(cuMemUnmap),        E(cuMemSetAccess),
     E(cuMemGetAllocationGranularity),
-    E(cuCtxGetDevice),    E(cuDeviceGetAttribute), E(cuModuleLoadData), E(cuModuleUnload),
+    E(cuCtxGetDevice),    E(cuCtxGetCurrent),   E(cuDeviceGetAttribute), E(cuModuleLoadData), E(cuModuleUnload),
     E(cuModuleGetFunction), E(cuLaunchKernel), E(cuStreamWaitValue32), E(cuStreamWriteValue32),
 #undef E
 };

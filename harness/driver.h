@@ -47,6 +47,8 @@ struct cts_driver {
     CUresult (*cuMemcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
     CUresult (*cuMemcpy3D)(const CUDA_MEMCPY3D *);
     CUresult (*cuMemcpy3DAsync)(const CUDA_MEMCPY3D *, CUstream);
+    CUresult (*cuMemcpyPeer)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
+    CUresult (*cuMemcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
     /* virtual memory management */
     CUresult (*cuMemCreate)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
                             unsigned long long);
@@ -60,6 +62,7 @@ struct cts_driver {
                                               CUmemAllocationGranularity_flags);
     /* devices, modules, launches */
     CUresult (*cuCtxGetDevice)(CUdevice *);
+    CUresult (*cuCtxGetCurrent)(CUcontext *);
     CUresult (*cuDeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
     CUresult (*cuModuleLoadData)(CUmodule *, const void *);
     CUresult (*cuModuleUnload)(CUmodule);

@@ -10,8 +10,8 @@
 #include <stdatomic.h>
 #include <time.h>
 
-const char *const cts_hold_names[CTS_HOLD_COUNT] = {"kernel", "wait-value"};
-enum cts_hold cts_hold_selected = CTS_HOLD_KERNEL;
+/* cts_hold_names and cts_hold_selected: family.c (the families that hold
+ * their own work read the method too). */
 
 static CUdeviceptr dptr(const volatile void *p)
 {

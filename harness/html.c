@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCOLS CTS_BUSY_COLUMNS
-#define busy_cols cts_busy_columns
 
 void cts_html_escape(FILE *f, const char *s, int in_md_table)
 {
@@ -411,10 +409,10 @@ static void group_heading(FILE *f, const char *group, const struct row *first)
                        : "</h2>\n<table class=\"m\">\n<thead><tr><th rowspan=\"2\">memory</th><th rowspan=\"2\">size</th>"
                          "<th rowspan=\"2\">kind</th><th rowspan=\"2\">op stream</th><th rowspan=\"2\">idle \xc2\xb5s</th>",
           f);
-    int ncols = capture ? CTS_CAPTURE_COLUMNS : NCOLS;
-    fprintf(f, "<th colspan=\"%d\">%s</th></tr>\n<tr>", ncols, capture ? "where the call was made" : "busy placement");
-    for (int c = 0; c < ncols; c++)
-        fprintf(f, "<th>%s</th>", capture ? cts_capture_columns[c] : busy_cols[c]);
+    struct cts_columns cols = cts_columns_of(first);
+    fprintf(f, "<th colspan=\"%d\">%s</th></tr>\n<tr>", cols.n, cols.title);
+    for (int c = 0; c < cols.n; c++)
+        fprintf(f, "<th>%s</th>", cols.names[c]);
     fputs("</tr></thead>\n<tbody>\n", f);
 }
 
@@ -425,12 +423,12 @@ static size_t grid_row(FILE *f, const struct row *rows, size_t r, size_t j, size
 {
     const struct row *row = &rows[r];
     size_t e = r;
-    enum { MAXCOLS = NCOLS > CTS_CAPTURE_COLUMNS ? NCOLS : CTS_CAPTURE_COLUMNS };
-    size_t at[MAXCOLS];
-    int have[MAXCOLS] = {0};
-    int capture = *row->capture != '\0', ncols = capture ? CTS_CAPTURE_COLUMNS : NCOLS;
+    size_t at[CTS_MAX_COLUMNS];
+    int have[CTS_MAX_COLUMNS] = {0};
+    struct cts_columns cols = cts_columns_of(row);
+    int ncols = cols.n;
     while (e < j && cts_same_call_variant(&rows[e], row)) {
-        int col = capture ? cts_capture_column(rows[e].busy) : rows[e].rank.busy;
+        int col = cts_column_in(cols, rows[e].busy);
         if (col < ncols && !have[col]) {
             have[col] = 1;
             at[col] = e;

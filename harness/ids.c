@@ -76,7 +76,9 @@ TOKEN(cts_op_token, enum cts_op, CTS_OP_COUNT, "op_implied", "op_null", "op_lega
       "op_perthread", "op_blocking", "op_nonblocking")
 TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
       "busy_blocking", "busy_nonblocking", "busy_perthread", "busy_thread_legacy",
-      "busy_thread_perthread", "busy_hostfn", "busy_same_hostfn", "busy_thread_same")
+      "busy_thread_perthread", "busy_hostfn", "busy_same_hostfn", "busy_thread_same",
+      "busy_peer_legacy", "busy_peer_blocking", "busy_peer_nonblocking", "busy_both",
+      "busy_thread_peer", "busy_other_process", "busy_other_process_peer")
 TOKEN(cts_capture_token, enum cts_capture, CTS_CAPTURE_COUNT, NULL, "global", "thread_local", "relaxed")
 TOKEN(cts_cap_outcome_name, enum cts_cap_outcome, CTS_CAP_OUTCOME_COUNT, NULL, "graph", "ran", "refused", "ended",
       "accepted_ended", "lost", "refused_effect")

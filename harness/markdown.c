@@ -123,8 +123,6 @@ static void md(FILE *f, const char *fmt, ...)
     va_end(ap);
 }
 
-#define NCOLS CTS_BUSY_COLUMNS
-#define busy_cols cts_busy_columns
 
 #define str cts_json_str
 
@@ -456,10 +454,11 @@ static void group_heading(FILE *f, const struct row *first)
        cts_dir_words(dir));
     /* The overlap family's groups: B's operation where a call has its memory, size and kind. */
     fprintf(f, *first->with ? "| with | op stream | host µs |" : "| memory | size | kind | op stream | idle µs |");
-    for (int c = 0; c < NCOLS; c++)
-        fprintf(f, " busy %s |", busy_cols[c]);
+    struct cts_columns cols = cts_columns_of(first);
+    for (int c = 0; c < cols.n; c++)
+        fprintf(f, " busy %s |", cols.names[c]);
     fprintf(f, *first->with ? "\n|---|---|---:|" : "\n|---|---|---|---|---:|");
-    for (int c = 0; c < NCOLS; c++)
+    for (int c = 0; c < cols.n; c++)
         fprintf(f, ":-:|");
     fprintf(f, "\n");
 }
@@ -470,10 +469,12 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
 {
     const struct row *row = &rows[r];
     size_t e = r;
-    int capture = *row->capture != '\0', ncols = capture ? CTS_CAPTURE_COLUMNS : NCOLS;
-    const struct row *cells[NCOLS > CTS_CAPTURE_COLUMNS ? NCOLS : CTS_CAPTURE_COLUMNS] = {0};
+    int capture = *row->capture != '\0';
+    struct cts_columns cols = cts_columns_of(row);
+    int ncols = cols.n;
+    const struct row *cells[CTS_MAX_COLUMNS] = {0};
     while (e < j && cts_same_call_variant(&rows[e], row)) {
-        int col = capture ? cts_capture_column(rows[e].busy) : rows[e].rank.busy;
+        int col = cts_column_in(cols, rows[e].busy);
         if (col < ncols)
             cells[col] = &rows[e];
         e++;

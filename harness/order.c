@@ -32,7 +32,27 @@ static const char *const capture_order[] = {"", "global", "thread_local", "relax
 /* The capture family's placements, its tables' columns (docs/method.md, "Stream capture"). */
 const char *const cts_capture_columns[CTS_CAPTURE_COLUMNS + 1] = {
     "same", "blocking", "nonblocking", "legacy", "perthread", "thread_same", "thread_legacy", "thread_perthread",
-    NULL};
+    "thread_peer", NULL};
+
+/* The peer family's placements (docs/method.md, "Across devices"): this device's streams, then the peer's. */
+const char *const cts_peer_columns[CTS_PEER_COLUMNS + 1] = {
+    "same", "legacy", "blocking", "nonblocking", "peer_legacy", "peer_blocking", "peer_nonblocking", "both", NULL};
+
+/* The process family's: a second process's stream, on this device or the peer. */
+static const char *const process_columns[] = {"other_process", "other_process_peer", NULL};
+
+struct cts_columns cts_columns_of(const struct cts_case_view *v)
+{
+    if (!strcmp(v->family, "process"))
+        return (struct cts_columns){process_columns, 2, "held by a second process (this device; the peer)"};
+    if (*v->capture)
+        return (struct cts_columns){cts_capture_columns, CTS_CAPTURE_COLUMNS, "where the call was made"};
+    if (!strcmp(v->family, "peer"))
+        return (struct cts_columns){cts_peer_columns, CTS_PEER_COLUMNS, "busy placement (this device; the peer)"};
+    return (struct cts_columns){cts_busy_columns, CTS_BUSY_COLUMNS, "busy placement"};
+}
+
+int cts_column_in(struct cts_columns cols, const char *busy) { return rank(cols.names, busy); }
 
 /* APIs in declaration order; unknown ones last.  A sorted index of the
  * tokens, built once, so that ranking 19,017 cases is not a linear scan each. */

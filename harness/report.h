@@ -66,10 +66,24 @@ void cts_html_escape(FILE *f, const char *s, int in_md_table);
 #define CTS_BUSY_COLUMNS 9
 extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
 /* The capture family's placements, its tables' columns. */
-#define CTS_CAPTURE_COLUMNS 8
+#define CTS_CAPTURE_COLUMNS 9
 extern const char *const cts_capture_columns[CTS_CAPTURE_COLUMNS + 1];
 int cts_capture_column(const char *busy); /* its index; CTS_CAPTURE_COLUMNS if none */
 int cts_busy_column(const char *busy);
+/* The peer family's placements (two devices), its tables' columns. */
+#define CTS_PEER_COLUMNS 8
+extern const char *const cts_peer_columns[CTS_PEER_COLUMNS + 1];
+#define CTS_MAX_COLUMNS 9 /* the most columns of any of the three */
+/* The columns of a case's table, and what their heading calls them. */
+struct cts_columns {
+    const char *const *names; /* NULL-terminated */
+    int n;
+    const char *title;
+};
+struct cts_case_view;
+struct cts_columns cts_columns_of(const struct cts_case_view *v);
+/* busy's column in cols (cols.n if none). */
+int cts_column_in(struct cts_columns cols, const char *busy);
 /* view.c: one case of a validated matrix as every report reads it (cite,
  * Markdown, CSV, HTML, diff, check), filled once from the case's JSON.
  * cts_matrix_load has checked every member read here, so each is present

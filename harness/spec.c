@@ -81,7 +81,7 @@ const char *cts_about_name(enum cts_about a)
 {
     static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call",
                                     "rejected", "concurrent", "data_ordered", "later_sees", "landed",
-                                    "capture_ended", "captured", "accepted_captured"};
+                                    "capture_ended", "captured", "accepted_captured", "op_after"};
     return (unsigned)a < CTS_ABOUT_COUNT ? n[a] : "?";
 }
 
@@ -211,7 +211,10 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
     }
     case CTS_ABOUT_THIRD_BLOCKING:
     case CTS_ABOUT_THIRD_NONBLOCKING:
-        ord = a == CTS_ABOUT_THIRD_BLOCKING ? o->verdict.third_blocking : o->verdict.third_nonblocking;
+    case CTS_ABOUT_OP_AFTER:
+        ord = a == CTS_ABOUT_THIRD_BLOCKING      ? o->verdict.third_blocking
+              : a == CTS_ABOUT_THIRD_NONBLOCKING ? o->verdict.third_nonblocking
+                                                 : o->verdict.op_after;
         if (ord == CTS_ORDER_NA)
             return -1;
         if (ord == CTS_ORDER_HELD_ANYWAY)
@@ -531,7 +534,7 @@ enum cts_conformance cts_spec_judge(const struct cts_case *c, const struct cts_o
     *n = 0;
     if (o->status != CTS_PASS && o->status != CTS_VARIES)
         return CTS_CONF_NONE;
-    if (c->capture != CTS_CAPTURE_NONE) /* the capture family judges its own (no call is held there) */
+    if (c->family->judges_alone) /* its judge names every clause (cts_family.judges_alone) */
         c->family->judge(&j);
     else
         call_rules(&j);

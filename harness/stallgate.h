@@ -30,13 +30,28 @@ struct cts_stallgate {
     int running;
     atomic_int state;
     _Atomic double last_us, stall_us, released_us;
+    _Atomic double deadline_us; /* a wait-value hold's: the watchdog opens the flag then (NAN: none) */
 };
 
 /* Allocates the flag and the gate's record and starts the watchdog: 0, or -1
  * with why.  The current device must be set. */
 int cts_sg_init(struct cts_stallgate *g, char *why, size_t len);
-/* Closes the flag and holds s: 0 once the gate spins, else -1 with why. */
+/* The same on a flag and record another process maps too (harness/peer.c's
+ * shared page; no CUDA call): the other process holds its stream on them. */
+int cts_sg_init_shared(struct cts_stallgate *g, volatile unsigned int *flag, struct cts_gate_record *rec, char *why,
+                       size_t len);
+/* Closes the flag and holds s: 0 once the gate spins, else -1 with why.
+ * cts_sg_hold_by: by a stream memory operation that waits on the flag where
+ * wait_value is set (hold.h: launches may be synchronous, CUDA_LAUNCH_BLOCKING=1),
+ * else the gate kernel. */
 int cts_sg_hold(struct cts_stallgate *g, cudaStream_t s, char *why, size_t len);
+int cts_sg_hold_by(struct cts_stallgate *g, cudaStream_t s, int wait_value, char *why, size_t len);
+/* Closes the flag for a hold another process makes (a shared gate): the seq it
+ * is to record, then cts_sg_started waits (START_LIMIT_US) until it spins. */
+unsigned cts_sg_close_for_other(struct cts_stallgate *g);
+int cts_sg_started(struct cts_stallgate *g, char *why, size_t len);
+/* After a hold's streams drained: 0 if its gate ended by the flag, else -1 with why. */
+int cts_sg_ended_by_flag(const struct cts_stallgate *g, char *why, size_t len);
 /* The watchdog opens the flag once nothing returned for stall_us, from now. */
 void cts_sg_arm(struct cts_stallgate *g, double stall_us);
 /* Right after a call returned: 1 if the flag was still closed (the call did
