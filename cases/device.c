@@ -26,6 +26,12 @@
  *   worker's exporting process (harness/peer.c), which runs only while these
  *   cases do; cleanup destroys the event opened.  (In the exporting process
  *   itself it returns cudaErrorDeviceUninitialized: H100, 580.159.04.)
+ * - Interprocess memory: cudaIpcGetMemHandle of 4 KiB that prepare() allocated
+ *   (cleanup frees it); cudaIpcOpenMemHandle of the memory the exporting
+ *   process exported (cleanup closes it); cudaIpcCloseMemHandle of that memory,
+ *   opened by prepare().  Opening a handle the process opened already counts
+ *   a reference and returns the same pointer, so calls from several threads
+ *   at once each open and close their own reference.
  * - cudaMemPoolGetAttribute and cudaMemPoolSetAttribute on the device's
  *   default pool, one variant an attribute: get each of the eight; set the
  *   release threshold and the three reuse flags to the value they have (the
@@ -92,6 +98,9 @@ static const struct {
     {CTS_API_EVENT_DESTROY, INTERPROCESS},
     {CTS_API_IPC_GET_EVENT_HANDLE, NULL},
     {CTS_API_IPC_OPEN_EVENT_HANDLE, NULL},
+    {CTS_API_IPC_GET_MEM_HANDLE, NULL},
+    {CTS_API_IPC_OPEN_MEM_HANDLE, NULL},
+    {CTS_API_IPC_CLOSE_MEM_HANDLE, NULL},
 };
 #define NPLAIN (sizeof plain / sizeof *plain)
 
@@ -217,6 +226,20 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     switch (c->api) {
     case CTS_API_IPC_OPEN_EVENT_HANDLE: /* the other process's event must be there */
         return cts_peer_event(error) ? 0 : 1;
+    case CTS_API_IPC_OPEN_MEM_HANDLE: /* ... and its memory */
+        return cts_peer_memory(error) ? 0 : 1;
+    case CTS_API_IPC_CLOSE_MEM_HANDLE: { /* its memory, opened */
+        const cudaIpcMemHandle_t *h = cts_peer_memory(error);
+        if (!h)
+            return 1;
+        if ((err = cudaIpcOpenMemHandle(&s->ptr, *h, cudaIpcMemLazyEnablePeerAccess)) != cudaSuccess)
+            s->ptr = NULL;
+        break;
+    }
+    case CTS_API_IPC_GET_MEM_HANDLE:
+        if ((err = cudaMalloc(&s->ptr, 4096)) != cudaSuccess)
+            s->ptr = NULL;
+        break;
     case CTS_API_EVENT_RECORD: case CTS_API_EVENT_DESTROY: case CTS_API_IPC_GET_EVENT_HANDLE:
         /* an interprocess event, in s->handle */
         if ((err = cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, IPC_FLAGS)) != cudaSuccess)
@@ -284,6 +307,25 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
             s->handle = NULL;
         return cts_result(err, error);
     }
+    case CTS_API_IPC_GET_MEM_HANDLE: {
+        cudaIpcMemHandle_t h;
+        return cts_result(cudaIpcGetMemHandle(&h, s->ptr), error);
+    }
+    case CTS_API_IPC_OPEN_MEM_HANDLE: {
+        const char *why;
+        const cudaIpcMemHandle_t *h = cts_peer_memory(&why);
+        if (!h) {
+            *error = why;
+            return 1;
+        }
+        if ((err = cudaIpcOpenMemHandle(&s->ptr, *h, cudaIpcMemLazyEnablePeerAccess)) != cudaSuccess)
+            s->ptr = NULL;
+        return cts_result(err, error);
+    }
+    case CTS_API_IPC_CLOSE_MEM_HANDLE:
+        if ((err = cudaIpcCloseMemHandle(s->ptr)) == cudaSuccess)
+            s->ptr = NULL;
+        return cts_result(err, error);
     case CTS_API_MEMPOOL_GET_ATTRIBUTE: {
         unsigned long long v64 = 0;
         int v = 0;
@@ -335,10 +377,18 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
         if (s->handle)
             err = cudaEventDestroy((cudaEvent_t)s->handle);
         break;
+    case CTS_API_IPC_OPEN_MEM_HANDLE: case CTS_API_IPC_CLOSE_MEM_HANDLE:
+        if (s->ptr)
+            err = cudaIpcCloseMemHandle(s->ptr);
+        break;
+    case CTS_API_IPC_GET_MEM_HANDLE:
+        if (s->ptr)
+            err = cudaFree(s->ptr);
+        break;
     default:
         break;
     }
-    s->handle = s->extra = NULL;
+    s->handle = s->extra = s->ptr = NULL;
     s->value = 0;
     return cts_result(err, error);
 }

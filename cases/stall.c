@@ -101,8 +101,11 @@
                              * (cudaMemGetInfo, 11-64 us, fits a command of one every PACE_US only
                              * sometimes: H100, f8eae3d) */
 
-static const char *const withs[] = {"launch", "memcpy_async", "event_record"};
-enum { WITH_LAUNCH, WITH_MEMCPY, WITH_EVENT, NWITHS };
+/* The second thread's command; peer_*: the same on the other device (its stream and memory
+ * there; NOTSUPP with one device): does a call on this device stall a thread working on another? */
+static const char *const withs[] = {"launch", "memcpy_async", "event_record", "peer_launch", "peer_memcpy_async"};
+enum { WITH_LAUNCH, WITH_MEMCPY, WITH_EVENT, WITH_PEER_LAUNCH, WITH_PEER_MEMCPY, NWITHS };
+#define ON_PEER(w) ((w) >= WITH_PEER_LAUNCH)
 
 static const struct call {
     enum cts_api api;
@@ -252,6 +255,12 @@ static int lent_needs(const struct cts_case *x, char *why, size_t len);
 
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
+    int w = with_index(c), count = 0;
+    if (w >= 0 && ON_PEER(w) && (cudaGetDeviceCount(&count) != cudaSuccess || count < 2)) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "one device: no other for the second thread's %s", withs[w]);
+        return -1;
+    }
     const struct call *x = call_of(c);
     if (x && x->lent)
         return lent_needs(x->lent, why, len);
@@ -275,6 +284,9 @@ static struct {
     char why[CTS_REASON_MAX];
     struct cts_stallgate g;
     cudaStream_t own, held, second; /* the call's non-blocking stream, another held one, the second thread's */
+    int peer;                      /* the other device (-1: none), and the second thread's stream and memory there */
+    cudaStream_t second_peer;
+    void *peer_dev;
     void *dev[2], *pinned[2], *pageable;
     cudaEvent_t behind, second_event; /* recorded behind the held work; the second thread's */
     unsigned int *word; /* where a first launch stores */
@@ -513,15 +525,37 @@ static cudaError_t cleanup(const struct call *x, struct cts_scratch *s)
     return cudaSuccess;
 }
 
-/* The second thread's command. */
+/* The second thread's command (made with its device current: the peer's for ON_PEER). */
 static cudaError_t command(int w)
 {
     switch (w) {
     case WITH_LAUNCH: return cts_launch_sleep(d.second, 0);
     case WITH_MEMCPY:
         return cudaMemcpyAsync(d.dev[1], d.pinned[1], cts_size_bytes(SMALL), cudaMemcpyHostToDevice, d.second);
+    case WITH_PEER_LAUNCH: return cts_launch_sleep(d.second_peer, 0);
+    case WITH_PEER_MEMCPY:
+        return cudaMemcpyAsync(d.peer_dev, d.pinned[1], cts_size_bytes(SMALL), cudaMemcpyHostToDevice, d.second_peer);
     default: return cudaEventRecord(d.second_event, d.second);
     }
+}
+
+static cudaStream_t second_stream(int w) { return ON_PEER(w) ? d.second_peer : d.second; }
+
+/* The other device's stream and memory for the second thread, and its commands' first use there. */
+static cudaError_t setup_peer(void)
+{
+    int count = 0;
+    TRY(cudaGetDeviceCount(&count));
+    d.peer = count > 1 ? (d.device + 1) % count : -1;
+    if (d.peer < 0)
+        return cudaSuccess;
+    TRY(cudaSetDevice(d.peer));
+    TRY(cudaStreamCreateWithFlags(&d.second_peer, cudaStreamNonBlocking));
+    TRY(cudaMalloc(&d.peer_dev, cts_size_bytes(SMALL)));
+    TRY(command(WITH_PEER_LAUNCH));
+    TRY(command(WITH_PEER_MEMCPY));
+    TRY(cudaStreamSynchronize(d.second_peer));
+    return cudaSetDevice(d.device);
 }
 
 static cudaError_t setup_resources(void)
@@ -558,7 +592,11 @@ static cudaError_t setup_resources(void)
     TRY(cudaEventCreateWithFlags(&d.second_event, cudaEventDisableTiming));
     TRY(cudaEventRecord(d.behind, d.held));
     for (int w = 0; w < NWITHS; w++)
-        TRY(command(w));
+        if (!ON_PEER(w))
+            TRY(command(w));
+    cudaError_t perr = setup_peer();
+    if (perr != cudaSuccess)
+        return perr;
     TRY(cts_launch_sleep(d.own, 0));
     return cudaDeviceSynchronize();
 }
@@ -609,7 +647,7 @@ struct window {
 static void *second_thread(void *arg)
 {
     struct window *w = arg;
-    w->err = cudaSetDevice(d.device);
+    w->err = cudaSetDevice(ON_PEER(w->with) ? d.peer : d.device);
     while (w->err == cudaSuccess && !atomic_load(&w->stop)) {
         long i = atomic_load(&w->made);
         double b = cts_now_us();
@@ -667,7 +705,7 @@ static int finish(struct window *w, cudaStream_t held, char *why, size_t len)
     int bad = cts_sg_drain(&d.g, held, d.own, why, len);
     atomic_store(&w->stop, 1);
     pthread_join(w->thread, NULL);
-    cudaError_t err = cudaStreamSynchronize(d.second);
+    cudaError_t err = cudaStreamSynchronize(second_stream(w->with));
     if (!bad && (w->err != cudaSuccess || err != cudaSuccess)) {
         (void)cudaGetLastError();
         snprintf(why, len, "harness: the second thread's %s returned %s", withs[w->with],

@@ -6,6 +6,8 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
+#include "kernels.h"
+
 struct cts_case;
 
 /* For issue/prepare/cleanup: 0 on cudaSuccess, else 1, with the error's name in *error. */
@@ -32,10 +34,36 @@ int cts_need_runtime(const struct cts_case *c, char *why, size_t len);
  * than the driver): 1, with the NOTSUPP reason in why[]; else 0. */
 int cts_needs_newer_driver(const struct cts_case *c, const char *ename, char *why, size_t len);
 
-/* The event another process exported (harness/peer.c), for the cases whose
- * call opens it (cudaIpcOpenEventHandle); NULL with why where there is none (a failure
- * of the harness: prepare() fails with it). */
+/* The event and the memory another process exported (harness/peer.c), for
+ * the cases whose call opens them (cudaIpcOpenEventHandle, cudaIpcOpenMemHandle);
+ * NULL with why where there is none (a failure of the harness: prepare() fails
+ * with it). */
 const cudaIpcEventHandle_t *cts_peer_event(const char **why);
+const cudaIpcMemHandle_t *cts_peer_memory(const char **why);
+
+/* The page the worker shares with that process (harness/peer.c): the flag its
+ * gate spins on (the worker's watchdog opens it), the gate's record, and the
+ * marker it queues after its held work. */
+struct cts_shared {
+    volatile unsigned int flag;
+    unsigned int pad;
+    struct cts_gate_record gate;
+    struct cts_marker_record after;
+};
+#define OTHER_BYTES ((size_t)1 << 20)          /* the memory it exports (and copies from) */
+#define OTHER_BUDGET_NS 20000000000ull        /* its gate ends itself after 20 s */
+/* The other process as the process family sees it (cases/process.c). */
+struct cts_other {
+    struct cts_shared *shared;
+    const cudaIpcMemHandle_t *mem;
+    int device;           /* where it runs */
+    unsigned generation;  /* another number: another process (its memory to open again) */
+};
+/* 0 with o filled, or -1 with why (none runs: the harness's failure). */
+int cts_peer_process(struct cts_other *o, const char **why);
+/* A command to it ("prepare OLD NEW", "hold SEQ COPY", "sync"; harness/peer.c):
+ * 0 once it answered "ok", else -1 with why. */
+int cts_peer_command(const char *cmd, char *why, size_t len);
 
 /* In a function returning cudaError_t: returns the error of `call`, naming
  * the call in `at` (a const char * the family reports it from). */
