@@ -135,7 +135,8 @@ int main(void)
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("stream") + count_family("managed") +
                           count_family("trigger") + count_family("first_launch") + count_family("device") +
-                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("overlap") + count_family("capture")));
+                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("overlap") + count_family("capture") + count_family("peer") +
+                          count_family("process")));
     /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
      * a stream and cudaStreamWaitEvent "external" on 8 placements (6 where the per-thread default
      * stream captures: it is busy_perthread, and the second thread cannot name it), cudaStreamBeginCapture
@@ -144,10 +145,14 @@ int main(void)
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
      * variant, direction, memory): 95 that take a stream on 8 placements, 133 that take none on 2, in
      * the capture's own mode, on a blocking or a non-blocking capturing stream */
-    CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2) +
-                                           3 * 2 * (95 * 8 + 133 * 2));
+    CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
+                                                3 * 7) +
+                                           3 * 2 * (95 * 8 + 136 * 2));
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2) + 2 * (95 * 8 + 133 * 2));
+              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 136 * 2));
+    /* ... and 7 of the calls that take none by a second thread with the other device current */
+    CHECK_INT(count_in("*.busy_thread_peer", "capture", NULL), 27 * 7);
+    CHECK_INT(count_in("malloc.capture_global.by_global.op_blocking.busy_thread_peer", "capture", NULL), 1);
     CHECK_INT(count_in("memcpy2d_async.capture_global.by_global.h2d.pinned.1MiB.explicit.op_blocking.busy_same", "capture",
                        NULL), 1);
     CHECK_INT(count_in("stream_attach_mem_async.capture_relaxed.by_relaxed.managed.4KiB.op_nonblocking.busy_legacy",
@@ -167,21 +172,37 @@ int main(void)
      * cudaFuncSetAttribute attributes, 8 pool attributes got and 6 set, each on the implied stream's
      * placements and from a second thread (6 cases); cudaEventRecord of an interprocess event on
      * every op stream (32) */
-    CHECK_INT(count_family("device"), (10 + 4 + 8 + 6) * 6 + 32);
+    CHECK_INT(count_family("device"), (13 + 4 + 8 + 6) * 6 + 32); /* 13: with the 3 interprocess-memory calls */
     /* depth: 10 enqueueing calls x 4 op streams x 3 (the scan behind its own stream; beside a full
      * non-blocking stream, filled by this thread or blocked in another) */
     CHECK_INT(count_family("depth"), 10 * 4 * 3);
     CHECK_INT(count_in("launch.queue_depth.op_legacy.busy_same", "depth", NULL), 1);
     CHECK_INT(count_in("*.queue_full*.busy_nonblocking", "depth", NULL), 10 * 4 * 2);
     CHECK_INT(count_in("*.queue_depth.*", "capture", NULL), 0); /* measured by its family: not lent */
-    /* stall: 25 calls x 3 commands of the second thread (a launch, a copy, an event record) */
-    CHECK_INT(count_family("stall"), (17 + 8) * 3); /* its own 17 calls, 8 lent by other families */
-    CHECK_INT(count_in("free_array.other_thread.with_*.16MiB.op_implied.busy_nonblocking", "stall", NULL), 3);
+    /* stall: 25 calls x 5 commands of the second thread (a launch, a copy, an event record; a launch
+     * and a copy on the other device) */
+    CHECK_INT(count_family("stall"), (17 + 8) * 5); /* its own 17 calls, 8 lent by other families */
+    CHECK_INT(count_in("free.other_thread.with_peer_launch.device.4KiB.op_implied.busy_nonblocking", "stall", NULL), 1);
+    CHECK_INT(count_in("free_array.other_thread.with_*.16MiB.op_implied.busy_nonblocking", "stall", NULL), 5);
     CHECK_INT(count_in("memcpy.other_thread_long.with_launch.h2d.pageable.16MiB.explicit.op_implied.busy_nonblocking",
                        "stall", NULL), 1);
     CHECK_INT(count_in("free.other_thread.with_launch.device.4KiB.op_implied.busy_nonblocking", "stall", NULL), 1);
-    CHECK_INT(count_in("launch.other_thread_first.with_*", "stall", NULL), 3);
+    CHECK_INT(count_in("launch.other_thread_first.with_*", "stall", NULL), 5);
     CHECK_INT(count_in("*.other_thread*", "capture", NULL), 0);
+    /* peer (legacy build; op_null is then the legacy stream, and no busy_legacy beside it): copies
+     * between the devices by call (variants x sizes x op streams x placements: 8 on a created stream,
+     * 7 on stream 0 or the implied one), host memory to and from the peer's, this device's calls
+     * beside the peer's 3 placements, the peer's events, a launch, peer access */
+    CHECK_INT(count_family("peer"), 8 * 2 * (8 + 7) + 4 * 2 * 7 + 8 * 2 * 8 + 4 * 8 + 4 * 2 * 7 + 4 * 7 +
+                                        2 * 8 + 2 * 7 + 2 * 8 + 2 * 7 + 2 * 8 + 4 * 8 + 4 * 7 + 9 * 3 + 2 * 3 + 8 +
+                                        2 * 7);
+    CHECK_INT(count_in("memcpy_peer_async.to_peer_pool_ungranted.d2d.device.16MiB.op_nonblocking.busy_both", "peer",
+                       NULL), 1);
+    CHECK_INT(count_in("*.busy_peer_*", "peer", NULL) + count_in("*.busy_both", "peer", NULL) > 0, 1);
+    CHECK_INT(count_in("*.busy_peer_*", NULL, NULL), count_in("*.busy_peer_*", "peer", NULL)); /* its own */
+    /* process: 7 calls, on this device and the peer (cudaMemcpyPeerAsync on the peer only) */
+    CHECK_INT(count_family("process"), 6 * 2 + 1);
+    CHECK_INT(count_in("*.busy_other_process*", NULL, NULL), count_family("process"));
     /* pool: 5 reuse policies x (with and without an event after the free) */
     CHECK_INT(count_family("pool"), 5 * 2);
     CHECK_INT(count_in("malloc_from_pool_async.tight_none.device.64MiB.op_nonblocking.busy_nonblocking", "pool", NULL),
@@ -229,9 +250,10 @@ int main(void)
           !cts_busy_is_hostfn(CTS_BUSY_SAME) && !cts_busy_in_op_stream(CTS_BUSY_HOSTFN));
     CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
-                                                        9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2) + /* capture */
-                                                        3 * 2 * (95 * 3 + 133) + /* ... lent */
-                                                        27 * 2 + 12); /* device: 27 calls that take no stream, one that does */
+                                                        9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
+                                                             3 * 7) + /* capture (busy_thread_peer: 7 calls) */
+                                                        3 * 2 * (95 * 3 + 136) + /* ... lent */
+                                                        30 * 2 + 12); /* device: 30 calls that take no stream, one that does */
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */

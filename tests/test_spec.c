@@ -239,7 +239,8 @@ int main(void)
      * RT-ATTACH-NULL-STREAM), and its judge names clauses (trigger's
      * cuLaunchKernel: RT-SYNC-LAUNCH). */
     CHECK(cts_clause_find("RT-ATTACH-NULL-STREAM") != NULL);
-    CHECK(cts_clause_index("RT-ATTACH-NULL-STREAM") > cts_clause_index("RT-MEMCPY-PEER"));
+    CHECK(cts_clause_index("RT-ATTACH-NULL-STREAM") > cts_clause_index("RT-CAPTURE-LEGACY"));
+    CHECK(cts_clause_index("RT-MEMCPY-PEER") > cts_clause_index("RT-ATTACH-NULL-STREAM")); /* the peer family's, last */
     CHECK(cts_clause_find("NO-SUCH-CLAUSE") == NULL);
     o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
     CHECK_INT(judge("cu_launch_kernel.first.op_blocking.busy_blocking", &o, j, &n), CTS_CONFORMS);
