@@ -21,7 +21,7 @@ expect 2 "--device wants a device index, not '-1'" run --device -1
 expect 2 "no case matches 'nothing.*'" list 'nothing.*'
 expect 2 "no case matches 'memcpy.h2d.*.op_nonblocking.*'" run 'memcpy.h2d.*.op_nonblocking.*' --out "$tmp/m.json"
 expect 2 "unexpected argument 'extra'" list 'memcpy.*' extra
-expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger, first_launch, device, depth, stall, pool, overlap, capture)" list --family nope
+expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger, first_launch, device, depth, stall, pool, overlap, capture, peer, process)" list --family nope
 expect 2 "no case of group 'nope' matches '*'" list --group nope
 expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" run --schedule fast
 expect 2 "--hold wants kernel or wait-value, not 'gate'" run --hold gate
@@ -70,7 +70,7 @@ grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$
 [ "$("$cts" list --family alloc | wc -l)" -eq 544 ] || fail "list --family alloc is not 544 ids"
 [ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3390 ] || fail "list --family memset 'cu_*' is not 3390 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 368 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 429 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
 grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
@@ -94,7 +94,7 @@ grep -qE "^$tmp/judged.json: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECOR
 run 0 render "$tmp/judged.json"
 [ -s "$tmp/err" ] && fail "render: stderr: $(cat "$tmp/err")"
 grep -q "^## Deviations" "$tmp/out" || fail "the Markdown has no Deviations section"
-[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 578 ] || fail "the Markdown does not list the 578 deviations"
+[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 700 ] || fail "the Markdown does not list the 700 deviations"
 [ -e "$tmp/judged.md" ] && fail "render with no --out wrote beside its input"
 expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
