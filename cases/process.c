@@ -24,7 +24,8 @@
  * Markers: one on the op stream (stream 0 for the synchronous calls) after a
  * call that returned, as every family has; the other process's own work is
  * not this process's to mark.  The documentation says nothing of another
- * process's work beyond RT-SYNC-ANY: RECORDED. */
+ * process's work beyond RT-SYNC-ANY: RECORDED.  NOTSUPP under CUDA_LAUNCH_BLOCKING=1: the other
+ * process holds with a kernel (not measured so: the peer family shows launch blocking). */
 #define _GNU_SOURCE
 #include "../harness/cts.h"
 #include "../harness/engine.h" /* TRACK_FRACTION, DRAIN_LIMIT_US */
@@ -37,6 +38,7 @@
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Longer than the peer family's: without MPS the two processes' contexts share the GPU by time
@@ -108,6 +110,12 @@ static int needs(const struct cts_case *c, char *why, size_t len)
     if (cudaGetDeviceCount(&n) != cudaSuccess) {
         (void)cudaGetLastError();
         n = 0;
+    }
+    const char *lb = getenv("CUDA_LAUNCH_BLOCKING");
+    if (lb && *lb && strcmp(lb, "0")) { /* the exporter inherits it, and holds with a kernel */
+        snprintf(why, len, "CUDA_LAUNCH_BLOCKING=%.16s: the other process's gate is a kernel, whose launch would wait for it",
+                 lb);
+        return -1;
     }
     if (c->busy == CTS_BUSY_OTHER_PROCESS_PEER && n < 2) {
         snprintf(why, len, "one device: no peer for the other process to run on (%d visible)", n);

@@ -116,7 +116,8 @@ static void returned(struct buf *b, const struct cts_case_view *v)
            "us on an idle GPU), and work queued after it on its own stream %s",
         v->call_us, v->idle_us,
         vd->op_after == CTS_ORDER_RUNS ? "ran at once" : "waited for the held work (stream order)");
-    third_words(b, vd, !strcmp(v->family, "peer"));
+    if (strcmp(v->family, "process")) /* the other process's streams are not this one's to mark */
+        third_words(b, vd, !strcmp(v->family, "peer"));
     if (vd->src == CTS_SRC_AT_CALL)
         say(b, "; it took its source bytes during the call");
     else if (vd->src == CTS_SRC_AFTER_RETURN)
@@ -234,6 +235,8 @@ static void observed(struct buf *b, const struct cts_case_view *v)
     } else {
         say(b, "the repetitions agree on no host behaviour");
     }
+    if (v->verdict.rejected)
+        say(b, "; it returned the error %s (refused)", v->verdict.rejected);
     landing_words(b, v);
     data_words(b, v);
     say(b, ".");
@@ -345,7 +348,7 @@ static void where(struct buf *b, const struct cts_env_view *e, const char *id)
 
 /* The peer family's two devices, from the environment: which this device is, which its
  * peer (the next device the process saw), and how they reach each other. */
-static void devices(struct buf *b, const json_t *m)
+static void devices(struct buf *b, const json_t *m, const struct cts_case_view *v)
 {
     const json_t *env = json_object_get(m, "environment"), *devs = json_object_get(env, "devices");
     long long me = cts_json_int(json_object_get(env, "gpu"), "device_index");
@@ -359,6 +362,22 @@ static void devices(struct buf *b, const json_t *m)
     const json_t *links = json_array_get(json_array_get(json_object_get(peers, "nvlinks"), (size_t)me), p);
     const json_t *path = json_array_get(json_array_get(json_object_get(peers, "nvlink_path"), (size_t)me), p);
     const json_t *pci = json_array_get(json_array_get(json_object_get(peers, "nvml_common_ancestor"), (size_t)me), p);
+    static const struct cts_words sides[] = {
+        {"to_peer", "the destination the peer's device memory, peer access enabled both ways"},
+        {"from_peer", "the source the peer's device memory, peer access enabled both ways"},
+        {"to_peer_no_access", "the destination the peer's device memory, peer access disabled both ways"},
+        {"from_peer_no_access", "the source the peer's device memory, peer access disabled both ways"},
+        {"to_peer_pool", "the destination a block of a pool made on the peer, its access granted to this device"},
+        {"from_peer_pool", "the source a block of a pool made on the peer, its access granted to this device"},
+        {"to_peer_pool_ungranted", "the destination a block of a pool made on the peer, its access not granted to this device"},
+        {"from_peer_pool_ungranted", "the source a block of a pool made on the peer, its access not granted to this device"},
+        {NULL, NULL}};
+    const char *side = cts_words(sides, v->variant);
+    if (side != v->variant)
+        say(b, " The copy had %s%s.", side,
+            (v->status == CTS_PASS || v->status == CTS_VARIES) && !v->verdict.rejected
+                ? "; every byte of its destination was the source's, read after the device drained"
+                : "");
     say(b, " This device is device %lld; the peer is device %zu, an %s (%s)", me, p,
         json_string_value(json_object_get(pd, "name")) ? json_string_value(json_object_get(pd, "name")) : "?",
         json_string_value(json_object_get(pd, "uuid")) ? json_string_value(json_object_get(pd, "uuid")) : "?");
@@ -663,7 +682,7 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
         latency_words(&b, &v);
     }
     if (!strcmp(v.family, "peer"))
-        devices(&b, m);
+        devices(&b, m, &v);
     where(&b, &e, id);
     judgement(&b, m, &v);
     int bad = fclose(b.f) != 0;

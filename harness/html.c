@@ -151,6 +151,11 @@ static void legend(FILE *f)
                      "work): A / W, the call returned / waited; then what it got: R an error (refused) / N another "
                      "block / D the freed block, and work queued after the call on its stream waited for the free "
                      "/ I the freed block, and that work ran at once, the free still held"},
+        {"q t", "Q+b", "across two GPUs (peer family, columns the placements on this GPU and on the peer; "
+                       "NOTSUPP with one GPU): +b / +n, later work in a blocking / non-blocking stream of "
+                       "the other GPU waited; X, the copy was refused (a pool block whose access was not "
+                       "granted); process family, columns a second process's stream on this GPU or the "
+                       "other: s, the read returned the old bytes, not those of that process's queued copy"},
         {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
         {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
                         "the call failed"},
