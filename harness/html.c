@@ -193,7 +193,13 @@ static void environment(FILE *f, const json_t *m)
                                    {", built with toolkit ", e.toolkit},
                                    {"</td></tr>\n<tr><th>Settings</th><td>default stream ", e.default_stream},
                                    {"; schedule ", e.schedule}};
+    char devices[1024];
+    int several = cts_devices_words(m, devices, sizeof devices) == 0; /* the peer family's two devices, and more */
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        if (i == 3 && several) { /* after the GPU's row */
+            fputs("</td></tr>\n<tr><th>Devices</th><td>", f);
+            esc(f, devices);
+        }
         fputs(rows[i][0], f);
         esc(f, rows[i][1]);
     }

@@ -303,6 +303,9 @@ static void environment(FILE *f, const json_t *m)
     fprintf(f, "Generated from the JSON matrix beside this file; the JSON is the record.\n\n");
     fprintf(f, "| | |\n|---|---|\n");
     md(f, "| GPU | %t (compute capability %t), %t |\n", e.gpu, e.compute_capability, e.uuid);
+    char devices[1024];
+    if (cts_devices_words(m, devices, sizeof devices) == 0) /* the peer family's two devices, and more */
+        md(f, "| Devices | %t |\n", devices);
     md(f, "| Driver | %t; driver API version %t |\n", e.driver, e.driver_api);
     md(f, "| Runtime | cudart %t, built with toolkit %t |\n", e.runtime, e.toolkit);
     md(f, "| Settings | default stream %t; schedule %t", e.default_stream, e.schedule);

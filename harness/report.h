@@ -135,6 +135,9 @@ struct cts_env_view {
     const json_t *variables; /* settings.environment_variables: a string, or null where unset */
 };
 void cts_env_view(struct cts_env_view *e, const json_t *m);
+/* Where the process saw several GPUs (environment.devices): each, and how each pair reaches the
+ * other (NVLinks, peer access), as words into buf; 0, or -1 (buf "") where it saw one. */
+int cts_devices_words(const json_t *m, char *buf, size_t len);
 /* The keys of an object (none where it is absent), sorted; malloc'ed, NULL if out of memory. */
 const char **cts_sorted_keys(const json_t *o, size_t *n);
 /* A count with a comma every three digits ("2,097,152"), in buf; to f. */

@@ -273,3 +273,39 @@ void cts_put_th_limit(FILE *f, const json_t *row)
     cts_put_grouped(f, cts_json_int(row, "max_bytes"));
     fputs(cts_th_unit(row), f);
 }
+
+int cts_devices_words(const json_t *m, char *buf, size_t len)
+{
+    const json_t *env = json_object_get(m, "environment"), *devs = json_object_get(env, "devices");
+    const json_t *peers = json_object_get(env, "peers");
+    size_t n = json_array_size(devs), k = 0;
+    buf[0] = '\0';
+    if (n < 2)
+        return -1;
+#define PUT(...) (k += (size_t)snprintf(buf + k, k < len ? len - k : 0, __VA_ARGS__))
+    for (size_t i = 0; i < n; i++) {
+        const json_t *d = json_array_get(devs, i);
+        const char *name = json_string_value(json_object_get(d, "name")), *uuid = json_string_value(json_object_get(d, "uuid"));
+        const char *pci = json_string_value(json_object_get(d, "pci_bus_id"));
+        PUT("%s%zu: %s (%s, %s)", i ? "; " : "", i, name ? name : "?", uuid ? uuid : "?", pci ? pci : "?");
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            const json_t *links = json_array_get(json_array_get(json_object_get(peers, "nvlinks"), i), j);
+            const json_t *path = json_array_get(json_array_get(json_object_get(peers, "nvlink_path"), i), j);
+            const json_t *a = json_array_get(json_array_get(json_object_get(peers, "access"), i), j);
+            const json_t *b = json_array_get(json_array_get(json_object_get(peers, "access"), j), i);
+            PUT("%s%zu and %zu: ", i || j > 1 ? "; " : "; between ", i, j);
+            if (json_is_integer(links))
+                PUT("%lld NVLinks%s", (long long)json_integer_value(links),
+                    json_is_string(path) && !strcmp(json_string_value(path), "nvswitch") ? " through NVSwitches" : "");
+            else
+                PUT("NVLinks not read");
+            PUT(", peer access %s", json_is_true(a) && json_is_true(b) ? "both ways"
+                                    : json_is_true(a) || json_is_true(b) ? "one way"
+                                    : json_is_boolean(a) ? "none" : "not read");
+        }
+#undef PUT
+    return 0;
+}
+
