@@ -20,18 +20,34 @@
 
 #define s_of cts_json_str
 
-/* Compares dotted version strings numerically ("580.159.04" < "581.1");
- * anything after the digits and dots is ignored. */
+/* One dotted component of each, as numbers of any length (their digits, leading zeros aside: no
+ * arithmetic, so no overflow); both advanced past their digits. */
+static int component_cmp(const char **a, const char **b)
+{
+    const char *x = *a, *y = *b;
+    while (*x == '0')
+        x++;
+    while (*y == '0')
+        y++;
+    size_t nx = 0, ny = 0;
+    while (x[nx] >= '0' && x[nx] <= '9')
+        nx++;
+    while (y[ny] >= '0' && y[ny] <= '9')
+        ny++;
+    int c = nx != ny ? (nx < ny ? -1 : 1) : strncmp(x, y, nx);
+    *a = x + nx;
+    *b = y + ny;
+    return c < 0 ? -1 : c > 0;
+}
+
+/* Compares dotted version strings numerically ("580.159.04" < "581.1",
+ * "18446744073709552196" > "580"); anything after the digits and dots is ignored. */
 static int version_cmp(const char *a, const char *b)
 {
     for (;;) {
-        long x = 0, y = 0;
-        while (*a >= '0' && *a <= '9')
-            x = x * 10 + (*a++ - '0');
-        while (*b >= '0' && *b <= '9')
-            y = y * 10 + (*b++ - '0');
-        if (x != y)
-            return x < y ? -1 : 1;
+        int c = component_cmp(&a, &b);
+        if (c)
+            return c;
         if (*a != '.' && *b != '.')
             return 0;
         a += *a == '.';

@@ -16,6 +16,7 @@
 #include "report.h"
 #include "spec.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -325,7 +326,7 @@ static int cmd_cite(int argc, char **argv)
     return rc || fflush(stdout) ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2)
         return cts_die(EXIT_USAGE, "no command given (see sync-cts --help)");
@@ -353,5 +354,19 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
         }
     return cts_die(EXIT_USAGE, "unknown command '%s' (see sync-cts --help)", cmd);
+}
+
+/* Whatever the command wrote on standard output reached it, or the run says it did not: a write
+ * error there (a full disk, a closed pipe, /dev/full) is "cannot write", exit 2, as for --out
+ * (at 5b7a8bd `list > /dev/full` exited 0: issue 43, D6). */
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int e = errno;
+        return cts_die(EXIT_USAGE, "cannot write standard output: %s", e ? strerror(e) : "a write failed");
+    }
+    return rc;
 }
 

@@ -143,6 +143,13 @@ error "'$tmp/unjudged.json' is not judged against the documentation: run sync-ct
 # run checks its waivers file before anything runs.
 error "'$tmp/w.json': waiver 1 has a driver bound" run 'memcpy.d2d.*' --waivers "$tmp/w.json" --out "$tmp/m.json"
 [ -e "$tmp/m.json" ] && fail "a run with a bad waivers file left a matrix"
+# A driver bound past any machine integer is a version like another, far above 580.159.04:
+# the waiver does not apply (at 5b7a8bd it wrapped to 580 and applied, exit 0: issue 43, D1).
+echo '{"schema": "cuda-sync-cts/waivers", "waivers": [{"cases": "*", "reason": "r", "link": "x", "driver_min": "18446744073709552196"}]}' >"$tmp/w.json"
+run 1 check "$small" --waivers "$tmp/w.json"
+grep -qE '^[0-9]+ deviations \(0 waived, [0-9]+ not\)$' "$tmp/out" || fail "a driver_min past 2^64 applied: $(tail -n 1 "$tmp/out")"
+echo '{"schema": "cuda-sync-cts/waivers", "waivers": [{"cases": "*", "reason": "r", "link": "x", "driver_max": "0000000000000000000000580.159.04"}]}' >"$tmp/w.json"
+run 0 check "$small" --waivers "$tmp/w.json"
 
 # The overlap family's cases (a pair, a staged-copy pattern): their verdict and
 # evidence members are checked like the others', and cite tells them apart.

@@ -76,6 +76,19 @@ grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null
 grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
 grep -qx 'cu_memset_d2d8_async memset' "$tmp/groups" || fail "list --groups lacks 'cu_memset_d2d8_async memset'"
 "$cts" --help | grep -q '^usage: sync-cts list' || fail "--help prints no usage"
+# Standard output that cannot be written is "cannot write" (exit 2, one line), as --out is
+# (at 5b7a8bd `list > /dev/full` exited 0: issue 43, D6).
+if [ -w /dev/full ]; then
+    for args in "list" "list --groups" "--help" "list --family nope"; do
+        # shellcheck disable=SC2086
+        "$cts" $args >/dev/full 2>"$tmp/err"
+        rc=$?
+        [ "$args" = "list --family nope" ] && { [ $rc -eq 2 ] || fail "list --family nope >/dev/full exited $rc"; continue; }
+        [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "cannot write standard output" "$tmp/err" ||
+            fail "sync-cts $args >/dev/full exited $rc: $(cat "$tmp/err")"
+    done
+fi
+
 
 # judge, render and cite end to end on a committed matrix (a copy: reports/ is never written).
 src="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
