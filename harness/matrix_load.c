@@ -44,7 +44,11 @@ static int read_whole(const char *path, char **raw_out, size_t *n_out, char *err
     return 0;
 }
 
-/* raw (n bytes, gzip) inflated, raw freed; NULL and a reason on failure. */
+/* The most a gzip matrix may inflate to (the largest committed one: some 150 MB). */
+#define GUNZIP_MAX ((size_t)2 << 30)
+
+/* raw (n bytes, gzip: any number of members, as zcat reads them) inflated, raw freed; NULL and a
+ * reason on failure (damaged, bytes after the last member, more than GUNZIP_MAX). */
 static char *gunzip(const char *path, char *raw, size_t n, size_t *len, char *err, size_t errlen)
 {
     z_stream z;
@@ -65,7 +69,18 @@ static char *gunzip(const char *path, char *raw, size_t n, size_t *len, char *er
     int zr = Z_OK;
     z.next_in = (unsigned char *)raw;
     z.avail_in = (uInt)n;
-    while (zr == Z_OK) {
+    for (;;) {
+        if (zr == Z_STREAM_END && z.avail_in >= 2 && z.next_in[0] == 0x1f && z.next_in[1] == 0x8b &&
+            inflateReset(&z) == Z_OK) {
+            zr = Z_OK; /* another member (what zcat reads as one file) */
+            continue;
+        }
+        if (zr != Z_OK)
+            break;
+        if (tn >= GUNZIP_MAX) {
+            zr = Z_MEM_ERROR;
+            break;
+        }
         if (tn == tcap) {
             char *bigger = realloc(text, tcap = tcap ? 2 * tcap : 4 * n + 4096);
             if (!bigger)
@@ -83,9 +98,20 @@ static char *gunzip(const char *path, char *raw, size_t n, size_t *len, char *er
     }
     inflateEnd(&z);
     free(raw);
+    if (zr == Z_MEM_ERROR && tn >= GUNZIP_MAX) {
+        free(text);
+        snprintf(err, errlen, "'%s' inflates to more than %d GiB: not a matrix this reads", path,
+                 (int)(GUNZIP_MAX >> 30));
+        return NULL;
+    }
     if (zr != Z_STREAM_END) {
         free(text);
         snprintf(err, errlen, "'%s' is a truncated or damaged gzip file", path);
+        return NULL;
+    }
+    if (z.avail_in) { /* bytes after the last member that are not one */
+        free(text);
+        snprintf(err, errlen, "'%s' has %u bytes after its gzip data", path, z.avail_in);
         return NULL;
     }
     *len = tn;

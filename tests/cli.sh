@@ -93,6 +93,20 @@ fi
 # judge, render and cite end to end on a committed matrix (a copy: reports/ is never written).
 src="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
 cp "$src" "$tmp/h200.json.gz"
+# A gzip of two members (what zcat reads as one file) is read whole; bytes after the last member
+# are refused (at 5b7a8bd the first was "not JSON" and the second ignored: issue 43, D9).
+python3 - "$tmp/h200.json.gz" "$tmp/two.json.gz" <<'PY' || fail "python3 could not make a two-member gzip"
+import gzip, sys
+text = gzip.open(sys.argv[1], "rb").read()
+half = len(text) // 2
+with open(sys.argv[2], "wb") as f:
+    f.write(gzip.compress(text[:half], compresslevel=1))
+    f.write(gzip.compress(text[half:], compresslevel=1))
+PY
+"$cts" cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same "$tmp/two.json.gz" >"$tmp/out" 2>"$tmp/err" || fail "a two-member gzip matrix: exit $?: $(cat "$tmp/err")"
+{ cat "$tmp/h200.json.gz"; printf 'junk'; } >"$tmp/junk.json.gz"
+error "'$tmp/junk.json.gz' has 4 bytes after its gzip data" cite memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same "$tmp/junk.json.gz"
+rm -f "$tmp/two.json.gz" "$tmp/junk.json.gz"
 expect 2 "judge wants a matrix file" judge
 expect 2 "cannot read '$tmp/none.json'" judge "$tmp/none.json"
 expect 2 "cannot write '/nonexistent/dir/j.json'" judge "$tmp/h200.json.gz" --out /nonexistent/dir/j.json
