@@ -254,7 +254,8 @@ static int compare(const struct dmatrix *base, const struct dmatrix *later, stru
             j++;
         }
     }
-    qsort(cmp->v, cmp->n, sizeof *cmp->v, cmp_change);
+    if (cmp->n > 1)
+        qsort(cmp->v, cmp->n, sizeof *cmp->v, cmp_change);
     for (size_t k = 0; k < cmp->n; k++)
         cmp->count[cmp->v[k].group]++;
     return 0;
@@ -515,7 +516,8 @@ static int diff_load(struct diff_doc *d)
                        (long long)vi, d->paths[0], (long long)v0);
             return -1;
         }
-        qsort(d->dm[i].v, d->dm[i].n, sizeof *d->dm[i].v, cmp_dcase);
+        if (d->dm[i].n > 1) /* no cases: no array to sort (qsort of NULL is undefined: issue 43, D14) */
+            qsort(d->dm[i].v, d->dm[i].n, sizeof *d->dm[i].v, cmp_dcase);
     }
     common_fields(d);
     for (size_t k = 0; !d->series && k + 1 < d->nm; k++) {

@@ -470,12 +470,11 @@ static json_t *search_rows(const struct th_opts *o, struct row *rows, size_t nro
     return found;
 }
 
-static int write_matrix(json_t *m, const char *out)
+/* Writes m into of (opened before the search) and puts it in place. */
+static int write_matrix(json_t *m, const char *out, struct cts_outfile *ofp)
 {
     char err[512];
-    struct cts_outfile of;
-    if (cts_outfile_open(&of, out, err, sizeof err))
-        return cts_die(EXIT_USAGE, "%s", err);
+    struct cts_outfile of = *ofp;
     int werr = cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, of.f) : cts_matrix_dump(m, of.f);
     if (werr) {
         cts_outfile_abort(&of);
@@ -496,6 +495,12 @@ int cts_cmd_thresholds(int argc, char **argv)
     json_t *m = cts_matrix_load(o.mpath, err, sizeof err);
     if (!m)
         return cts_die(EXIT_USAGE, "%s", err);
+    const char *ds = json_string_value(
+        json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
+    int per_thread = ds && strcmp(ds, "per-thread") == 0;
+    if (per_thread != cts_build_per_thread()) /* its rows name the other build's ids (issue 43, D13) */
+        return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: search it with %s", o.mpath,
+                       per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
     size_t nrows = 0, probes = 0, max = (size_t)o.mib << 20;
     struct row *rows = find_rows(outcomes_of(m), o.with_catalogue, o.glob, &nrows);
     if (!rows)
@@ -511,17 +516,30 @@ int cts_cmd_thresholds(int argc, char **argv)
     }
     if (!cts_ends_with(o.out, ".json") && !cts_ends_with(o.out, ".json.gz"))
         return cts_die(EXIT_USAGE, "--out wants FILE.json or FILE.json.gz, not '%s'", o.out);
-    if ((rc = cts_run_find_device(o.dev)))
+    /* The output opened before the search (minutes on a GPU): one that cannot be written is said
+     * at once (issue 43, D4). */
+    struct cts_outfile of;
+    if (cts_outfile_open(&of, o.out, err, sizeof err))
+        return cts_die(EXIT_USAGE, "%s", err);
+    if ((rc = cts_run_find_device(o.dev))) {
+        cts_outfile_abort(&of);
         return rc;
+    }
     json_t *env = cts_env_collect(o.dev, err, sizeof err);
-    if (!env)
+    if (!env) {
+        cts_outfile_abort(&of);
         return cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", err);
-    if ((rc = same_setup(m, env)))
+    }
+    if ((rc = same_setup(m, env))) {
+        cts_outfile_abort(&of);
         return rc;
+    }
     double t0 = cts_now_us();
     json_t *found = search_rows(&o, rows, nrows, max, &probes, &rc);
-    if (!found)
+    if (!found) {
+        cts_outfile_abort(&of);
         return rc;
+    }
     double total = (cts_now_us() - t0) / 1e6;
     char date[32];
     time_t now = time(NULL);
@@ -533,7 +551,7 @@ int cts_cmd_thresholds(int argc, char **argv)
                             round(total * 10) / 10, "catalogue", o.with_catalogue, "suite_revision",
                             json_string_value(json_object_get(env, "suite_revision")), "date", date);
     json_object_set_new(m, "thresholds", json_pack("{s:o,s:o}", "run", run, "rows", found));
-    if ((rc = write_matrix(m, o.out)))
+    if ((rc = write_matrix(m, o.out, &of)))
         return rc;
     printf("%zu rows, %zu probes in %.1f s: %s\n", nrows, probes, total, o.out);
     return 0;

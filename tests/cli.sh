@@ -315,6 +315,11 @@ error "--repeat wants 1 to 16, not 'x'" thresholds --matrix "$M" --repeat x --li
 error "cannot read '$tmp/none.json'" thresholds --matrix "$tmp/none.json" --list
 error "no row to search matches 'nothing.*'" thresholds --matrix "$M" 'nothing.*' --list
 error "unexpected argument 'b'" thresholds --matrix "$M" a b --list
+# A per-thread matrix is searched with the per-thread build, as it is judged (issue 43, D13); an
+# unwritable --out is said before any search (D4: at 5b7a8bd, after it).
+P="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/per-thread-default-stream/matrix.json.gz"
+error "'$P' was measured with the per-thread default stream: search it with sync-cts-ptds" thresholds --matrix "$P" --list
+error "cannot write '/nonexistent/dir/t.json'" thresholds --matrix "$M" --out /nonexistent/dir/t.json
 run 0 thresholds --matrix "$M" --list
 # How many rows differ moves by one or two from run to run (the landing race of the synchronous
 # pageable copies: 130 at e00522949547, 129 at 07e310e29f81); the rows named below do not.

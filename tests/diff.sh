@@ -430,6 +430,17 @@ ls "$tmp" | grep -q '\.tmp\.' && fail "an error left a temporary file: $(ls "$tm
 
 # A matrix against a copy with one case's verdict changed: exactly that case.
 small_matrix "$tmp/small.json"
+# Two matrices with no cases: nothing changed (at 5b7a8bd diff sorted a NULL array, undefined
+# behaviour a UBSan build reports: issue 43, D14).
+python3 - "$tmp/small.json" "$tmp/empty.json" <<'EOF' || fail "python3 could not empty a matrix"
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["cases"] = {}
+m["run"]["counts"] = {k: 0 for k in m["run"]["counts"]}
+m["run"]["cases"] = 0
+json.dump(m, open(sys.argv[2], "w"))
+EOF
+run 0 diff "$tmp/empty.json" "$tmp/empty.json"
 id=$(python3 - "$tmp/small.json" "$tmp/altered.json" <<'EOF'
 import json, sys
 m = json.load(open(sys.argv[1]))
