@@ -134,6 +134,12 @@ int cts_starved(double closed_us, double starved_us, double prompt_us)
     return !isnan(starved_us) && closed_us >= prompt_us && closed_us - starved_us < prompt_us;
 }
 
+double cts_starved_closed(double at_release_us, double whole_us, double release_to_return_us)
+{
+    double a = isnan(at_release_us) ? 0 : at_release_us, b = whole_us - release_to_return_us;
+    return isnan(b) || b < a ? a : b;
+}
+
 void cts_classify(struct cts_result *res)
 {
     memset(&res->verdict, 0, sizeof res->verdict);
@@ -436,7 +442,7 @@ void cts_rep_begin(struct cts_rep *r)
     r->status = CTS_PASS;
     r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
     r->third_nonblocking_gpu_us = r->window_us = NAN;
-    r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+    r->tracked_from_timeout_us = r->tracked_from_call_us = r->run_delay_us = NAN;
 }
 
 void cts_classify_measured(struct cts_result *res, double timeout_us)

@@ -113,6 +113,7 @@ struct rep_state {
     double t0, t1;          /* the call issued, and returned */
     int closed;             /* the latch was claimed after the call: the gate was closed throughout */
     double starved_us;      /* how long the call's thread waited for a processor during it */
+    double run_delay0_us;   /* the thread's run delay before the call (cts_run_delay_us) */
     int dst_live, src_live; /* the host may touch them while the gate holds the device */
     int reader;             /* written cases: the reader was queued after the call */
     int landing;            /* the landing peek was queued right after the call (drain.c reads it) */

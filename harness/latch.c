@@ -2,14 +2,50 @@
 #include "latch.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <math.h>
+#include <stdio.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 double cts_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* The run delay in a schedstat file (its second number, ns), in us. */
+static double read_delay(int fd)
+{
+    char buf[128];
+    unsigned long long on = 0, wait = 0;
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+    if (n <= 0)
+        return NAN;
+    buf[n] = 0;
+    return sscanf(buf, "%llu %llu", &on, &wait) == 2 ? (double)wait / 1e3 : NAN;
+}
+
+/* This thread's schedstat, opened once per thread (the file of the thread
+ * that opened it, whoever reads it later). */
+static _Thread_local int own_fd = -1;
+
+static int own_schedstat(void)
+{
+    if (own_fd < 0)
+        own_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    return own_fd;
+}
+
+double cts_run_delay_us(void) { return read_delay(own_schedstat()); }
+
+int cts_thread_realtime(void)
+{
+    struct sched_param sp = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
+    return sp.sched_priority >= 0 && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
 }
 
 static void open_flag(struct cts_latch *l)
@@ -22,6 +58,7 @@ static void open_flag(struct cts_latch *l)
 static void *watchdog(void *arg)
 {
     struct cts_latch *l = arg;
+    atomic_store(&l->realtime, cts_thread_realtime());
     pthread_mutex_lock(&l->mu);
     for (;;) {
         int st = atomic_load(&l->state);
@@ -45,8 +82,12 @@ static void *watchdog(void *arg)
         /* Claim first, then open: if the main thread's claim succeeded, the
          * flag was never opened by us before the call returned. */
         if (atomic_compare_exchange_strong(&l->state, &expected, LATCH_RELEASED)) {
+            /* The caller's run delay first: whatever it waited for a
+             * processor after this point, it waited with the gate open. */
+            l->released_delay_us = read_delay(l->delay_fd);
             l->released_us = cts_now_us();
             open_flag(l);
+            l->released_end_us = cts_now_us();
         }
     }
     pthread_mutex_unlock(&l->mu);
@@ -57,7 +98,8 @@ int cts_latch_start(struct cts_latch *l, volatile unsigned int *flag)
 {
     pthread_condattr_t ca;
     l->flag = flag;
-    l->released_us = NAN;
+    l->released_us = l->released_end_us = l->released_delay_us = NAN;
+    l->delay_fd = -1;
     atomic_store(&l->state, LATCH_IDLE);
     if (pthread_mutex_init(&l->mu, NULL) || pthread_condattr_init(&ca) ||
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) || pthread_cond_init(&l->cv, &ca))
@@ -89,8 +131,10 @@ void cts_latch_close(struct cts_latch *l)
 
 void cts_latch_arm(struct cts_latch *l, double timeout_us)
 {
+    int fd = own_schedstat();
     pthread_mutex_lock(&l->mu);
-    l->released_us = NAN;
+    l->released_us = l->released_end_us = l->released_delay_us = NAN;
+    l->delay_fd = fd;
     l->deadline_us = cts_now_us() + timeout_us;
     atomic_store(&l->state, LATCH_ARMED);
     pthread_cond_broadcast(&l->cv);

@@ -16,17 +16,29 @@ struct cts_latch {
     pthread_cond_t cv;
     atomic_int state;
     double deadline_us;  /* monotonic, when the watchdog opens the gate */
-    double released_us;  /* monotonic, when it did */
+    double released_us;  /* monotonic, when it did (stamped before the flag was written) */
+    double released_end_us;   /* monotonic, once the flag was written */
+    double released_delay_us; /* the arming thread's run delay when the gate opened (NAN unknown) */
+    int delay_fd;             /* the arming thread's schedstat, read by the watchdog */
+    atomic_int realtime;      /* the watchdog runs SCHED_FIFO (where the system permits it) */
     int running;
 };
 
 double cts_now_us(void); /* CLOCK_MONOTONIC in microseconds */
+/* How long the calling thread has waited for a processor since it began
+ * (schedstat's run delay, microseconds; NAN where the kernel does not say). */
+double cts_run_delay_us(void);
+/* Puts the calling thread in SCHED_FIFO at its lowest priority, so that it
+ * runs when it wakes on a loaded host: 1, or 0 where not permitted.  For
+ * watchdogs, which sleep but for a few instructions. */
+int cts_thread_realtime(void);
 
 int cts_latch_start(struct cts_latch *l, volatile unsigned int *flag);
 void cts_latch_stop(struct cts_latch *l);
 /* Closes the flag.  Call before launching the gate. */
 void cts_latch_close(struct cts_latch *l);
-/* Arms the watchdog to open the gate timeout_us from now. */
+/* Arms the watchdog to open the gate timeout_us from now.  When it opens
+ * the gate it reads the arming thread's run delay (released_delay_us). */
 void cts_latch_arm(struct cts_latch *l, double timeout_us);
 /* Right after the call returns: 1 if the gate was still closed (the
  * watchdog is then disarmed and the gate stays closed), 0 if the watchdog had

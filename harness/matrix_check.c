@@ -196,7 +196,8 @@ static const struct {
                   {"data_new_bytes", REP_BYTES},
                   {"data_boundary", REP_BYTES},
                   {"reader", REP_READER},
-                  {"landed", REP_DST}};
+                  {"landed", REP_DST},
+                  {"run_delay_us", REP_TIME}};
 
 /* How many numbers an array holds. */
 static size_t numbers_in(const json_t *a)

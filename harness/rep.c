@@ -13,29 +13,6 @@
 
 /* ---- one repetition ------------------------------------------------------------ */
 
-/* How long this thread has waited for a processor, in all (schedstat's run
- * delay, microseconds; NAN where the kernel does not say).  The file is
- * opened once per thread that asks and read again in place. */
-static double run_delay_us(void)
-{
-    static int fd = -1;
-    static pid_t owner;
-    pid_t tid = (pid_t)syscall(SYS_gettid);
-    if (fd < 0 || owner != tid) {
-        if (fd >= 0)
-            close(fd);
-        fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-        owner = tid;
-    }
-    char buf[128];
-    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
-    unsigned long long on = 0, wait = 0;
-    if (n <= 0)
-        return NAN;
-    buf[n] = 0;
-    return sscanf(buf, "%llu %llu", &on, &wait) == 2 ? (double)wait / 1e3 : NAN;
-}
-
 /* A harness CUDA call failed (HCHECK): the repetition is BROKEN. */
 static int rep_broken(struct rep_state *st)
 {
@@ -135,7 +112,7 @@ static int rep_call(struct rep_state *st)
         cts_eng_setf(r->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
         return 0;
     }
-    double rd0 = run_delay_us();
+    double rd0 = cts_run_delay_us();
     cts_latch_arm(&e->latch, res->timeout_us);
     r->timeout_us = res->timeout_us;
     r->window_us = res->window_us;
@@ -145,13 +122,16 @@ static int rep_call(struct rep_state *st)
     int err = c->family->issue(c, &args, &ename);
     double t1 = cts_now_us();
     int closed = cts_latch_claim(&e->latch);
-    double starved_us = run_delay_us() - rd0;
+    double rd1 = cts_run_delay_us();
     st->t0 = t0;
     st->t1 = t1;
     st->closed = closed;
-    st->starved_us = starved_us;
+    st->starved_us = rd1 - rd0;
+    st->run_delay0_us = rd0;
+    if (st->starved_us >= PROMPT_SLACK_US) /* recorded where it could matter to a verdict */
+        r->run_delay_us = st->starved_us;
     r->call_us = t1 - t0;
-    cts_eng_trace_run_delay_us = starved_us;
+    cts_eng_trace_run_delay_us = st->starved_us;
     char other[CTS_REASON_MAX];
     if (err && cts_eng_rejected_as_documented(c, ename, other)) {
         r->rejected = ename; /* measured on: did the rejection wait, or hold other streams? */
@@ -244,19 +224,27 @@ fail:
     return rep_broken(st);
 }
 
-/* The call returned after the gate opened.  Unless its thread was
- * descheduled between the call and the claim, or starved while the gate
- * was closed (then nothing is proven), its wait is tracked (rep_track_wait). */
+/* The call returned after the gate opened.  Nothing is proven, and the
+ * attempt is measured again, where its thread was descheduled between the
+ * call and the claim, where the watchdog lost its processor while opening
+ * the gate (when it opened is then not known), or where the caller was
+ * starved while the gate was closed; otherwise its wait is tracked
+ * (rep_track_wait). */
 static int rep_waits(struct rep_state *st)
 {
     struct cts_engine *e = st->e;
     struct cts_result *res = st->res;
     struct cts_rep *r = st->r;
-    double t0 = st->t0, t1 = st->t1, starved_us = st->starved_us;
+    double t0 = st->t0, t1 = st->t1;
+    double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
 
     r->host = CTS_HOST_WAITS;
-    r->release_to_return_us = t1 - e->latch.released_us;
+    /* Under the latch's lock: the watchdog has finished opening the gate
+     * (it claims the latch before it stamps the release). */
     cts_latch_open(&e->latch);
+    r->release_to_return_us = t1 - e->latch.released_us;
+    double opening_us = e->latch.released_end_us - e->latch.released_us;
+    double released_delay_us = e->latch.released_delay_us - st->run_delay0_us;
     if (r->release_to_return_us < 0) {
         /* The call returned before the watchdog opened the gate, but this
          * thread claimed the latch only afterwards: it lost the processor
@@ -269,19 +257,36 @@ static int rep_waits(struct rep_state *st)
                      -r->release_to_return_us);
         return REP_PERTURBED;
     }
+    if (opening_us > PROMPT_SLACK_US) {
+        /* The watchdog stamped the release and lost its processor before
+         * writing the flag: the gate opened up to that much later, and the
+         * call's lateness is not known to within a prompt bound. */
+        (void)cudaDeviceSynchronize();
+        r->status = CTS_INCONCLUSIVE;
+        cts_eng_setf(r->reason, "the watchdog thread lost its processor for %.0f us while it opened the "
+                                "gate, every time it was measured",
+                     opening_us);
+        return REP_PERTURBED;
+    }
     double closed_us = e->latch.released_us - t0;
-    if (cts_starved(closed_us, starved_us, PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US)) {
+    double starved_closed_us = cts_starved_closed(released_delay_us, st->starved_us, r->release_to_return_us);
+    if (cts_starved(closed_us, starved_closed_us, prompt_us)) {
         /* Its thread could not run while the gate was closed: under CPU
          * load a call that does not wait returned 3-7 us after the
          * watchdog's wake-up handed the processor back (H100, 32 busy
-         * host threads on 16 cores; 646 of 684 us starved).  Nothing is
-         * proven; measure it again with twice the timeout. */
+         * host threads on 16 cores; 646 of 684 us starved).  Only the run
+         * delay while the gate was closed counts: a call that waits
+         * spinning is starved after the release too (H200, 32 busy
+         * threads: 19956 us of a call whose gate was closed 12869 us).
+         * Nothing is proven; measure it again with a timeout grown by at
+         * least itself and twice the run delay it saw. */
+        res->grow_us = fmax(res->timeout_us, 2 * starved_closed_us);
         (void)cudaDeviceSynchronize();
         r->status = CTS_INCONCLUSIVE;
         cts_eng_setf(r->reason, "the call returned after the gate opened, but its thread had waited for a "
                                 "processor %.0f us of the %.0f us the gate was closed, every time it was "
                                 "measured",
-                     starved_us, closed_us);
+                     starved_closed_us, closed_us);
         return REP_STARVED;
     }
     return REP_NEXT;
@@ -321,8 +326,13 @@ static int rep_track_wait(struct rep_state *st)
         res->waits_tracked++;
         r->tracked_from_timeout_us = res->late_timeout_us;
         r->tracked_from_call_us = res->late_call_us;
+        /* Proven by two attempts: starved in either, it is rechecked (case.c). */
+        if (res->late_run_delay_us > r->run_delay_us ||
+            (isnan(r->run_delay_us) && res->late_run_delay_us >= PROMPT_SLACK_US))
+            r->run_delay_us = res->late_run_delay_us;
     } else if (late || !res->waits_tracked) {
         int again = res->late_timeout_us > 0;
+        res->late_run_delay_us = isnan(r->run_delay_us) ? 0 : r->run_delay_us;
         res->late_call_us = r->call_us;
         res->late_timeout_us = res->timeout_us;
         res->grow_us = fmax(res->timeout_us, 2 * fmax(r->call_us, r->release_to_return_us));

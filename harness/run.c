@@ -246,8 +246,30 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
 
 /* For cts_cmd_run, once every case is recorded: the matrix (its run
  * section from s and o), the log's last event, the log closed. */
+/* The host's load, as the kernel's one-minute load average says (NAN where
+ * it does not). */
+static double load_1min(void)
+{
+    double l[1];
+    return getloadavg(l, 1) == 1 ? l[0] : NAN;
+}
+
+/* How busy the host was: its processors and the load average at the run's
+ * start and end (busy loops beside the suite show here, and a verdict that
+ * moved under load can be read against it). */
+static json_t *host_load(double at_start)
+{
+    double at_end = load_1min();
+    json_t *o = json_pack("{s:I}", "processors", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+    if (!isnan(at_start))
+        json_object_set_new(o, "loadavg_1min_start", json_real(round(at_start * 100) / 100));
+    if (!isnan(at_end))
+        json_object_set_new(o, "loadavg_1min_end", json_real(round(at_end * 100) / 100));
+    return o;
+}
+
 static json_t *run_matrix(struct supervisor *s, const struct run_opts *o, size_t n, const char *date,
-                          double wall_s)
+                          double wall_s, double load_at_start)
 {
     json_t *counts = json_object();
     for (int st = 0; st < CTS_STATUS_COUNT; st++)
@@ -258,6 +280,7 @@ static json_t *run_matrix(struct supervisor *s, const struct run_opts *o, size_t
                             counts, "selfcheck", json_object_get(s->start, "selfcheck"), "harness",
                             json_object_get(s->start, "harness"), "groups", s->groups,
                             "cases_per_second", round(n / wall_s * 10) / 10);
+    json_object_set_new(run, "host_load", host_load(load_at_start));
     json_t *matrix = cts_matrix_new(s->env, run, s->cases);
     json_decref(s->start);
     cts_log_event(&s->log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));
@@ -306,7 +329,7 @@ int cts_cmd_run(int argc, char **argv)
     if ((rc = open_outputs(&o, sel, &f)))
         return rc;
 
-    double t_start = cts_now_us();
+    double t_start = cts_now_us(), load_at_start = load_1min();
     char date[32];
     iso_date(date, sizeof date);
     struct supervisor s = {.o = &o, .sel = sel, .n = n, .cases = json_object(), .groups = json_object()};
@@ -323,7 +346,7 @@ int cts_cmd_run(int argc, char **argv)
     cts_run_group_line(&s, NULL);
 
     double wall_s = (cts_now_us() - t_start) / 1e6;
-    json_t *matrix = run_matrix(&s, &o, n, date, wall_s);
+    json_t *matrix = run_matrix(&s, &o, n, date, wall_s, load_at_start);
 
     int werr = (cts_ends_with(o.out, ".gz") ? cts_matrix_dump_gz(matrix, f.jf.f)
                                             : cts_matrix_dump(matrix, f.jf.f)) ||

@@ -27,6 +27,7 @@ static void *watchdog(void *arg)
 {
     struct cts_stallgate *g = arg;
     struct timespec poll = {0, POLL_NS};
+    (void)cts_thread_realtime();
     while (atomic_load(&g->state) != W_QUIT) {
         nanosleep(&poll, NULL);
         int armed = W_ARMED;

@@ -80,6 +80,7 @@ static json_t *harness_json(const struct cts_engine *e)
     json_object_set_new(harness, "timeout_factor_managed", json_real(TIMEOUT_FACTOR_MANAGED));
     json_object_set_new(harness, "starved_retries", json_integer(STARVED_RETRIES));
     json_object_set_new(harness, "hold", json_string(cts_hold_names[e->hold]));
+    json_object_set_new(harness, "watchdog_realtime", json_boolean(atomic_load(&e->latch.realtime)));
     return json_pack("{s:s,s:o,s:o}", "event", "start", "selfcheck", selfcheck, "harness", harness);
 }
 

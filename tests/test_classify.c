@@ -49,6 +49,21 @@ int main(void)
     CHECK(cts_starved(300.0, 100.0, 200.0 + 1e-9));
     CHECK(!cts_starved(300.0, 100.0, 200.0));
 
+    /* The run delay while the gate was closed: the larger lower bound.  A
+     * spinning waiter under load had 19956 us of run delay in a call whose
+     * gate was closed 12869 us (H200, 32 busy threads, measured); had it
+     * returned 17100 us after the opening and the watchdog read 8400 us
+     * there (figures for the test), two thirds of the closed time starved
+     * still leaves it time to have returned: not starved. */
+    CHECK(cts_starved_closed(8400.0, 19956.0, 17100.0) == 8400.0);
+    CHECK(!cts_starved(12869.0, cts_starved_closed(8400.0, 19956.0, 17100.0), 700.0));
+    /* A wait in progress at the opening, which the watchdog's reading
+     * misses: the whole call's less the 5 us after the opening. */
+    CHECK(cts_starved_closed(40.0, 650.0, 5.0) == 645.0);
+    CHECK(cts_starved(684.0, cts_starved_closed(40.0, 650.0, 5.0), 200.0));
+    CHECK(cts_starved_closed(NAN, 300.0, 100.0) == 200.0); /* the watchdog could not read it */
+    CHECK(cts_starved_closed(NAN, NAN, 100.0) == 0.0);     /* no schedstat at all */
+
     /* Three agreeing repetitions: PASS with their verdict. */
     memset(&res, 0, sizeof res);
     res.nreps = 3;
