@@ -9,14 +9,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "sync-cts: " and the message on one line of standard error: a control
+ * byte in it (a newline in a file name or a case id, a raw byte quoted by
+ * the JSON parser) is written escaped, \n or \xHH. */
+static void say(const char *fmt, va_list ap)
+{
+    char buf[4096];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    fputs("sync-cts: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)buf; *p; p++)
+        if (*p == '\n')
+            fputs("\\n", stderr);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fputc(*p, stderr);
+    fputc('\n', stderr);
+}
+
+void cts_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+}
+
 int cts_die(int code, const char *fmt, ...)
 {
     va_list ap;
-    fputs("sync-cts: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    say(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return code;
 }
 

@@ -12,6 +12,9 @@ enum { EXIT_VERDICTS = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NO_VERDICT = 3, 
 
 /* The one-line error: "sync-cts: ..." on stderr; returns code. */
 int cts_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same line, "sync-cts: " and the message, control bytes escaped: for a
+ * message that ends nothing. */
+void cts_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A whole number in [lo, hi]: 0, else -1. */
 int cts_parse_int(const char *s, int lo, int hi, int *out);
 /* After getopt_long (optstring ":") returned ':' (a missing value) or '?':

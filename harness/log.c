@@ -9,8 +9,10 @@
 
 int cts_log_open(struct cts_log *l, const char *path, char *err, size_t errlen)
 {
+    l->err = 0;
     l->f = fopen(path, "w");
     if (!l->f) {
+        l->err = errno;
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
@@ -28,17 +30,22 @@ void cts_log_event(struct cts_log *l, const char *event, const char *id, json_t 
     if (id)
         json_object_set_new(j, "id", json_string(id));
     json_object_set_new(j, "t_us", json_real(cts_now_us()));
-    json_dumpf(j, l->f, JSON_COMPACT | JSON_SORT_KEYS);
-    fputc('\n', l->f);
-    fflush(l->f);
+    errno = 0;
+    if ((json_dumpf(j, l->f, JSON_COMPACT | JSON_SORT_KEYS) || fputc('\n', l->f) == EOF || fflush(l->f)) &&
+        !l->err)
+        l->err = errno ? errno : EIO;
     json_decref(j);
 }
 
-void cts_log_close(struct cts_log *l)
+int cts_log_close(struct cts_log *l)
 {
-    if (l->f)
-        fclose(l->f);
+    if (l->f) {
+        errno = 0;
+        if ((ferror(l->f) | fclose(l->f)) && !l->err)
+            l->err = errno ? errno : EIO;
+    }
     l->f = NULL;
+    return l->err ? -1 : 0;
 }
 
 /* A line of the log that is an event (ev): a case's begin, result or end,

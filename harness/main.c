@@ -199,10 +199,14 @@ static int cmd_judge(int argc, char **argv)
         json_object_set_new(cj, "spec", spec);
     }
     json_object_set_new(m, "spec", cts_spec_table_json());
+    errno = 0;
     int werr = !to_stdout && cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, f.f) : cts_matrix_dump(m, f.f);
-    if (werr) {
+    if (werr) { /* the matrix was read whole: what fails now is the writing */
+        int e = errno;
         cts_outfile_abort(&f);
-        return cts_die(EXIT_NO_VERDICT, "cannot write '%s'", out);
+        if (to_stdout)
+            return cts_die(EXIT_USAGE, "cannot write to standard output: %s", strerror(e ? e : EIO));
+        return cts_die(EXIT_USAGE, "cannot write '%s': %s", out, strerror(e ? e : EIO));
     }
     if (cts_outfile_commit(&f, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
@@ -279,6 +283,17 @@ static int cite_case(void *ctx, const char *id, const json_t *c)
     return 0;
 }
 
+/* The exit status of a citation written (rc: cts_cite's): standard output
+ * that cannot take it is 2, as for every command; a citation that could not
+ * be composed, 3. */
+static int cite_written(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) || ferror(stdout))
+        return cts_die(EXIT_USAGE, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
+    return rc ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
+}
+
 /* A threshold row cited: its base case read from the matrix, then the paragraph. */
 static int cite_threshold(json_t *m, const char *path, const char *id, const json_t *row)
 {
@@ -287,7 +302,9 @@ static int cite_threshold(json_t *m, const char *path, const char *id, const jso
     if (!base.want || !cts_matrix_load_each(path, cite_case, &base, err, sizeof err) || !base.found)
         return cts_die(EXIT_USAGE, "'%s': the threshold row %s names a base case the matrix lacks", path, id);
     int rc = cts_cite_threshold(m, id, base.found, stdout);
-    return rc || fflush(stdout) ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
+    json_decref(base.found);
+    json_decref(m);
+    return cite_written(rc);
 }
 
 static int cmd_cite(int argc, char **argv)
@@ -323,7 +340,7 @@ static int cmd_cite(int argc, char **argv)
     json_object_set_new(json_object_get(m, "cases"), id, scan.found);
     int rc = cts_cite(m, id, stdout);
     json_decref(m);
-    return rc || fflush(stdout) ? cts_die(EXIT_NO_VERDICT, "cannot write the citation") : 0;
+    return cite_written(rc);
 }
 
 static int dispatch(int argc, char **argv)
@@ -363,7 +380,7 @@ int main(int argc, char **argv)
 {
     int rc = dispatch(argc, argv);
     errno = 0;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    if (rc != EXIT_USAGE && (fflush(stdout) != 0 || ferror(stdout))) { /* 2 said its own line */
         int e = errno;
         return cts_die(EXIT_USAGE, "cannot write standard output: %s", e ? strerror(e) : "a write failed");
     }

@@ -18,16 +18,19 @@
 /* ---- temporary files removed when the process is killed ------------------------
  *
  * A file written whole or not at all is a temporary file until it is
- * renamed into place.  Each one is noted here while it exists, and SIGINT,
- * SIGTERM and SIGHUP unlink every noted one before the process dies of the
- * signal as it would have (the handler re-raises it with the default
- * action).  Signals ignored when the handler would be installed (nohup, a
- * background job) stay ignored.  The handler calls only unlink and raise. */
+ * renamed into place.  Each one is noted here while it exists, and every
+ * signal whose default action ends the process, but for the synchronous ones
+ * of a crash (SIGSEGV, SIGBUS, ...: left to a sanitizer's or the core's
+ * handling), unlinks every noted one before the process dies of the signal
+ * as it would have (the handler re-raises it with the default action).
+ * Signals ignored when the handler would be installed (nohup, a background
+ * job) stay ignored.  The handler calls only unlink and raise. */
 
 #define CLEANUP_SLOTS 16
 static char cleanup_path[CLEANUP_SLOTS][4200];
 static volatile sig_atomic_t cleanup_used[CLEANUP_SLOTS];
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static const int cleanup_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGPIPE, SIGALRM,
+                                      SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF};
 
 static void on_fatal_signal(int sig)
 {
@@ -59,7 +62,7 @@ void cts_cleanup_install(void)
     }
 }
 
-/* Holds the three signals off (a registration is never half done when the
+/* Holds those signals off (a registration is never half done when the
  * handler runs), or lets them through again. */
 static void hold_signals(int hold, sigset_t *saved)
 {
@@ -143,6 +146,50 @@ static int open_tmp(struct cts_outfile *o, const char *path, int exists, const s
     return 0;
 }
 
+/* The file a path names once every symbolic link of its last component is
+ * followed, whether or not that file exists yet (a dangling link names the
+ * file it would create), into out: 0; or -1 with errno (ELOOP: more than 40
+ * links, or a loop; ENAMETOOLONG). */
+static int follow_links(const char *path, char *out, size_t len)
+{
+    char cur[PATH_MAX], link[PATH_MAX];
+    if (strlen(path) >= sizeof cur) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0;; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+        if (hops == 40) {
+            errno = ELOOP;
+            return -1;
+        }
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0)
+            return -1;
+        link[n] = '\0';
+        if (link[0] == '/') {
+            snprintf(cur, sizeof cur, "%s", link);
+        } else { /* relative to the link's own directory */
+            char *slash = strrchr(cur, '/');
+            int dir = slash ? (int)(slash - cur) + 1 : 0;
+            if (dir + strlen(link) >= sizeof cur) {
+                errno = ENAMETOOLONG;
+                return -1;
+            }
+            memmove(cur + dir, link, strlen(link) + 1);
+        }
+    }
+    if (strlen(cur) >= len) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf(out, len, "%s", cur);
+    return 0;
+}
+
 int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
@@ -151,9 +198,14 @@ int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t 
         snprintf(err, errlen, "output path too long: '%.60s...'", path);
         return -1;
     }
-    snprintf(o->path, sizeof o->path, "%s", path);
-    struct stat st, lst;
-    int exists = stat(path, &st) == 0;
+    /* A symbolic link, even one whose file does not exist yet: the file it
+     * names is written, and the link stays. */
+    if (follow_links(path, o->path, sizeof o->path) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    int exists = stat(o->path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "cannot write '%s': it is a directory", path);
         return -1;
@@ -168,11 +220,6 @@ int cts_outfile_open(struct cts_outfile *o, const char *path, char *err, size_t 
         o->direct = 1;
         return 0;
     }
-    /* A symbolic link: the file it names is replaced, and the link stays. */
-    char real[PATH_MAX];
-    if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, real) &&
-        strlen(real) < sizeof o->path)
-        snprintf(o->path, sizeof o->path, "%s", real);
     return open_tmp(o, path, exists, &st, err, errlen);
 }
 
@@ -236,10 +283,32 @@ void cts_outfile_abort(struct cts_outfile *o)
 
 /* ---- where a command's output goes ---------------------------------------- */
 
+/* The canonical name of the file path names, existing or not: its links
+ * followed, its directory resolved (realpath), its last component kept.
+ * 0, or -1 where the directory does not resolve. */
+static int canonical(const char *path, char *out, size_t len)
+{
+    char target[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
+    if (follow_links(path, target, sizeof target) != 0)
+        return -1;
+    const char *slash = strrchr(target, '/'), *base = slash ? slash + 1 : target;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == target ? 1 : (int)(slash - target), target);
+    if (!realpath(dir, real))
+        return -1;
+    int n = snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", base);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 int cts_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ca[PATH_MAX], cb[PATH_MAX];
+    return canonical(a, ca, sizeof ca) == 0 && canonical(b, cb, sizeof cb) == 0 && !strcmp(ca, cb);
 }
 
 int cts_output_check(const char *out, const char *const *inputs, size_t n, char *err, size_t errlen)

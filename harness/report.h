@@ -232,15 +232,16 @@ void cts_outfile_abort(struct cts_outfile *o);
 /* The registry behind it, for any other temporary file (run.c): add its
  * path (returns a slot, -1 if the registry is full or the path too long)
  * as soon as the file exists, and remove the slot once the file is renamed
- * or unlinked; the handler then unlinks every registered path on SIGINT,
- * SIGTERM or SIGHUP and lets the signal end the process.  cts_cleanup_add
+ * or unlinked; the handler then unlinks every registered path on any signal
+ * that ends the process but a crash's and lets the signal end it.  cts_cleanup_add
  * installs the handler (cts_cleanup_install does only that); signals
  * ignored at that time stay ignored. */
 void cts_cleanup_install(void);
 int cts_cleanup_add(const char *path);
 void cts_cleanup_remove(int slot);
 
-/* Two paths naming one file (st_dev and st_ino): 1, else 0. */
+/* Two paths naming one file: by st_dev and st_ino where both exist, else by
+ * their canonical names (links followed, directories resolved): 1, else 0. */
 int cts_same_file(const char *a, const char *b);
 /* Refuses an output (a path; "-" or NULL: standard output) that is one of
  * the input files, by identity: -1 and a one-line reason. */
@@ -254,10 +255,12 @@ int cts_output_open(struct cts_outfile *o, const char *out, const char *const *i
  * is one the process died in. */
 struct cts_log {
     FILE *f;
+    int err; /* the errno of its first failed open or write; 0 while all went well */
 };
 int cts_log_open(struct cts_log *l, const char *path, char *err, size_t errlen);
 void cts_log_event(struct cts_log *l, const char *event, const char *id, json_t *extra);
-void cts_log_close(struct cts_log *l);
+/* Closes it: 0, or -1 where an open, a write or the close failed (l->err). */
+int cts_log_close(struct cts_log *l);
 /* Reads a log and returns, per case id, its status, or "CRASH" for a case
  * with a begin and no result (a torn last line is ignored); *crashes (if
  * not NULL) gets each CRASH case's reason.  NULL and a reason if it cannot

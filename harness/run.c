@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "run_int.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,24 @@ const struct cts_run_schedule cts_run_schedules[] = {{"auto", cudaDeviceSchedule
                                                      {"spin", cudaDeviceScheduleSpin},
                                                      {"yield", cudaDeviceScheduleYield},
                                                      {"blocking-sync", cudaDeviceScheduleBlockingSync}};
+
+/* Whether a file can be made in dir: a temporary one made and removed. */
+static int dir_writable(const char *dir, char *err, size_t len)
+{
+    char probe[4200];
+    if (snprintf(probe, sizeof probe, "%s/.sync-cts-probe.XXXXXX", dir) >= (int)sizeof probe) {
+        snprintf(err, len, "--split-groups: '%.60s...': path too long", dir);
+        return 0;
+    }
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        snprintf(err, len, "--split-groups: cannot write into '%s': %s", dir, strerror(errno));
+        return 0;
+    }
+    close(fd);
+    unlink(probe);
+    return 1;
+}
 
 static int writable(const char *path)
 {
@@ -190,10 +209,15 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
         cts_derive_path(f->logbuf, sizeof f->logbuf, o->out, ".log");
         o->logpath = f->logbuf;
     }
-    if (strcmp(o->out, f->mdpath) == 0 || strcmp(o->out, o->logpath) == 0 ||
-        strcmp(f->mdpath, o->logpath) == 0) {
+    /* As files, not as strings: ./m.json and m.json, a link and its file. */
+    const char *same = cts_same_file(o->out, o->logpath) ? o->out
+                       : cts_same_file(f->mdpath, o->logpath) ? f->mdpath
+                       : cts_same_file(o->out, f->mdpath) ? o->out : NULL;
+    if (same) {
         free(sel);
-        return cts_die(EXIT_USAGE, "--out and --log name the same file '%s'", o->logpath);
+        return cts_die(EXIT_USAGE, "--out '%s', its Markdown '%s' and --log '%s' must be three files: '%s' is "
+                                   "two of them",
+                       o->out, f->mdpath, o->logpath, same);
     }
     { /* no output may be an input (run --baseline B --out B would overwrite the baseline) */
         const char *inputs[2];
@@ -229,11 +253,14 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
         return cts_die(EXIT_USAGE, "%s", f->err);
     }
     struct stat dst;
-    if (o->split && (stat(o->split, &dst) != 0 || !S_ISDIR(dst.st_mode))) {
+    if (o->split && (stat(o->split, &dst) != 0 || !S_ISDIR(dst.st_mode) ||
+                     !dir_writable(o->split, f->err, sizeof f->err))) {
         cts_outfile_abort(&f->jf);
         cts_outfile_abort(&f->mf);
         free(sel);
-        return cts_die(EXIT_USAGE, "--split-groups: '%s' is not a directory", o->split);
+        if (stat(o->split, &dst) != 0 || !S_ISDIR(dst.st_mode))
+            return cts_die(EXIT_USAGE, "--split-groups: '%s' is not a directory", o->split);
+        return cts_die(EXIT_USAGE, "%s", f->err);
     }
     if (!writable(o->logpath)) { /* the log is streamed, so it is probed rather than staged */
         cts_outfile_abort(&f->jf);
@@ -245,7 +272,7 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
 }
 
 /* For cts_cmd_run, once every case is recorded: the matrix (its run
- * section from s and o), the log's last event, the log closed. */
+ * section from s and o), the log's last event. */
 /* The host's load, as the kernel's one-minute load average says (NAN where
  * it does not). */
 static double load_1min(void)
@@ -284,7 +311,6 @@ static json_t *run_matrix(struct supervisor *s, const struct run_opts *o, size_t
     json_t *matrix = cts_matrix_new(s->env, run, s->cases);
     json_decref(s->start);
     cts_log_event(&s->log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));
-    cts_log_close(&s->log);
     return matrix;
 }
 
@@ -307,6 +333,31 @@ static void print_summary(const struct supervisor *s, const struct run_opts *o, 
         if (strcmp(st, "PASS") && strcmp(st, "NOTSUPP") && strcmp(st, "VARIES") && shown++ < 20)
             printf("  %s %s: %s\n", st, id, json_string_value(json_object_get(cj, "reason")));
     }
+}
+
+/* A run whose outputs cannot all be written: none stays (the matrix and
+ * its Markdown were temporary files; the streamed log is removed where it
+ * is a file), the inputs are freed and f->err printed. */
+static int run_failed(struct supervisor *s, const struct run_opts *o, struct run_files *f,
+                      const struct cts_case **sel, int code)
+{
+    cts_outfile_abort(&f->jf);
+    cts_outfile_abort(&f->mf);
+    (void)cts_log_close(&s->log);
+    struct stat st;
+    if (lstat(o->logpath, &st) == 0 && S_ISREG(st.st_mode))
+        unlink(o->logpath);
+    json_decref(f->waivers);
+    json_decref(f->baseline);
+    free(sel);
+    return cts_die(code, "%s", f->err);
+}
+
+/* The log's write error, into err: the exit status. */
+static int log_error(const struct run_opts *o, const struct supervisor *s, char *err, size_t len)
+{
+    snprintf(err, len, "cannot write '%s': %s", o->logpath, strerror(s->log.err ? s->log.err : EIO));
+    return EXIT_USAGE;
 }
 
 int cts_cmd_run(int argc, char **argv)
@@ -333,13 +384,15 @@ int cts_cmd_run(int argc, char **argv)
     char date[32];
     iso_date(date, sizeof date);
     struct supervisor s = {.o = &o, .sel = sel, .n = n, .cases = json_object(), .groups = json_object()};
-    while (s.next < n && (rc = cts_run_supervise_one(&s)) == 1)
+    while (s.next < n && !s.log.err && (rc = cts_run_supervise_one(&s)) == 1)
         ;
+    if (s.log.err) /* the log cannot be written (a full disk, /dev/full): nothing else is */
+        return run_failed(&s, &o, &f, sel, log_error(&o, &s, f.err, sizeof f.err));
     if (rc > 1 || !s.env) { /* skipped (77), or the harness could not start */
         cts_outfile_abort(&f.jf);
         cts_outfile_abort(&f.mf);
         if (s.log_open)
-            cts_log_close(&s.log);
+            (void)cts_log_close(&s.log);
         free(sel);
         return rc > 1 ? rc : EXIT_NO_VERDICT;
     }
@@ -351,26 +404,33 @@ int cts_cmd_run(int argc, char **argv)
     int werr = (cts_ends_with(o.out, ".gz") ? cts_matrix_dump_gz(matrix, f.jf.f)
                                             : cts_matrix_dump(matrix, f.jf.f)) ||
                cts_render_markdown(matrix, f.mf.f);
-    if (werr || cts_outfile_commit(&f.jf, f.err, sizeof f.err) ||
-        cts_outfile_commit(&f.mf, f.err, sizeof f.err)) {
-        cts_outfile_abort(&f.jf);
-        cts_outfile_abort(&f.mf);
+    int unwritable = werr && (ferror(f.jf.f) || ferror(f.mf.f));
+    if (werr) {
+        snprintf(f.err, sizeof f.err, unwritable ? "cannot write '%s' or '%s': %s" : "cannot render the matrix",
+                 o.out, f.mdpath, strerror(errno ? errno : EIO));
         json_decref(matrix);
-        free(sel);
-        return cts_die(EXIT_NO_VERDICT, "%s", werr ? "cannot render the matrix" : f.err);
+        return run_failed(&s, &o, &f, sel, unwritable ? EXIT_USAGE : EXIT_NO_VERDICT);
+    }
+    if (cts_log_close(&s.log)) {
+        json_decref(matrix);
+        return run_failed(&s, &o, &f, sel, log_error(&o, &s, f.err, sizeof f.err));
+    }
+    if (cts_outfile_commit(&f.jf, f.err, sizeof f.err) || cts_outfile_commit(&f.mf, f.err, sizeof f.err)) {
+        json_decref(matrix);
+        return run_failed(&s, &o, &f, sel, EXIT_USAGE);
     }
 
     if (o.split && split_groups(matrix, o.split, f.err, sizeof f.err)) {
         json_decref(matrix);
         free(sel);
-        return cts_die(EXIT_NO_VERDICT, "%s", f.err);
+        return cts_die(EXIT_USAGE, "%s", f.err);
     }
     print_summary(&s, &o, f.mdpath, n, wall_s);
     int failing = 0;
     if (f.waivers || f.baseline) { /* deviations and, against a baseline, changed verdicts */
         failing = cts_check(matrix, f.waivers, f.baseline, stdout, f.err, sizeof f.err);
         if (failing < 0)
-            fprintf(stderr, "sync-cts: %s\n", f.err);
+            cts_warn("%s", f.err);
     }
     json_decref(matrix);
     json_decref(f.waivers);

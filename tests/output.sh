@@ -158,4 +158,49 @@ for format in md html; do
     grep -q Thresholds "$tmp/out" && fail "the $format of the committed per-thread matrix has a Thresholds section"
 done
 
+# Hostile input and outputs (issue 43).
+# D11: --out through a dangling symbolic link writes the file it names and the
+# link stays a link; a loop of links is refused, one line, exit 2.
+rm -f "$tmp/dangle.md" "$tmp/dangle-target.md"
+ln -s dangle-target.md "$tmp/dangle.md"
+run 0 render "$tmp/small.json" --out "$tmp/dangle.md"
+[ -L "$tmp/dangle.md" ] || fail "render --out through a dangling link replaced the link"
+[ -s "$tmp/dangle-target.md" ] || fail "render --out through a dangling link did not write the file it names"
+ln -s loop-b "$tmp/loop-a"
+ln -s loop-a "$tmp/loop-b"
+error "cannot write '$tmp/loop-a': Too many levels of symbolic links" render "$tmp/small.json" --out "$tmp/loop-a"
+[ -L "$tmp/loop-a" ] || fail "render --out into a loop of links replaced the link"
+# D5: an output that cannot be written is exit 2, one line, for every command.
+if [ -w /dev/full ]; then
+    error "cannot write '/dev/full': No space left on device" judge "$tmp/small.json" --out /dev/full
+    "$cts" cite "$one" "$tmp/small.json" >/dev/full 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "cite into /dev/full: exit $rc, expected 2 ($(cat "$tmp/err"))"
+    grep -qF "cannot write to standard output" "$tmp/err" || fail "cite into /dev/full: $(cat "$tmp/err")"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "cite into /dev/full: not one line: $(cat "$tmp/err")"
+fi
+# D8: a file name holding a newline or a control byte is named on one line, escaped.
+nl_name="$tmp/two
+lines.json"
+run 2 render "$nl_name"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "an error naming a file with a newline is not one line: $(cat "$tmp/err")"
+grep -qF 'two\nlines.json' "$tmp/err" || fail "the newline in the file name is not escaped: $(cat "$tmp/err")"
+run 2 render "$tmp/esc$(printf '\033')[31m.json"
+grep -qF 'esc\x1b[31m.json' "$tmp/err" || fail "a control byte in the file name is not escaped: $(cat -A "$tmp/err")"
+# D7: the CSV is linear in a case's clauses: 400,000 of them render in seconds
+# (joined by repeated strcat they took over a minute: 320,000 took 63 s).
+python3 - "$tmp" "$one" <<'PY' || fail "python3 could not build the many-clause matrix"
+import json, sys
+d, one = sys.argv[1:]
+m = json.load(open(f"{d}/small.json"))
+c = m["cases"][one]["spec"]
+c["clauses"] = c["clauses"] * (400000 // len(c["clauses"]) + 1)  # its own clauses, over and over
+json.dump(m, open(f"{d}/clauses.json", "w"), sort_keys=True)
+PY
+timeout 60 "$cts" render "$tmp/clauses.json" --format csv --out "$tmp/clauses.csv" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "render --format csv of a case with 400,000 clauses: exit $rc (124: over 60 s) $(head -c 300 "$tmp/err")"
+[ "$(grep -F "$one" "$tmp/clauses.csv" | tr ';' '\n' | wc -l)" -ge 400000 ] ||
+    fail "the CSV field of the 400,000 clauses is not whole"
+
 finish "output checks"

@@ -74,6 +74,36 @@ scenario skip 77
 grep -q "^sync-cts: skipped: no CUDA device" "$tmp/out" || fail "a skipped run gave no reason: $(cat "$tmp/out")"
 ls "$tmp"/m.* >/dev/null 2>&1 && fail "a skipped run left files: $(ls "$tmp"/m.*)"
 
+# Outputs (issue 43): --out, its Markdown and --log are compared as files, not
+# as strings (D2: at 5b7a8bd `--out ./m.json --log m.md` wrote the Markdown
+# over the log and exited 0); refused before any worker starts.
+rm -f "$tmp/state" "$tmp"/m.*
+(cd "$tmp" && "$cts" run "$glob" --out ./m.json --log m.md >"$tmp/out" 2>"$tmp/err")
+rc=$?
+[ "$rc" -eq 2 ] || fail "run --out ./m.json --log m.md: exit $rc, expected 2"
+grep -qF "must be three files: './m.json' is two of them" "$tmp/err" ||
+    grep -qF "is two of them" "$tmp/err" || fail "run --out ./m.json --log m.md: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "run --out ./m.json --log m.md: not one line: $(cat "$tmp/err")"
+[ -e "$tmp/state" ] && fail "run --out ./m.json --log m.md started a worker"
+ls "$tmp"/m.* >/dev/null 2>&1 && fail "run --out ./m.json --log m.md left files: $(ls "$tmp"/m.*)"
+ln -s m.json "$tmp/link.log"
+error "is two of them" run "$glob" --out "$tmp/m.json" --log "$tmp/link.log"
+rm -f "$tmp/link.log"
+# D4: a --split-groups directory nothing can be written into is refused first.
+if [ -d /proc/self ] && ! touch /proc/sync-cts-probe 2>/dev/null; then
+    error "--split-groups: cannot write into '/proc'" run "$glob" --out "$tmp/m.json" --split-groups /proc
+    [ -e "$tmp/state" ] && fail "run --split-groups /proc started a worker"
+fi
+# D3: a log that cannot be written ends the run with exit 2, one line, and
+# leaves no matrix (at 5b7a8bd `--log /dev/full` exited 0 with no log).
+if [ -w /dev/full ]; then
+    rm -f "$tmp/state" "$tmp"/m.*
+    error "cannot write '/dev/full': No space left on device" run "$glob" --out "$tmp/m.json" --log /dev/full
+    ls "$tmp"/m.* >/dev/null 2>&1 && fail "a run whose log could not be written left files: $(ls "$tmp"/m.*)"
+    [ "$(wc -l <"$tmp/state")" -eq 1 ] || fail "a run whose log could not be written started $(wc -l <"$tmp/state") workers"
+    [ -c /dev/full ] || fail "a run whose log could not be written removed /dev/full"
+fi
+
 # The log reader: a torn last line is the process dying; anything else off is bad input.
 printf '%s\n' '{"event":"begin","id":"a.b"}' >"$tmp/l.log"
 printf '{"event":"res' >>"$tmp/l.log"

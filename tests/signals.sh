@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A write interrupted by SIGTERM, SIGHUP or SIGINT leaves no temporary file
+# A write interrupted by SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1 or SIGPIPE leaves no temporary file
 # and no output, and the process dies of the signal; an input rewritten in
 # place (judge) is untouched.  A signal ignored when sync-cts starts (nohup)
 # stays ignored.  SYNC_CTS_TEST_PAUSE_AFTER_OPEN=SECONDS makes a command stop
@@ -45,6 +45,15 @@ interrupted HUP "$tmp/r.html" render "$tmp/m.json" --format html --out "$tmp/r.h
 [ -e "$tmp/r.html" ] && fail "an interrupted render left its output"
 interrupted INT "$tmp/d.txt" diff "$tmp/m.json" "$tmp/copy.json" --out "$tmp/d.txt"
 [ -e "$tmp/d.txt" ] && fail "an interrupted diff left its output"
+# Every signal that ends the process, not only those three (at 5b7a8bd SIGQUIT
+# left OUT.tmp.XXXXXX behind: issue 43, D10); no core file for SIGQUIT.
+ulimit -c 0
+interrupted QUIT "$tmp/q.md" render "$tmp/m.json" --out "$tmp/q.md"
+[ -e "$tmp/q.md" ] && fail "a render ended by SIGQUIT left its output"
+interrupted USR1 "$tmp/u.txt" diff "$tmp/m.json" "$tmp/copy.json" --out "$tmp/u.txt"
+[ -e "$tmp/u.txt" ] && fail "a diff ended by SIGUSR1 left its output"
+interrupted PIPE "$tmp/p.json" judge "$tmp/m.json" --out "$tmp/p.json"
+[ -e "$tmp/p.json" ] && fail "a judge ended by SIGPIPE left its output"
 # judge in place: the input is byte-identical afterwards.
 interrupted TERM "$tmp/m.json" judge "$tmp/m.json"
 cmp -s "$tmp/m.json" "$tmp/copy.json" || fail "an interrupted judge changed its input"
