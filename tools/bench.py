@@ -14,6 +14,7 @@ could not complete.
     tools/bench.py [--runs 5] [--glob GLOB] [--sync-cts build/sync-cts] [--out DIR] [--load N]
                    [--deadline S]
     tools/bench.py --report MATRIX...     # the same report over matrices already made
+    tools/bench.py ... --against QUIET    # and each run against a quiet host's matrix
 
 --deadline S starts no run that would likely end more than S seconds after the
 first began (a lease of limited time); --report joins runs made in several
@@ -44,12 +45,16 @@ def main():
     ap.add_argument("--load", type=int, default=0, help="busy processes during the runs")
     ap.add_argument("--deadline", type=float, default=0, help="seconds; start no run that would end later")
     ap.add_argument("--report", nargs="+", metavar="MATRIX", help="report on these matrices, run nothing")
+    ap.add_argument("--against", metavar="QUIET",
+                    help="a matrix of the same build made on a quiet host: the cases each run changed")
     a = ap.parse_args()
+    quiet = load(a.against) if a.against else None
     if a.report:
         matrices = [load(p) for p in a.report]
         for i, m in enumerate(matrices, 1):
             print(run_line(i, m, f"({m['environment']['suite_revision']})"))
         report(a, "(given)", matrices)
+        against(a.against, quiet, matrices)
         return
     if a.runs < 1:
         die("--runs wants a positive number")
@@ -70,6 +75,7 @@ def main():
             p.kill()
             p.wait()
     report(a, out, matrices)
+    against(a.against, quiet, matrices)
 
 
 def load(path):
@@ -158,6 +164,41 @@ def report(a, out, matrices):
     print(f"stability over {runs} runs: {len(flips)} cases whose outcome differs between runs, "
           f"{inconclusive} INCONCLUSIVE results")
     print(f"matrices in {out}")
+
+
+def against(path, quiet, matrices):
+    """Each run against a quiet host's matrix: the held-call cases whose host
+    verdict moved (a call that returns said to wait, or the reverse: the
+    proofs under load must not move), every other changed outcome, and which
+    of those are known variability (VARIES in either matrix)."""
+    if quiet is None:
+        return
+    q = quiet["cases"]
+    print(f"\nagainst the quiet matrix {path}:")
+    for i, m in enumerate(matrices, 1):
+        host, other, varies, missing = [], [], [], 0
+        for k, c in m["cases"].items():
+            qc = q.get(k)
+            if qc is None:
+                missing += 1
+                continue
+            if (c["status"], c["symbol"]) == (qc["status"], qc["symbol"]):
+                continue
+            if "VARIES" in (c["status"], qc["status"]):
+                varies.append(k)
+            elif c["status"] == qc["status"] == "PASS" and \
+                    c["verdict"].get("host") != qc["verdict"].get("host"):
+                host.append(k)
+            else:
+                other.append(k)
+        print(f"  run {i}: {len(host)} held-call host verdicts moved, {len(other)} other outcomes changed, "
+              f"{len(varies)} changed as VARIES on either side (known variability)"
+              + (f", {missing} cases not in the quiet matrix" if missing else ""))
+        for k in host[:10]:
+            print(f"    host moved: {k}: {q[k]['symbol']} -> {m['cases'][k]['symbol']}")
+        for k in other[:10]:
+            print(f"    changed: {k}: {q[k]['status']} {q[k]['symbol']} -> "
+                  f"{m['cases'][k]['status']} {m['cases'][k]['symbol']}")
 
 
 if __name__ == "__main__":
