@@ -207,9 +207,7 @@ static void on_env(struct supervisor *s, json_t *j)
         if (!s->log_open) {
             char err[512];
             if (cts_log_open(&s->log, s->o->logpath, err, sizeof err) == 0)
-                s->log_open = 1;
-            else
-                fprintf(stderr, "sync-cts: %s\n", err);
+                s->log_open = 1; /* else s->log.err: run ends, saying so (run.c) */
             cts_log_event(&s->log, "run", NULL,
                           json_pack("{s:I,s:s,s:i,s:s}", "cases", (json_int_t)s->n, "selection",
                                     s->o->glob ? s->o->glob : "*", "repeat", s->o->repeat,
@@ -267,14 +265,14 @@ static int worker_ended(struct supervisor *s, int status, size_t first, int done
         snprintf(why, sizeof why, "the case said nothing for %d s (a hang): its process was killed, "
                                   "and the run went on in a fresh one", limit_s);
         record_lost(s, CTS_CRASH, why);
-        fprintf(stderr, "sync-cts: CRASH %s: hung\n", s->sel[s->next - 1]->id);
+        cts_warn("CRASH %s: hung", s->sel[s->next - 1]->id);
         return 1;
     }
     if (in_case) {
         snprintf(why, sizeof why, "the process running this case %s; the run went on in a fresh "
                                   "process", how);
         record_lost(s, CTS_CRASH, why);
-        fprintf(stderr, "sync-cts: CRASH %s: %s\n", s->sel[s->next - 1]->id, how);
+        cts_warn("CRASH %s: %s", s->sel[s->next - 1]->id, how);
         return 1;
     }
     if (code == EXIT_CONTEXT_LOST && s->next > first)
@@ -283,7 +281,7 @@ static int worker_ended(struct supervisor *s, int status, size_t first, int done
         return 1; /* it died between cases: go on */
     /* It died before its first case: the harness cannot start here. */
     snprintf(why, sizeof why, "harness: the worker process %s before its first case", how);
-    fprintf(stderr, "sync-cts: %s\n", why);
+    cts_warn("%s", why);
     while (s->next < s->n)
         record_lost(s, CTS_BROKEN, why);
     return 0;
@@ -307,7 +305,7 @@ int cts_run_supervise_one(struct supervisor *s)
     /* limit_s bounds a case's silence; a worker starting up (its context,
      * its first case's set-up) gets the full CASE_LIMIT_S whatever the test
      * limit: under CPU load the scripted worker took over 1 s to start. */
-    while (!done && !bad && (got = read_line(&rd, &line, in_case ? limit_s : CASE_LIMIT_S)) != 0) {
+    while (!done && !bad && !s->log.err && (got = read_line(&rd, &line, in_case ? limit_s : CASE_LIMIT_S)) != 0) {
         if (got < 0) {
             hung = 1;
             kill(pid, SIGKILL);
@@ -317,10 +315,14 @@ int cts_run_supervise_one(struct supervisor *s)
         bad = on_event(s, j, &in_case, &done);
         json_decref(j);
     }
+    if (s->log.err && !done) /* the log cannot be written: the run stops here (run.c) */
+        kill(pid, SIGKILL);
     free(rd.buf);
     close(rfd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (s->log.err)
+        return 1;
     return worker_ended(s, status, first, done, in_case, hung, limit_s);
 }
