@@ -299,8 +299,13 @@ static int cite_threshold(json_t *m, const char *path, const char *id, const jso
 {
     char err[512];
     struct cite_scan base = {.want = json_string_value(json_object_get(row, "base_case"))};
-    if (!base.want || !cts_matrix_load_each(path, cite_case, &base, err, sizeof err) || !base.found)
+    json_t *again = base.want ? cts_matrix_load_each(path, cite_case, &base, err, sizeof err) : NULL;
+    json_decref(again); /* only the base case is wanted of this second reading */
+    if (!again || !base.found) {
+        json_decref(base.found);
+        json_decref(m);
         return cts_die(EXIT_USAGE, "'%s': the threshold row %s names a base case the matrix lacks", path, id);
+    }
     int rc = cts_cite_threshold(m, id, base.found, stdout);
     json_decref(base.found);
     json_decref(m);

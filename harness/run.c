@@ -244,11 +244,15 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
         return cts_die(EXIT_USAGE, "%s", f->err);
     }
     if (cts_outfile_open(&f->jf, o->out, f->err, sizeof f->err)) {
+        json_decref(f->waivers);
+        json_decref(f->baseline);
         free(sel);
         return cts_die(EXIT_USAGE, "%s", f->err);
     }
     if (cts_outfile_open(&f->mf, f->mdpath, f->err, sizeof f->err)) {
         cts_outfile_abort(&f->jf);
+        json_decref(f->waivers);
+        json_decref(f->baseline);
         free(sel);
         return cts_die(EXIT_USAGE, "%s", f->err);
     }
@@ -257,6 +261,8 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
                      !dir_writable(o->split, f->err, sizeof f->err))) {
         cts_outfile_abort(&f->jf);
         cts_outfile_abort(&f->mf);
+        json_decref(f->waivers);
+        json_decref(f->baseline);
         free(sel);
         if (stat(o->split, &dst) != 0 || !S_ISDIR(dst.st_mode))
             return cts_die(EXIT_USAGE, "--split-groups: '%s' is not a directory", o->split);
@@ -265,6 +271,8 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
     if (!writable(o->logpath)) { /* the log is streamed, so it is probed rather than staged */
         cts_outfile_abort(&f->jf);
         cts_outfile_abort(&f->mf);
+        json_decref(f->waivers);
+        json_decref(f->baseline);
         free(sel);
         return cts_die(EXIT_USAGE, "cannot write '%s'", o->logpath);
     }
@@ -293,6 +301,17 @@ static json_t *host_load(double at_start)
     if (!isnan(at_end))
         json_object_set_new(o, "loadavg_1min_end", json_real(round(at_end * 100) / 100));
     return o;
+}
+
+/* What the supervisor holds until run_matrix hands it to the matrix: released
+ * where the run stops before that. */
+static void supervisor_release(struct supervisor *s)
+{
+    json_decref(s->env);
+    json_decref(s->start);
+    json_decref(s->cases);
+    json_decref(s->groups);
+    s->env = s->start = s->cases = s->groups = NULL;
 }
 
 static json_t *run_matrix(struct supervisor *s, const struct run_opts *o, size_t n, const char *date,
@@ -372,8 +391,11 @@ int cts_cmd_run(int argc, char **argv)
         return rc;
     if (o.worker_from >= 0) {
         if ((size_t)o.worker_from > n)
-            return cts_die(EXIT_USAGE, "--worker-from %ld is past the %zu selected cases", o.worker_from, n);
-        return cts_run_worker(&o, sel, n); /* exits with the process; no clean-up needed */
+            rc = cts_die(EXIT_USAGE, "--worker-from %ld is past the %zu selected cases", o.worker_from, n);
+        else
+            rc = cts_run_worker(&o, sel, n);
+        free(sel);
+        return rc;
     }
 
     struct run_files f;
@@ -386,13 +408,18 @@ int cts_cmd_run(int argc, char **argv)
     struct supervisor s = {.o = &o, .sel = sel, .n = n, .cases = json_object(), .groups = json_object()};
     while (s.next < n && !s.log.err && (rc = cts_run_supervise_one(&s)) == 1)
         ;
-    if (s.log.err) /* the log cannot be written (a full disk, /dev/full): nothing else is */
+    if (s.log.err) { /* the log cannot be written (a full disk, /dev/full): nothing else is */
+        supervisor_release(&s);
         return run_failed(&s, &o, &f, sel, log_error(&o, &s, f.err, sizeof f.err));
+    }
     if (rc > 1 || !s.env) { /* skipped (77), or the harness could not start */
         cts_outfile_abort(&f.jf);
         cts_outfile_abort(&f.mf);
         if (s.log_open)
             (void)cts_log_close(&s.log);
+        supervisor_release(&s);
+        json_decref(f.waivers);
+        json_decref(f.baseline);
         free(sel);
         return rc > 1 ? rc : EXIT_NO_VERDICT;
     }
@@ -422,6 +449,8 @@ int cts_cmd_run(int argc, char **argv)
 
     if (o.split && split_groups(matrix, o.split, f.err, sizeof f.err)) {
         json_decref(matrix);
+        json_decref(f.waivers);
+        json_decref(f.baseline);
         free(sel);
         return cts_die(EXIT_USAGE, "%s", f.err);
     }

@@ -301,8 +301,11 @@ static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *g
     const struct cts_case *all = cts_all_cases(&count);
     struct row *rows = calloc(count, sizeof *rows);
     json_t *index = json_object();
-    if (!rows || !index)
+    if (!rows || !index) {
+        free(rows);
+        json_decref(index);
         return NULL;
+    }
     for (size_t i = 0; i < count; i++) {
         const struct cts_case *c = &all[i];
         /* A case its family measures (capture, depth, overlap) is no probe the engine can run: no threshold. */
@@ -342,6 +345,14 @@ static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *g
     json_decref(index);
     *nrows = kept;
     return rows;
+}
+
+/* What find_rows returned: each row's samples, and the rows. */
+static void free_rows(struct row *rows, size_t nrows)
+{
+    for (size_t i = 0; i < nrows; i++)
+        json_decref(rows[i].samples);
+    free(rows);
 }
 
 static void print_row(const char *id, const struct cts_th_search *s, double wall_s)
@@ -427,34 +438,23 @@ static int same_setup(const json_t *m, const json_t *env)
     return 0;
 }
 
-/* Searches every row; the section's rows, or NULL with the exit code in *rc. */
-static json_t *search_rows(const struct th_opts *o, struct row *rows, size_t nrows, size_t max, size_t *probes,
-                           int *rc)
+/* Searches every row with the engine of pc, each row's result into found:
+ * 0, or the one-line error's exit code. */
+static int search_each(struct row *rows, size_t nrows, size_t max, struct probe_ctx *pc, json_t *found,
+                       size_t *probes)
 {
-    struct cts_engine *e = calloc(1, sizeof *e);
-    struct cts_result *res = calloc(1, sizeof *res);
-    json_t *found = json_object();
-    double t0 = cts_now_us();
-    if (!e || !res || !found) {
-        *rc = cts_die(EXIT_NO_VERDICT, "out of memory");
-        return NULL;
-    }
-    if (cts_engine_init_sized(e, o->dev, max + 4096u) || e->unmeasurable[0]) {
-        *rc = cts_die(EXIT_NO_VERDICT, "harness set-up failed: %s", e->broken[0] ? e->broken : e->unmeasurable);
-        return NULL;
-    }
-    printf("engine with %zu MiB buffers set up in %.1f s\n", max >> 20, (cts_now_us() - t0) / 1e6);
-    struct probe_ctx pc = {.e = e, .repeat = o->repeat, .res = res, .idle = {.index = json_object()}};
     for (size_t i = 0; i < nrows; i++) {
         struct cts_th_search s;
         double r0 = cts_now_us();
-        pc.row = &rows[i];
+        pc->row = &rows[i];
         size_t limit = rows[i].axis == AXIS_WIDTH  ? max / AXIS_FIXED_ROWS
                        : rows[i].axis == AXIS_ROWS ? max / AXIS_FIXED_WIDTH
                                                    : row_limit(rows[i].base, max);
-        if (cts_th_search(&s, limit, probe, &pc)) {
-            *rc = cts_die(EXIT_NO_VERDICT, "the search of %s stopped: %s", rows[i].id, s.stopped ? pc.why : "out of memory");
-            return NULL;
+        if (cts_th_search(&s, limit, probe, pc)) {
+            int rc = cts_die(EXIT_NO_VERDICT, "the search of %s stopped: %s", rows[i].id,
+                             s.stopped ? pc->why : "out of memory");
+            cts_th_free(&s);
+            return rc;
         }
         double wall = (cts_now_us() - r0) / 1e6;
         print_row(rows[i].id, &s, wall);
@@ -462,11 +462,38 @@ static json_t *search_rows(const struct th_opts *o, struct row *rows, size_t nro
         *probes += s.nprobes;
         cts_th_free(&s);
     }
-    cts_engine_fini(e);
+    return 0;
+}
+
+/* Searches every row; the section's rows, or NULL with the exit code in *rc.
+ * The engine is released whether the search ended or stopped. */
+static json_t *search_rows(const struct th_opts *o, struct row *rows, size_t nrows, size_t max, size_t *probes,
+                           int *rc)
+{
+    struct cts_engine *e = calloc(1, sizeof *e);
+    struct cts_result *res = calloc(1, sizeof *res);
+    struct probe_ctx pc = {.e = e, .repeat = o->repeat, .res = res, .idle = {.index = json_object()}};
+    json_t *found = json_object();
+    double t0 = cts_now_us();
+    *rc = 0;
+    if (!e || !res || !pc.idle.index || !found) {
+        *rc = cts_die(EXIT_NO_VERDICT, "out of memory");
+    } else if (cts_engine_init_sized(e, o->dev, max + 4096u) || e->unmeasurable[0]) {
+        *rc = cts_die(EXIT_NO_VERDICT, "harness set-up failed: %s", e->broken[0] ? e->broken : e->unmeasurable);
+        cts_engine_fini(e); /* what the set-up made before it failed (the worker does the same) */
+    } else {
+        printf("engine with %zu MiB buffers set up in %.1f s\n", max >> 20, (cts_now_us() - t0) / 1e6);
+        *rc = search_each(rows, nrows, max, &pc, found, probes);
+        cts_engine_fini(e);
+    }
     json_decref(pc.idle.index);
     free(pc.idle.slot);
     free(res);
     free(e);
+    if (*rc) {
+        json_decref(found);
+        return NULL;
+    }
     return found;
 }
 
@@ -485,58 +512,44 @@ static int write_matrix(json_t *m, const char *out, struct cts_outfile *ofp)
     return 0;
 }
 
-int cts_cmd_thresholds(int argc, char **argv)
+/* The rows listed (--list), or searched and written into the matrix m
+ * (nrows > 0): 0, or the one-line error's exit code. */
+static int list_or_search(const struct th_opts *o, json_t *m, struct row *rows, size_t nrows)
 {
-    struct th_opts o;
-    int rc = parse_opts(argc, argv, &o);
-    if (rc)
-        return rc;
-    char err[512];
-    json_t *m = cts_matrix_load(o.mpath, err, sizeof err);
-    if (!m)
-        return cts_die(EXIT_USAGE, "%s", err);
-    const char *ds = json_string_value(
-        json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
-    int per_thread = ds && strcmp(ds, "per-thread") == 0;
-    if (per_thread != cts_build_per_thread()) /* its rows name the other build's ids (issue 43, D13) */
-        return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: search it with %s", o.mpath,
-                       per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
-    size_t nrows = 0, probes = 0, max = (size_t)o.mib << 20;
-    struct row *rows = find_rows(outcomes_of(m), o.with_catalogue, o.glob, &nrows);
-    if (!rows)
-        return cts_die(EXIT_NO_VERDICT, "out of memory");
-    if (!nrows)
-        return o.glob ? cts_die(EXIT_USAGE, "no row to search matches '%s'", o.glob)
-                      : cts_die(EXIT_USAGE, "no row to search: no outcome differs between sizes in %s", o.mpath);
-    if (o.list) {
+    if (o->list) {
         for (size_t i = 0; i < nrows; i++)
             printf("%s%s%s\n", rows[i].id, rows[i].from_matrix ? "  [differs in the matrix]" : "",
                    rows[i].from_catalogue ? "  [catalogue]" : "");
         return 0;
     }
-    if (!cts_ends_with(o.out, ".json") && !cts_ends_with(o.out, ".json.gz"))
-        return cts_die(EXIT_USAGE, "--out wants FILE.json or FILE.json.gz, not '%s'", o.out);
+    if (!cts_ends_with(o->out, ".json") && !cts_ends_with(o->out, ".json.gz"))
+        return cts_die(EXIT_USAGE, "--out wants FILE.json or FILE.json.gz, not '%s'", o->out);
     /* The output opened before the search (minutes on a GPU): one that cannot be written is said
      * at once (issue 43, D4). */
+    char err[512];
     struct cts_outfile of;
-    if (cts_outfile_open(&of, o.out, err, sizeof err))
+    if (cts_outfile_open(&of, o->out, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
-    if ((rc = cts_run_find_device(o.dev))) {
+    int rc = cts_run_find_device(o->dev);
+    if (rc) {
         cts_outfile_abort(&of);
         return rc;
     }
-    json_t *env = cts_env_collect(o.dev, err, sizeof err);
+    json_t *env = cts_env_collect(o->dev, err, sizeof err);
     if (!env) {
         cts_outfile_abort(&of);
         return cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", err);
     }
     if ((rc = same_setup(m, env))) {
+        json_decref(env);
         cts_outfile_abort(&of);
         return rc;
     }
+    size_t probes = 0, max = (size_t)o->mib << 20;
     double t0 = cts_now_us();
-    json_t *found = search_rows(&o, rows, nrows, max, &probes, &rc);
+    json_t *found = search_rows(o, rows, nrows, max, &probes, &rc);
     if (!found) {
+        json_decref(env);
         cts_outfile_abort(&of);
         return rc;
     }
@@ -547,12 +560,45 @@ int cts_cmd_thresholds(int argc, char **argv)
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_t *run = json_pack("{s:I,s:i,s:i,s:I,s:f,s:b,s:s,s:s}", "max_bytes", (json_int_t)max, "repetitions",
-                            o.repeat, "rows", (int)nrows, "probes", (json_int_t)probes, "wall_s",
-                            round(total * 10) / 10, "catalogue", o.with_catalogue, "suite_revision",
+                            o->repeat, "rows", (int)nrows, "probes", (json_int_t)probes, "wall_s",
+                            round(total * 10) / 10, "catalogue", o->with_catalogue, "suite_revision",
                             json_string_value(json_object_get(env, "suite_revision")), "date", date);
+    json_decref(env);
     json_object_set_new(m, "thresholds", json_pack("{s:o,s:o}", "run", run, "rows", found));
-    if ((rc = write_matrix(m, o.out, &of)))
+    if ((rc = write_matrix(m, o->out, &of)))
         return rc;
-    printf("%zu rows, %zu probes in %.1f s: %s\n", nrows, probes, total, o.out);
+    printf("%zu rows, %zu probes in %.1f s: %s\n", nrows, probes, total, o->out);
     return 0;
+}
+
+int cts_cmd_thresholds(int argc, char **argv)
+{
+    struct th_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc;
+    char err[512];
+    /* The tree lives until the process ends (report.h): it is not freed. */
+    json_t *m = cts_matrix_load(o.mpath, err, sizeof err);
+    if (!m)
+        return cts_die(EXIT_USAGE, "%s", err);
+    const char *ds = json_string_value(
+        json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
+    int per_thread = ds && strcmp(ds, "per-thread") == 0;
+    if (per_thread != cts_build_per_thread()) /* its rows name the other build's ids (issue 43, D13) */
+        return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: search it with %s", o.mpath,
+                       per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
+    size_t nrows = 0;
+    json_t *outcomes = outcomes_of(m);
+    struct row *rows = find_rows(outcomes, o.with_catalogue, o.glob, &nrows);
+    json_decref(outcomes);
+    if (!rows)
+        return cts_die(EXIT_NO_VERDICT, "out of memory");
+    if (!nrows)
+        rc = o.glob ? cts_die(EXIT_USAGE, "no row to search matches '%s'", o.glob)
+                    : cts_die(EXIT_USAGE, "no row to search: no outcome differs between sizes in %s", o.mpath);
+    else
+        rc = list_or_search(&o, m, rows, nrows);
+    free_rows(rows, nrows);
+    return rc;
 }

@@ -126,8 +126,13 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
     json_t *env = cts_env_collect(o->device, err, sizeof err);
     struct cts_engine *e = calloc(1, sizeof *e);
     struct cts_result *res = calloc(1, sizeof *res);
-    if (!env || !e || !res)
-        return cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", env ? "out of memory" : err);
+    if (!env || !e || !res) {
+        rc = cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", env ? "out of memory" : err);
+        json_decref(env);
+        free(res);
+        free(e);
+        return rc;
+    }
     emit(ev, json_pack("{s:s,s:o}", "event", "env", "environment", env));
     if (cts_engine_init(e, o->device))
         fprintf(stderr, "sync-cts: harness set-up failed, every case is BROKEN: %s\n", e->broken);

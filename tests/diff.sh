@@ -486,7 +486,12 @@ EOF
 ) || fail "python3 could not run the committed comparison"
 [ "${rss%% *}" = 1 ] || fail "the committed comparison: diff exited ${rss%% *}, expected 1"
 cmp -s "$tmp/lazy-vs-eager.md" "$want" || fail "diff of the committed matrices is not $(basename "$want"): $(diff "$want" "$tmp/lazy-vs-eager.md" | head -n 5)"
-[ "${rss#* }" -lt 102400 ] || fail "diff of two committed matrices peaked at ${rss#* } KiB (more than 100 MB)"
+# (Under the sanitizers, whose shadow memory and redzones take their share, the bound is not held.)
+if [ -n "${CTS_SANITIZED:-}" ]; then
+    echo "diff of two committed matrices peaked at ${rss#* } KiB: not held to 100 MB in a sanitizer build"
+else
+    [ "${rss#* }" -lt 102400 ] || fail "diff of two committed matrices peaked at ${rss#* } KiB (more than 100 MB)"
+fi
 
 # The committed runtime series: the H100's matrices under every runtime give it, byte for byte.
 rel=reports/nvidia-h100-80gb-hbm3/driver-580.159.04
