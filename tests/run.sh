@@ -117,5 +117,9 @@ printf '%s\n' '{"event":"begin","id":"a.b"}' '{"event":"end","id":"a.b"}' >"$tmp
 error "line 2: case 'a.b' ends without a result" log "$tmp/l.log"
 printf '%s\n' '{"event":"begin","id":"a.b"}' 'garbage' '{"event":"end","id":"a.b"}' >"$tmp/l.log"
 error "line 2 is not a sync-cts log event" log "$tmp/l.log"
+# A read that fails is no end of the file (at 5b7a8bd a directory read as a log of "0 cases",
+# exit 0: issue 43, D12).
+mkdir -p "$tmp/adir.log"
+error "cannot read '$tmp/adir.log'" log "$tmp/adir.log"
 
 finish "run supervisor tests"
