@@ -104,6 +104,17 @@ if [ -w /dev/full ]; then
     [ -c /dev/full ] || fail "a run whose log could not be written removed /dev/full"
 fi
 
+# D5: a matrix that cannot be written (here a file-size limit, as a full disk would) is exit 2
+# naming the file, and leaves none of the three files (at 5b7a8bd "cannot render the matrix",
+# exit 3, and the log left behind).
+rm -f "$tmp/state" "$tmp"/m.*
+(trap '' XFSZ; ulimit -f 8; exec "$cts" run "$glob" --out "$tmp/m.json") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "a run whose matrix could not be written: exit $rc, expected 2 ($(cat "$tmp/err"))"
+grep -qF "cannot write '$tmp/m.json' or '$tmp/m.md': File too large" "$tmp/err" ||
+    fail "a run whose matrix could not be written said: $(cat "$tmp/err")"
+ls "$tmp"/m.* >/dev/null 2>&1 && fail "a run whose matrix could not be written left files: $(ls "$tmp"/m.*)"
+
 # The log reader: a torn last line is the process dying; anything else off is bad input.
 printf '%s\n' '{"event":"begin","id":"a.b"}' >"$tmp/l.log"
 printf '{"event":"res' >>"$tmp/l.log"
