@@ -200,10 +200,25 @@ struct run_files {
 
 /* For cts_cmd_run: the paths derived, the inputs read and the outputs
  * opened.  0, or (sel freed, the error printed) the exit status. */
+/* open_outputs refusing: what it opened and read let go, sel freed, f->err
+ * said; exit 2. */
+static int refuse(struct run_files *f, const struct cts_case **sel)
+{
+    cts_outfile_abort(&f->jf);
+    cts_outfile_abort(&f->mf);
+    json_decref(f->waivers);
+    json_decref(f->baseline);
+    free(sel);
+    return cts_die(EXIT_USAGE, "%s", f->err);
+}
+
 static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct run_files *f)
 {
     /* Every input is read and every output opened before anything runs;
      * none appears unless the run completes. */
+    memset(&f->jf, 0, sizeof f->jf);
+    memset(&f->mf, 0, sizeof f->mf);
+    f->waivers = f->baseline = NULL;
     cts_derive_path(f->mdpath, sizeof f->mdpath, o->out, ".md");
     if (!o->logpath) {
         cts_derive_path(f->logbuf, sizeof f->logbuf, o->out, ".log");
@@ -214,10 +229,10 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
                        : cts_same_file(f->mdpath, o->logpath) ? f->mdpath
                        : cts_same_file(o->out, f->mdpath) ? o->out : NULL;
     if (same) {
-        free(sel);
-        return cts_die(EXIT_USAGE, "--out '%s', its Markdown '%s' and --log '%s' must be three files: '%s' is "
-                                   "two of them",
-                       o->out, f->mdpath, o->logpath, same);
+        snprintf(f->err, sizeof f->err, "--out '%.100s', its Markdown '%.100s' and --log '%.100s' must be "
+                                        "three files: '%.100s' is two of them",
+                 o->out, f->mdpath, o->logpath, same);
+        return refuse(f, sel);
     }
     { /* no output may be an input (run --baseline B --out B would overwrite the baseline) */
         const char *inputs[2];
@@ -228,53 +243,24 @@ static int open_outputs(struct run_opts *o, const struct cts_case **sel, struct 
             inputs[ni++] = o->waivers;
         const char *outs[3] = {o->out, f->mdpath, o->logpath};
         for (int k = 0; k < 3; k++)
-            if (cts_output_check(outs[k], inputs, ni, f->err, sizeof f->err)) {
-                free(sel);
-                return cts_die(EXIT_USAGE, "%s", f->err);
-            }
+            if (cts_output_check(outs[k], inputs, ni, f->err, sizeof f->err))
+                return refuse(f, sel);
     }
-    f->waivers = f->baseline = NULL;
-    if (o->waivers && !(f->waivers = cts_waivers_load(o->waivers, f->err, sizeof f->err))) {
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", f->err);
-    }
-    if (o->baseline && !(f->baseline = cts_matrix_load(o->baseline, f->err, sizeof f->err))) {
-        json_decref(f->waivers);
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", f->err);
-    }
-    if (cts_outfile_open(&f->jf, o->out, f->err, sizeof f->err)) {
-        json_decref(f->waivers);
-        json_decref(f->baseline);
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", f->err);
-    }
-    if (cts_outfile_open(&f->mf, f->mdpath, f->err, sizeof f->err)) {
-        cts_outfile_abort(&f->jf);
-        json_decref(f->waivers);
-        json_decref(f->baseline);
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", f->err);
-    }
+    if ((o->waivers && !(f->waivers = cts_waivers_load(o->waivers, f->err, sizeof f->err))) ||
+        (o->baseline && !(f->baseline = cts_matrix_load(o->baseline, f->err, sizeof f->err))) ||
+        cts_outfile_open(&f->jf, o->out, f->err, sizeof f->err) ||
+        cts_outfile_open(&f->mf, f->mdpath, f->err, sizeof f->err))
+        return refuse(f, sel);
     struct stat dst;
-    if (o->split && (stat(o->split, &dst) != 0 || !S_ISDIR(dst.st_mode) ||
-                     !dir_writable(o->split, f->err, sizeof f->err))) {
-        cts_outfile_abort(&f->jf);
-        cts_outfile_abort(&f->mf);
-        json_decref(f->waivers);
-        json_decref(f->baseline);
-        free(sel);
-        if (stat(o->split, &dst) != 0 || !S_ISDIR(dst.st_mode))
-            return cts_die(EXIT_USAGE, "--split-groups: '%s' is not a directory", o->split);
-        return cts_die(EXIT_USAGE, "%s", f->err);
+    if (o->split && (stat(o->split, &dst) != 0 || !S_ISDIR(dst.st_mode))) {
+        snprintf(f->err, sizeof f->err, "--split-groups: '%.400s' is not a directory", o->split);
+        return refuse(f, sel);
     }
+    if (o->split && !dir_writable(o->split, f->err, sizeof f->err))
+        return refuse(f, sel);
     if (!writable(o->logpath)) { /* the log is streamed, so it is probed rather than staged */
-        cts_outfile_abort(&f->jf);
-        cts_outfile_abort(&f->mf);
-        json_decref(f->waivers);
-        json_decref(f->baseline);
-        free(sel);
-        return cts_die(EXIT_USAGE, "cannot write '%s'", o->logpath);
+        snprintf(f->err, sizeof f->err, "cannot write '%.400s'", o->logpath);
+        return refuse(f, sel);
     }
     return 0;
 }
