@@ -15,17 +15,27 @@
  *                          latch's "returns" in the third contradicts their
  *                          timed "waits", and the recheck (case.c) replaces
  *                          them: PASS A with `rechecked` 2, not VARIES
+ *   fault.starved_wait     the same, its two waits made while another thread
+ *                          shares its processor (its thread waits for it
+ *                          for milliseconds), then never: run with --repeat
+ *                          2, no repetition returns, and only the recheck
+ *                          of starved waits (case.c) finds out: PASS A with
+ *                          `rechecked` 2, not W
  *
  * Each on a non-blocking op stream, with the gate on another non-blocking
  * stream. */
+#define _GNU_SOURCE
 #include "../harness/cts.h"
 #include "../harness/engine.h" /* IDLE_WARMUP, IDLE_SAMPLES */
 #include "../harness/kernels.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variants[] = {"abort", "illegal_address", "none", "fickle_wait"};
+static const char *const variants[] = {"abort", "illegal_address", "none", "fickle_wait", "starved_wait"};
 
 static int enabled(void)
 {
@@ -50,6 +60,53 @@ static size_t generate(struct cts_case *out, size_t cap)
     return n;
 }
 
+static atomic_int sharing;
+
+/* Spins on the processor the caller is pinned to until told to stop. */
+static void *share_processor(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&sharing))
+        ;
+    return NULL;
+}
+
+/* Waits for the gate in the first two repetitions, with a second thread
+ * sharing the caller's processor; never after. */
+static int starved_wait(const char **error)
+{
+    static int calls;
+    if (++calls <= IDLE_WARMUP + IDLE_SAMPLES || calls > IDLE_WARMUP + IDLE_SAMPLES + 2)
+        return 0;
+    cpu_set_t was, one;
+    pthread_t rival;
+    int cpu = sched_getcpu(), pinned = 0, started = 0;
+    CPU_ZERO(&one);
+    if (cpu >= 0 && pthread_getaffinity_np(pthread_self(), sizeof was, &was) == 0) {
+        CPU_SET(cpu, &one);
+        pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+    }
+    pthread_attr_t attr;
+    if (pinned && pthread_attr_init(&attr) == 0) {
+        atomic_store(&sharing, 1);
+        started = pthread_attr_setaffinity_np(&attr, sizeof one, &one) == 0 &&
+                  pthread_create(&rival, &attr, share_processor, NULL) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    cudaError_t err = cudaDeviceSynchronize();
+    atomic_store(&sharing, 0);
+    if (started)
+        pthread_join(rival, NULL);
+    if (pinned)
+        pthread_setaffinity_np(pthread_self(), sizeof was, &was);
+    if (!started) {
+        *error = "fault: no second thread could share the caller's processor";
+        return 1;
+    }
+    *error = cudaGetErrorName(err);
+    return err != cudaSuccess;
+}
+
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     if (!strcmp(c->variant, "abort"))
@@ -59,6 +116,8 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         *error = cudaGetErrorName(err);
         return err != cudaSuccess;
     }
+    if (!strcmp(c->variant, "starved_wait"))
+        return starved_wait(error);
     if (!strcmp(c->variant, "fickle_wait")) {
         /* The idle measurement makes the first calls; then two repetitions. */
         static int calls;
