@@ -15,12 +15,15 @@
  *                          latch's "returns" in the third contradicts their
  *                          timed "waits", and the recheck (case.c) replaces
  *                          them: PASS A with `rechecked` 2, not VARIES
- *   fault.starved_wait     the same, its two waits made while another thread
- *                          shares its processor (its thread waits for it
- *                          for milliseconds), then never: run with --repeat
- *                          2, no repetition returns, and only the recheck
- *                          of starved waits (case.c) finds out: PASS A with
- *                          `rechecked` 2, not W
+ *   fault.starved_wait     waits for the gate in its first four calls (two
+ *                          repetitions, each a late wait and the longer one
+ *                          tracking it), each followed by 8 ms of spinning
+ *                          while another thread shares its processor (its
+ *                          thread waits for it for milliseconds: slow for a
+ *                          reason outside the held work), then never: run
+ *                          with --repeat 2, no repetition returns, and only
+ *                          the recheck of starved waits (case.c) finds out:
+ *                          PASS A with `rechecked` 2, not W
  *
  * Each on a non-blocking op stream, with the gate on another non-blocking
  * stream. */
@@ -71,12 +74,12 @@ static void *share_processor(void *arg)
     return NULL;
 }
 
-/* Waits for the gate in the first two repetitions, with a second thread
- * sharing the caller's processor; never after. */
+/* Waits for the gate in its first four measured calls, then spins for 8 ms
+ * with a second thread sharing the caller's processor; never after. */
 static int starved_wait(const char **error)
 {
     static int calls;
-    if (++calls <= IDLE_WARMUP + IDLE_SAMPLES || calls > IDLE_WARMUP + IDLE_SAMPLES + 2)
+    if (++calls <= IDLE_WARMUP + IDLE_SAMPLES || calls > IDLE_WARMUP + IDLE_SAMPLES + 4)
         return 0;
     cpu_set_t was, one;
     pthread_t rival;
@@ -94,6 +97,9 @@ static int starved_wait(const char **error)
         pthread_attr_destroy(&attr);
     }
     cudaError_t err = cudaDeviceSynchronize();
+    double until = cts_now_us() + 8000;
+    while (cts_now_us() < until)
+        ;
     atomic_store(&sharing, 0);
     if (started)
         pthread_join(rival, NULL);

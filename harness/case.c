@@ -76,16 +76,22 @@ static int confirm_wait(const struct cts_result *res)
  * returned while the gate was closed took up to 5.3 ms, and at a 5 ms
  * recheck (ten times a 0.4 ms return) they were still slow when it opened.
  * A wait proven while its thread waited for a processor longer than the
- * prompt bound is rechecked so too, and then every wait of its case: under
+ * prompt bound is rechecked too, and then every wait of its case: under
  * CPU load a managed-memory copy that returns on a quiet host took 2355 us,
  * then 7194 us at a timeout grown by 4710 us, returning 693 and 823 us after
  * the gate opened (H200, 32 busy threads on 16 processors; its thread
- * waited 4561 us for a processor), and passed for a tracked wait.  Not
- * behind a host function: its thread is starved too, and what waits for it
- * waits (the writers of data order). */
+ * waited 4561 us for a processor), and passed for a tracked wait.  Its
+ * recheck holds the gate for what such a call could take: SLOWED_FACTOR
+ * times its idle time and twice the longest run delay its waits saw (at
+ * least RECHECK_MIN_US).  Not ten times the slowest call: a wait's call
+ * holds its own timeout, and rechecks grown so from waits made the
+ * managed-memory cases under CPU load take over 255 s instead of 165
+ * (H200).  Starved again in the recheck, the repetition grows its timeout
+ * (rep.c).  Not behind a host function: its thread is starved too, and
+ * what waits for it waits (the writers of data order). */
 static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_result *res)
 {
-    double slowest = res->idle_call_max_us;
+    double slowest = res->idle_call_max_us, run_delay_us = 0;
     double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
     int returns = 0, starved = 0, runs[3] = {0};
     for (int i = 0; i < res->nreps; i++) {
@@ -95,16 +101,14 @@ static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_r
             return;
         returns |= r->host == CTS_HOST_RETURNS;
         starved |= r->host == CTS_HOST_WAITS && r->run_delay_us > prompt_us && !cts_busy_is_hostfn(c->busy);
-        /* The call's own time: what its thread spent waiting for a
-         * processor is the load's, not the call's (rechecks at ten times
-         * the whole call made the managed-memory cases under CPU load take
-         * over 190 s instead of 165, H200).  Starved again in the recheck,
-         * the repetition grows its timeout past that (rep.c). */
-        slowest = fmax(slowest, r->call_us - (isnan(r->run_delay_us) ? 0 : r->run_delay_us));
+        slowest = fmax(slowest, r->call_us);
+        if (r->host == CTS_HOST_WAITS && r->run_delay_us > run_delay_us)
+            run_delay_us = r->run_delay_us;
         for (int j = 0; j < 3; j++)
             runs[j] |= r->host == CTS_HOST_RETURNS && ord[j] == CTS_ORDER_RUNS;
     }
     double timeout_us = res->timeout_us, window_us = res->window_us;
+    double recheck_us = returns ? 10 * slowest : SLOWED_FACTOR * res->idle_call_max_us + 2 * run_delay_us;
     for (int i = 0; i < res->nreps; i++) {
         struct cts_rep *r = &res->reps[i], old = *r;
         enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
@@ -114,7 +118,7 @@ static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_r
         if (!waits && !held)
             continue;
         res->late_call_us = res->late_timeout_us = res->late_run_delay_us = res->hold_window_us = 0;
-        res->timeout_us = waits ? fmin(fmax(10 * slowest, RECHECK_MIN_US), WAIT_MAX_US) : timeout_us;
+        res->timeout_us = waits ? fmin(fmax(recheck_us, RECHECK_MIN_US), WAIT_MAX_US) : timeout_us;
         res->window_us = held ? fmin(fmax(10 * window_us, RECHECK_MIN_US), WAIT_MAX_US) : window_us;
         (void)measure_rep(e, c, res, i, 0);
         res->rechecked++;
