@@ -81,14 +81,17 @@ static int confirm_wait(const struct cts_result *res)
  * then 7194 us at a timeout grown by 4710 us, returning 693 and 823 us after
  * the gate opened (H200, 32 busy threads on 16 processors; its thread
  * waited 4561 us for a processor), and passed for a tracked wait.  Its
- * recheck holds the gate for what such a call could take: SLOWED_FACTOR
- * times its idle time and twice the longest run delay its waits saw (at
- * least RECHECK_MIN_US).  Not ten times the slowest call: a wait's call
- * holds its own timeout, and rechecks grown so from waits made the
- * managed-memory cases under CPU load take over 255 s instead of 165
- * (H200).  Starved again in the recheck, the repetition grows its timeout
- * (rep.c).  Not behind a host function: its thread is starved too, and
- * what waits for it waits (the writers of data order). */
+ * recheck holds the gate past what such a call could take: SLOWED_FACTOR
+ * times its idle time, RECHECK_MIN_US more, and twice the run delay its
+ * waits saw, up to that much again.  Not ten times the slowest call: a
+ * wait's call holds its own timeout, and rechecks grown so held 16 MiB
+ * managed copies for 1 s under CPU load: the managed-memory cases passed
+ * 300 s with 2,221 of 5,426 done, 100 s of it rechecks (H200; 165 s for all
+ * before).  One such recheck that waits again proves
+ * its case's waits; one that returns has every other wait rechecked.
+ * Starved again in the recheck, the repetition grows its timeout (rep.c);
+ * undecided, it is no wait.  Not behind a host function: its thread is
+ * starved too, and what waits for it waits (the writers of data order). */
 static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_result *res)
 {
     double slowest = res->idle_call_max_us, run_delay_us = 0;
@@ -108,11 +111,13 @@ static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_r
             runs[j] |= r->host == CTS_HOST_RETURNS && ord[j] == CTS_ORDER_RUNS;
     }
     double timeout_us = res->timeout_us, window_us = res->window_us;
-    double recheck_us = returns ? 10 * slowest : SLOWED_FACTOR * res->idle_call_max_us + 2 * run_delay_us;
+    double own_us = SLOWED_FACTOR * res->idle_call_max_us + RECHECK_MIN_US;
+    double recheck_us = returns ? 10 * slowest : own_us + 2 * fmin(run_delay_us, own_us);
+    int confirmed = 0; /* a starved wait rechecked waited again */
     for (int i = 0; i < res->nreps; i++) {
         struct cts_rep *r = &res->reps[i], old = *r;
         enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
-        int waits = (returns || starved) && r->host == CTS_HOST_WAITS, held = 0;
+        int waits = (returns || (starved && !confirmed)) && r->host == CTS_HOST_WAITS, held = 0;
         for (int j = 0; j < 3; j++)
             held |= r->host == CTS_HOST_RETURNS && runs[j] && ord[j] == CTS_ORDER_HELD;
         if (!waits && !held)
@@ -127,6 +132,7 @@ static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_r
          * is proven, and the repetition says why). */
         if (r->status != CTS_PASS && !(starved && waits))
             *r = old;
+        confirmed |= !returns && waits && r->status == CTS_PASS && r->host == CTS_HOST_WAITS;
     }
     res->timeout_us = timeout_us;
     res->window_us = window_us;

@@ -46,8 +46,10 @@
 #define WAIT_MAX_US 1000000.0
 #define RECHECK_MIN_US 5000.0    /* a timed verdict the latch contradicts in its case is
                                   * measured again with >= 10x its wait, and >= this */
-#define SLOWED_FACTOR 15.0       /* a managed-memory copy that does not wait took up to 15x its
-                                  * idle time while a kernel ran (H100 and H200, 580.159.04) */
+#define SLOWED_FACTOR 3.0        /* a managed-memory copy that does not wait took up to 2.6x its
+                                  * idle time while a kernel ran, or 2.8 ms more (H200 quiet
+                                  * matrix at bb8683a, 2,065 such cases): a starved wait's
+                                  * recheck holds this much of its idle time, RECHECK_MIN_US more */
 #define TRACK_FRACTION 0.5       /* a wait is proven when, re-measured with a longer timeout, the
                                   * call's time grew by at least this much of the growth: every
                                   * late wait, and a case's first prompt one */
