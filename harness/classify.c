@@ -134,6 +134,11 @@ int cts_starved(double closed_us, double starved_us, double prompt_us)
     return !isnan(starved_us) && closed_us >= prompt_us && closed_us - starved_us < prompt_us;
 }
 
+int cts_called_late(double closed_us, double timeout_us)
+{
+    return closed_us < 0.5 * timeout_us;
+}
+
 double cts_starved_closed(double at_release_us, double whole_us, double release_to_return_us)
 {
     double a = isnan(at_release_us) ? 0 : at_release_us, b = whole_us - release_to_return_us;

@@ -674,6 +674,13 @@ int cts_starved(double closed_us, double starved_us, double prompt_us);
  * threads on 16 processors had 19956 us of it against a gate closed
  * 12869 us, and never proved its wait. */
 double cts_starved_closed(double at_release_us, double whole_us, double release_to_return_us);
+/* Whether the call came late to its gate: of the timeout_us the watchdog
+ * was armed with, the gate stayed closed less than half once the call had
+ * begun (closed_us, from the call to the opening; negative where it opened
+ * first).  Arming and calling are microseconds apart, so its thread lost
+ * the processor between them (the watchdog's wake-up, then the load): the
+ * call never met a closed gate, and proves nothing by returning after it. */
+int cts_called_late(double closed_us, double timeout_us);
 /* qsort's comparison of doubles, ascending. */
 int cts_cmp_double(const void *a, const void *b);
 /* The q-quantile (0 < q <= 1) of n sorted values by nearest rank: the

@@ -64,6 +64,14 @@ int main(void)
     CHECK(cts_starved_closed(NAN, 300.0, 100.0) == 200.0); /* the watchdog could not read it */
     CHECK(cts_starved_closed(NAN, NAN, 100.0) == 0.0);     /* no schedstat at all */
 
+    /* Late to its gate: a 21.7 us memset that returned 24.6 us after its
+     * 3200 us gate opened began 2.9 us after it (H200, 32 busy threads);
+     * one that met the gate closed for its whole timeout did not. */
+    CHECK(cts_called_late(21.7 - 24.6, 3200.0));
+    CHECK(cts_called_late(1599.0, 3200.0));
+    CHECK(!cts_called_late(1600.0, 3200.0));
+    CHECK(!cts_called_late(3199.5, 3200.0));
+
     /* Three agreeing repetitions: PASS with their verdict. */
     memset(&res, 0, sizeof res);
     res.nreps = 3;
