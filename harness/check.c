@@ -11,6 +11,7 @@
  *   CRASH) is listed with its reason, and fails the check: a group's CTest
  *   test is this check of its cases (tests/gpu-group.sh). */
 #define _GNU_SOURCE
+#include "known.h"
 #include "report.h"
 #include "spec.h"
 
@@ -154,13 +155,14 @@ static int cmp_tally(const void *pa, const void *pb)
  * the counts. */
 struct check_pass {
     const json_t *waivers, *baseline;
+    const struct cts_known *known; /* --known: outcomes moved within it are counted apart */
     const char *driver;
     size_t nw, nt;
     struct waived *w;
     struct clause_tally *tally;
     size_t ntally;
     FILE *cl_out, *ch_out;
-    size_t deviating, unwaived, changed, skipped, unfinished;
+    size_t deviating, unwaived, changed, skipped, unfinished, within;
     int both_landed; /* both matrices record landing somewhere (measured since the suite observes it) */
 };
 
@@ -217,7 +219,9 @@ static void list_unwaived(struct check_pass *p, const struct cts_case_view *v)
 }
 
 /* A case against the baseline: a changed verdict of a case that PASSed in
- * both; a case intermittent (VARIES) in either is counted as skipped. */
+ * both; a case intermittent (VARIES) in either is counted as skipped.  With
+ * known variability, VARIES cases are compared too (by their symbols), and a
+ * change within the case's known outcomes is counted apart. */
 static void check_baseline(struct check_pass *p, const struct cts_case_view *v)
 {
     const json_t *c = json_object_get(json_object_get(p->baseline, "cases"), v->id);
@@ -225,18 +229,25 @@ static void check_baseline(struct check_pass *p, const struct cts_case_view *v)
         return;
     struct cts_case_view b;
     cts_case_view(&b, v->id, c);
-    if (v->status != CTS_PASS || b.status != CTS_PASS) {
-        p->skipped += v->status == CTS_VARIES || b.status == CTS_VARIES;
+    int varies = v->status == CTS_VARIES || b.status == CTS_VARIES;
+    int verdicts = (v->status == CTS_PASS || v->status == CTS_VARIES) && (b.status == CTS_PASS || b.status == CTS_VARIES);
+    if (!verdicts || (varies && !p->known)) {
+        p->skipped += varies;
         return;
     }
     struct cts_verdict now = v->verdict;
     b.verdict.landed = p->both_landed ? b.verdict.landed : CTS_DST_NA;
     if (!p->both_landed) /* a matrix from before landing was observed: not compared */
         now.landed = CTS_DST_NA;
-    if (!cts_verdict_equal(&now, &b.verdict)) {
-        p->changed++;
-        fprintf(p->ch_out, "CHANGED %s: %s in the baseline, %s now\n", v->id, b.symbol, v->symbol);
+    int differs = varies ? v->status != b.status || strcmp(v->symbol, b.symbol) : !cts_verdict_equal(&now, &b.verdict);
+    if (!differs)
+        return;
+    if (cts_known_within(p->known, v->id, b.status, b.symbol, v->status, v->symbol)) {
+        p->within++;
+        return;
     }
+    p->changed++;
+    fprintf(p->ch_out, "CHANGED %s: %s in the baseline, %s now\n", v->id, b.symbol, v->symbol);
 }
 
 /* One case: FAILed or without a verdict, deviating (waived or not), and
@@ -297,7 +308,10 @@ static void check_print(FILE *out, struct check_pass *p, const json_t *table, co
                     s_of(w[k].waiver, "reason"), s_of(w[k].waiver, "link"));
     fprintf(out, "%zu deviation%s (%zu waived, %zu not)", p->deviating, p->deviating == 1 ? "" : "s",
             p->deviating - p->unwaived, p->unwaived);
-    if (p->baseline)
+    if (p->baseline && p->known)
+        fprintf(out, "; %zu verdict%s changed against the baseline, %zu within known variability", p->changed,
+                p->changed == 1 ? "" : "s", p->within);
+    else if (p->baseline)
         fprintf(out, "; %zu verdict%s changed against the baseline (%zu intermittent cases not compared)",
                 p->changed, p->changed == 1 ? "" : "s", p->skipped);
     if (p->unfinished)
@@ -321,12 +335,12 @@ static int records_landing(const json_t *m)
     return 0;
 }
 
-int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out,
-              char *err, size_t len)
+int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, const struct cts_known *known,
+              FILE *out, char *err, size_t len)
 {
     const json_t *cases = json_object_get(m, "cases");
     const json_t *table = json_object_get(json_object_get(m, "spec"), "clauses");
-    struct check_pass p = {.waivers = waivers, .baseline = baseline};
+    struct check_pass p = {.waivers = waivers, .baseline = baseline, .known = known};
     p.driver = s_of(json_object_get(json_object_get(m, "environment"), "versions"), "driver");
     p.nw = json_array_size(json_object_get(waivers, "waivers"));
     p.nt = json_object_size(table) + 1;

@@ -229,8 +229,13 @@ static int cmp_change(const void *pa, const void *pb)
     return strcmp(a->id, b->id);
 }
 
-/* Both summaries sorted by id: one merge. */
-static int compare(const struct dmatrix *base, const struct dmatrix *later, struct comparison *cmp)
+/* The changes that count: all but those within known variability. */
+size_t cts_diff_changed(const struct comparison *c) { return c->n - c->count[G_KNOWN]; }
+
+/* Both summaries sorted by id: one merge.  With known variability, a change
+ * whose outcomes are both among the case's known ones is G_KNOWN. */
+static int compare(const struct dmatrix *base, const struct dmatrix *later, const struct cts_known *known,
+                   struct comparison *cmp)
 {
     cmp->n = 0;
     memset(cmp->count, 0, sizeof cmp->count);
@@ -247,7 +252,11 @@ static int compare(const struct dmatrix *base, const struct dmatrix *later, stru
             cmp->v[cmp->n++] = (struct change){later->v[j].id, NULL, &later->v[j], G_ONLY_B};
             j++;
         } else {
-            int g = classify(&base->v[i], &later->v[j]);
+            const struct dcase *a = &base->v[i], *b = &later->v[j];
+            int g = classify(a, b);
+            if (g >= 0 && cts_known_within(known, a->id, (enum cts_status)a->status, a->symbol,
+                                           (enum cts_status)b->status, b->symbol))
+                g = G_KNOWN;
             if (g >= 0)
                 cmp->v[cmp->n++] = (struct change){base->v[i].id, &base->v[i], &later->v[j], (enum group)g};
             i++;
@@ -396,7 +405,7 @@ static const char *const formats[] = {"text", "md", "csv"};
 /* The options: --format, --out, --series and --section (csv only; -1 not given). */
 struct diff_opts {
     int fmt, series, section;
-    const char *out;
+    const char *out, *known;
 };
 
 /* --section's value: 0 cases, 1 thresholds; or diff_error's exit status. */
@@ -415,6 +424,7 @@ static int diff_options(int argc, char **argv, struct diff_opts *o)
                                          {"out", required_argument, NULL, 'o'},
                                          {"series", no_argument, NULL, 's'},
                                          {"section", required_argument, NULL, 'S'},
+                                         {"known", required_argument, NULL, 'k'},
                                          {0}};
     int c;
     opterr = 0;
@@ -428,6 +438,8 @@ static int diff_options(int argc, char **argv, struct diff_opts *o)
             o->out = optarg;
         } else if (c == 's') {
             o->series = 1;
+        } else if (c == 'k') {
+            o->known = optarg;
         } else if (c == 'S') {
             if (diff_section(optarg, &o->section))
                 return DIFF_ERROR;
@@ -439,6 +451,8 @@ static int diff_options(int argc, char **argv, struct diff_opts *o)
     }
     if (o->section >= 0 && o->series)
         return diff_error("--section does not apply to --series");
+    if (o->known && o->series)
+        return diff_error("--known does not apply to --series");
     if (o->section >= 0 && o->fmt != FMT_CSV)
         return diff_error("--section applies to --format csv");
     return 0;
@@ -516,13 +530,18 @@ static int diff_load(struct diff_doc *d)
                        (long long)vi, d->paths[0], (long long)v0);
             return -1;
         }
+        if (i == 0 && d->known && cts_known_fits(d->known, d->m[0], d->known_path, d->paths[0], err, sizeof err)) {
+            diff_error("%s", err);
+            return -1;
+        }
         if (d->dm[i].n > 1) /* no cases: no array to sort (qsort of NULL is undefined: issue 43, D14) */
             qsort(d->dm[i].v, d->dm[i].n, sizeof *d->dm[i].v, cmp_dcase);
     }
     common_fields(d);
     for (size_t k = 0; !d->series && k + 1 < d->nm; k++) {
         d->cmp[k].later = (int)k + 1;
-        if (compare(&d->dm[0], &d->dm[k + 1], &d->cmp[k]) || cts_diff_th_compare(d->m[0], d->m[k + 1], &d->cmp[k].th)) {
+        d->cmp[k].known = d->known != NULL;
+        if (compare(&d->dm[0], &d->dm[k + 1], d->known, &d->cmp[k]) || cts_diff_th_compare(d->m[0], d->m[k + 1], &d->cmp[k].th)) {
             diff_error("out of memory");
             return -1;
         }
@@ -578,7 +597,7 @@ static int diff_status(const struct diff_doc *d)
     if (d->series)
         return d->ser.n ? DIFF_CHANGED : DIFF_SAME;
     for (size_t k = 0; k + 1 < d->nm; k++)
-        if (d->cmp[k].n || d->cmp[k].th.n)
+        if (cts_diff_changed(&d->cmp[k]) || d->cmp[k].th.n)
             return DIFF_CHANGED;
     return DIFF_SAME;
 }
@@ -638,7 +657,15 @@ int cts_diff_main(int argc, char **argv)
 
     struct diff_doc d = {.nm = nm, .paths = (const char *const *)argv + optind, .series = o.series,
                          .th_csv = o.section == 1};
+    struct cts_known known;
+    char err[1024];
+    if (o.known && cts_known_load(o.known, &known, err, sizeof err))
+        return diff_error("%s", err);
+    d.known = o.known ? &known : NULL;
+    d.known_path = o.known;
     int rc = diff_run(&d, o.fmt, o.out) ? DIFF_ERROR : diff_status(&d);
     diff_doc_free(&d);
+    if (o.known)
+        cts_known_free(&known);
     return rc;
 }

@@ -10,12 +10,14 @@
 #ifndef CTS_DIFF_INT_H
 #define CTS_DIFF_INT_H
 
+#include "known.h"
 #include "report.h"
 
 #include <stddef.h>
 #include <stdio.h>
 
-enum group { G_REGRESSED, G_FIXED, G_NEW_NOTSUPP, G_OLD_NOTSUPP, G_CHANGED, G_ONLY_A, G_ONLY_B, G_COUNT };
+/* G_KNOWN: an outcome that moved within the case's known variability (--known), counted apart. */
+enum group { G_REGRESSED, G_FIXED, G_NEW_NOTSUPP, G_OLD_NOTSUPP, G_CHANGED, G_ONLY_A, G_ONLY_B, G_KNOWN, G_COUNT };
 
 /* What diff keeps of a case. */
 /* The verdict fields diff compares (diff_render.c's verdict_keys). */
@@ -64,6 +66,7 @@ struct comparison {
     size_t n;
     size_t count[G_COUNT];
     struct th_comparison th; /* their thresholds sections */
+    int known;               /* --known was given: G_KNOWN is shown */
 };
 
 /* An environment cell for a setting the matrix does not hold (made before it was recorded). */
@@ -96,6 +99,8 @@ struct diff_doc {
     int series;             /* --series */
     int th_csv;             /* --section thresholds: the CSV of the threshold changes */
     struct series ser;
+    const struct cts_known *known; /* --known; NULL without */
+    const char *known_path;
 };
 
 /* The functions and the flag the files share (each is described where it is defined). */
@@ -107,6 +112,7 @@ int cts_diff_th_compare(const json_t *ma, const json_t *mb, struct th_comparison
 long long cts_diff_flip_bytes(const json_t *flip, const char *side);
 const char *cts_diff_flip_outcome(const json_t *flip, const char *side);
 const struct dcase *cts_diff_cases(const struct diff_doc *d, size_t i, size_t *n);
+size_t cts_diff_changed(const struct comparison *c);
 /* diff_render.c */
 extern int cts_diff_oom;
 char *cts_diff_dupf(const char *fmt, ...);

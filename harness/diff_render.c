@@ -14,7 +14,8 @@
 #include <string.h>
 
 static const char *const group_names[G_COUNT] = {
-    "regressed", "fixed", "newly NOTSUPP", "no longer NOTSUPP", "changed", "only in A", "only in B"};
+    "regressed", "fixed", "newly NOTSUPP", "no longer NOTSUPP", "changed", "only in A", "only in B",
+    "within known variability"};
 
 /* The verdict fields, in the order the matrix writes them (sorted), then the
  * data-order ones (written cases), and their names. */
@@ -273,7 +274,10 @@ static const char *group_title(enum group g, size_t later, char *buf, size_t len
     return buf;
 }
 
-static size_t total_changed(const struct comparison *c) { return c->n; }
+static size_t total_changed(const struct comparison *c) { return cts_diff_changed(c); }
+
+/* The groups shown: within known variability only where --known was given. */
+static int groups_shown(const struct comparison *c) { return c->known ? G_COUNT : G_KNOWN; }
 
 /* An "only in" group of more than this many cases (the suite grew between
  * the matrices: cases, not changes) is counted by call in text and
@@ -442,9 +446,9 @@ void cts_diff_render_text(const struct diff_doc *d, FILE *f)
         char title[32];
         fprintf(f, "\nA -> %c: %zu case%s changed\n ", letter(cmp->later), total_changed(cmp),
                 total_changed(cmp) == 1 ? "" : "s");
-        for (int g = 0; g < G_COUNT; g++)
+        for (int g = 0; g < groups_shown(cmp); g++)
             fprintf(f, " %s %zu%s", group_title(g, cmp->later, title, sizeof title), cmp->count[g],
-                    g + 1 < G_COUNT ? "," : "\n");
+                    g + 1 < groups_shown(cmp) ? "," : "\n");
         for (size_t i = 0, end, idw; i < cmp->n; i = end) {
             enum group g = cmp->v[i].group;
             end = group_end(cmp, i, &idw);
@@ -565,7 +569,7 @@ void cts_diff_render_md(const struct diff_doc *d, FILE *f)
         char title[32], lb[2] = {letter(cmp->later), 0};
         fprintf(f, "\n## A → %s: %zu case%s changed\n\n| group | cases |\n|---|---:|\n", lb, total_changed(cmp),
                 total_changed(cmp) == 1 ? "" : "s");
-        for (int g = 0; g < G_COUNT; g++)
+        for (int g = 0; g < groups_shown(cmp); g++)
             fprintf(f, "| %s | %zu |\n", group_title(g, cmp->later, title, sizeof title), cmp->count[g]);
         for (size_t i = 0, end, idw; i < cmp->n; i = end) {
             end = group_end(cmp, i, &idw);

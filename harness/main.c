@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cts.h"
 #include "engine.h"
+#include "known.h"
 #include "report.h"
 #include "spec.h"
 
@@ -39,18 +40,21 @@ static const char usage_text[] =
     "                    [--section cases|thresholds]   (csv only; default: cases)\n"
     "       sync-cts judge MATRIX.json[.gz] [--out FILE|-]   (default: the matrix, rewritten in place)\n"
     "       sync-cts cite CASE-ID|ROW [MATRIX.json[.gz]]   (default matrix.json; ROW: a threshold row)\n"
-    "       sync-cts check MATRIX.json[.gz] [--waivers FILE] [--baseline MATRIX]\n"
+    "       sync-cts check MATRIX.json[.gz] [--waivers FILE] [--baseline MATRIX [--known FILE]]\n"
     "       sync-cts diff A.json[.gz] B.json[.gz] [C.json ...] [--series] [--format text|md|csv]\n"
-    "                    [--section cases|thresholds] [--out FILE|-]\n"
+    "                    [--section cases|thresholds] [--known FILE] [--out FILE|-]\n"
+    "       sync-cts variability MATRIX MATRIX... [--out FILE|-]   (default: stdout)\n"
     "       sync-cts thresholds --matrix MATRIX [GLOB] [--catalogue] [--max MiB] [--repeat N]\n"
     "                    [--device N] [--out FILE.json[.gz] | --list]   (default: into the matrix)\n"
     "       sync-cts --help | --version\n"
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
-    "--out - is standard output; run, render and diff refuse an --out that is an input matrix.\n"
+    "--out - is standard output; run, render, diff and variability refuse an --out that is an input.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
     "per-case log FILE.log.  --group selects one CTest group exactly (list --groups).\n"
     "diff compares B, C, ... each with A; diff --series takes them as a series, in order, and\n"
     "lists the cases whose outcome changes along it, one column a matrix, and where it changed.\n"
+    "variability gathers the outcomes each case took over runs of one configuration (known\n"
+    "variability); diff and check --known count a case that moved within them apart from changes.\n"
     "thresholds finds the size where a row's outcome changes (docs/running.md \"Thresholds\").\n"
     "Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
 
@@ -226,8 +230,9 @@ static int cmd_judge(int argc, char **argv)
 static int cmd_check(int argc, char **argv)
 {
     static const struct option opts[] = {{"waivers", required_argument, NULL, 'w'},
-                                         {"baseline", required_argument, NULL, 'b'}, {0}};
-    const char *wpath = NULL, *bpath = NULL;
+                                         {"baseline", required_argument, NULL, 'b'},
+                                         {"known", required_argument, NULL, 'k'}, {0}};
+    const char *wpath = NULL, *bpath = NULL, *kpath = NULL;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -235,28 +240,35 @@ static int cmd_check(int argc, char **argv)
             wpath = optarg;
         else if (c == 'b')
             bpath = optarg;
+        else if (c == 'k')
+            kpath = optarg;
         else
             return cts_bad_option(c, argv);
     }
     if (optind != argc - 1)
         return cts_die(EXIT_USAGE, optind >= argc ? "check wants a matrix file" : "check takes one matrix file");
-    char err[512];
+    if (kpath && !bpath)
+        return cts_die(EXIT_USAGE, "--known applies to a comparison with --baseline");
+    char err[1024];
+    struct cts_known known = {0};
+    if (kpath && cts_known_load(kpath, &known, err, sizeof err))
+        return cts_die(EXIT_USAGE, "%s", err);
     /* The matrices live until the process ends (report.h): they are not freed. */
     json_t *m = cts_matrix_load(argv[optind], err, sizeof err), *w = NULL, *b = NULL;
-    if (!m)
-        return cts_die(EXIT_USAGE, "%s", err);
-    if ((wpath && !(w = cts_waivers_load(wpath, err, sizeof err))) ||
-        (bpath && !(b = cts_matrix_load(bpath, err, sizeof err)))) {
-        json_decref(w);
-        return cts_die(EXIT_USAGE, "%s", err);
-    }
-    if (!json_is_object(json_object_get(m, "spec"))) {
-        json_decref(w);
-        return cts_die(EXIT_USAGE, "'%s' is not judged against the documentation: run sync-cts judge on it",
-                   argv[optind]);
-    }
-    int failing = cts_check(m, w, b, stdout, err, sizeof err);
+    int rc = -1;
+    if (!m || (wpath && !(w = cts_waivers_load(wpath, err, sizeof err))) ||
+        (bpath && !(b = cts_matrix_load(bpath, err, sizeof err))))
+        rc = cts_die(EXIT_USAGE, "%s", err);
+    else if (!json_is_object(json_object_get(m, "spec")))
+        rc = cts_die(EXIT_USAGE, "'%s' is not judged against the documentation: run sync-cts judge on it",
+                     argv[optind]);
+    else if (kpath && cts_known_fits(&known, b, kpath, bpath, err, sizeof err))
+        rc = cts_die(EXIT_USAGE, "%s", err);
+    int failing = rc < 0 ? cts_check(m, w, b, kpath ? &known : NULL, stdout, err, sizeof err) : 0;
     json_decref(w);
+    cts_known_free(&known);
+    if (rc >= 0)
+        return rc;
     if (failing < 0)
         return cts_die(EXIT_USAGE, "%s", err);
     if (fflush(stdout) != 0 || ferror(stdout))
@@ -368,7 +380,7 @@ static int dispatch(int argc, char **argv)
     } commands[] = {{"list", cts_cmd_list},     {"run", cts_cmd_run},   {"env", cts_cmd_env},
                     {"log", cts_cmd_log},       {"render", cmd_render}, {"judge", cmd_judge},
                     {"cite", cmd_cite},         {"check", cmd_check},   {"diff", cts_diff_main},
-                    {"thresholds", cts_cmd_thresholds},
+                    {"thresholds", cts_cmd_thresholds}, {"variability", cts_variability_main},
                     {"ipc-export", cts_cmd_ipc_export}}; /* not for users: a worker starts it */
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(cmd, commands[i].name)) {

@@ -208,10 +208,12 @@ int cts_diff_main(int argc, char **argv);
  * Every case that FAILed or has no verdict is listed and fails it too.
  * Returns how many fail the check (unwaived deviations + changed verdicts +
  * cases without a verdict),
- * or -1 with a reason (a baseline of another GPU). */
+ * or -1 with a reason (a baseline of another GPU).  With known variability
+ * (known.h; NULL: none), a verdict that moved within it is counted apart. */
 json_t *cts_waivers_load(const char *path, char *err, size_t len);
-int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, FILE *out, char *err,
-              size_t len);
+struct cts_known;
+int cts_check(const json_t *m, const json_t *waivers, const json_t *baseline, const struct cts_known *known,
+              FILE *out, char *err, size_t len);
 
 /* A file that appears at its path only when committed (temp file + rename,
  * in the directory of the file a symbolic link names; a replaced file keeps

@@ -443,7 +443,7 @@ int cts_cmd_run(int argc, char **argv)
     print_summary(&s, &o, f.mdpath, n, wall_s);
     int failing = 0;
     if (f.waivers || f.baseline) { /* deviations and, against a baseline, changed verdicts */
-        failing = cts_check(matrix, f.waivers, f.baseline, stdout, f.err, sizeof f.err);
+        failing = cts_check(matrix, f.waivers, f.baseline, NULL, stdout, f.err, sizeof f.err);
         if (failing < 0)
             cts_warn("%s", f.err);
     }

@@ -65,7 +65,7 @@ static void use(json_t *m)
         FUZZ_FAIL("a render of an accepted matrix failed");
     if (json_is_object(json_object_get(m, "thresholds")) && cts_render_csv_thresholds(m, out))
         FUZZ_FAIL("the thresholds render of an accepted matrix failed");
-    if (json_is_object(json_object_get(m, "spec")) && cts_check(m, NULL, NULL, out, err, sizeof err) < 0)
+    if (json_is_object(json_object_get(m, "spec")) && cts_check(m, NULL, NULL, NULL, out, err, sizeof err) < 0)
         fuzz_reason("check", err);
     cite(m, out);
     judge(m, out);

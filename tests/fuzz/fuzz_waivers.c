@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_reason("cts_waivers_load", err);
         return 0;
     }
-    if (matrix && cts_check(matrix, w, NULL, fuzz_devnull(), err, sizeof err) < 0)
+    if (matrix && cts_check(matrix, w, NULL, NULL, fuzz_devnull(), err, sizeof err) < 0)
         fuzz_reason("cts_check", err);
     json_decref(w);
     return 0;

@@ -7,6 +7,7 @@ OUTDIR/matrix/   small valid matrices (a few cases of different families each, a
                  row with its base case, one gzip-compressed), a few KiB each
 OUTDIR/log/      logs of a run of those cases (one that crashed, one torn at the end)
 OUTDIR/waivers/  the waivers file, whole and cut down
+OUTDIR/known/    known variability of the check matrix's configuration, and cut down
 OUTDIR/options/  command lines for `list`, one argument a line
 OUTDIR/check-matrix.json  what fuzz_waivers checks its waivers against: the deviations
 """
@@ -89,6 +90,23 @@ write(f"{out}/log/done.log", log + json.dumps({"event": "result", "id": ids[-1],
 w = json.load(open(waivers_path))
 write(f"{out}/waivers/waivers.json", json.dumps(w, indent=1) + "\n")
 write(f"{out}/waivers/three.json", json.dumps(dict(w, waivers=w["waivers"][:3]), indent=1) + "\n")
+
+# Known variability (sync-cts variability's format) of the check matrix's configuration: a few
+# of its cases, each with two outcomes.
+env = m["environment"]
+settings = env["settings"]
+conf = {"gpu": env["gpu"]["name"], "driver": env["versions"]["driver"], "runtime": env["versions"]["runtime"],
+        "hold": m["run"].get("harness", {}).get("hold"), "visible_devices": len(env.get("devices", [])),
+        "environment_variables": {k: v for k, v in settings["environment_variables"].items()
+                                  if v is not None and k != "CUDA_VISIBLE_DEVICES"}}
+for k in ("default_stream", "device_schedule", "context_schedule", "module_loading", "mps_enabled"):
+    conf[k] = settings.get(k)
+known = {"schema": "cuda-sync-cts/variability", "schema_version": 1, "configuration": conf,
+         "runs": [{"matrix": "a.json.gz", "date": m["run"]["date"], "gpu_uuid": env["gpu"]["uuid"],
+                   "suite_revision": env.get("suite_revision"), "cases": len(cases)}],
+         "cases": {i: sorted({cases[i]["symbol"] or "W", "W~", "A:S"}) for i in sorted(by_clause.values())[:6]}}
+write(f"{out}/known/known.json", json.dumps(known, indent=1, sort_keys=True) + "\n")
+write(f"{out}/known/empty.json", json.dumps(dict(known, cases={}), sort_keys=True) + "\n")
 
 # Dictionaries: the matrix's member names and names of values (statuses, verdicts, ...), and
 # list's options.
