@@ -430,8 +430,8 @@ json_t *cts_env_collect(int device, char *err, size_t errlen)
 
     struct utsname un;
     if (uname(&un) == 0)
-        json_object_set_new(env, "host", json_pack("{s:s,s:s,s:s}", "os", un.sysname, "kernel",
-                                                   un.release, "machine", un.machine));
+        json_object_set_new(env, "host", json_pack("{s:s,s:s,s:s,s:s}", "os", un.sysname, "kernel",
+                                                   un.release, "machine", un.machine, "name", un.nodename));
     json_object_set_new(env, "suite_revision", json_string(CTS_REVISION));
     return env;
 #undef ECHECK
