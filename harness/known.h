@@ -43,5 +43,7 @@ json_t *cts_configuration(const json_t *m);
 const char *cts_configuration_differs(const json_t *a, const json_t *b);
 
 int cts_variability_main(int argc, char **argv);
+/* fleet.c: sync-cts fleet. */
+int cts_fleet_main(int argc, char **argv);
 
 #endif
