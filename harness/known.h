@@ -45,5 +45,7 @@ const char *cts_configuration_differs(const json_t *a, const json_t *b);
 int cts_variability_main(int argc, char **argv);
 /* fleet.c: sync-cts fleet. */
 int cts_fleet_main(int argc, char **argv);
+/* model.c: sync-cts model. */
+int cts_model_main(int argc, char **argv);
 
 #endif

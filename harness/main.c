@@ -45,6 +45,7 @@ static const char usage_text[] =
     "                    [--section cases|thresholds] [--known FILE] [--out FILE|-]\n"
     "       sync-cts variability MATRIX MATRIX... [--out FILE|-]   (default: stdout)\n"
     "       sync-cts fleet MATRIX|DIR... [--known FILE]... [--format text|md|html|json] [--out FILE|-]\n"
+    "       sync-cts model MODEL.json MATRIX... [--format text|md|json] [--out FILE|-]\n"
     "       sync-cts thresholds --matrix MATRIX [GLOB] [--catalogue] [--max MiB] [--repeat N]\n"
     "                    [--device N] [--out FILE.json[.gz] | --list]   (default: into the matrix)\n"
     "       sync-cts --help | --version\n"
@@ -57,6 +58,7 @@ static const char usage_text[] =
     "variability gathers the outcomes each case took over runs of one configuration (known\n"
     "variability); diff and check --known count a case that moved within them apart from changes.\n"
     "fleet groups matrices by configuration and names each GPU outside its group's majority.\n"
+    "model holds a race detector's synchronization model against the matrices (docs/models.md).\n"
     "thresholds finds the size where a row's outcome changes (docs/running.md \"Thresholds\").\n"
     "Exit: 0 verdicts, 1 FAIL, 2 bad input, 3 no verdict, 77 no GPU.\n";
 
@@ -383,7 +385,7 @@ static int dispatch(int argc, char **argv)
                     {"log", cts_cmd_log},       {"render", cmd_render}, {"judge", cmd_judge},
                     {"cite", cmd_cite},         {"check", cmd_check},   {"diff", cts_diff_main},
                     {"thresholds", cts_cmd_thresholds}, {"variability", cts_variability_main},
-                    {"fleet", cts_fleet_main},
+                    {"fleet", cts_fleet_main},        {"model", cts_model_main},
                     {"ipc-export", cts_cmd_ipc_export}}; /* not for users: a worker starts it */
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(cmd, commands[i].name)) {

@@ -1,0 +1,500 @@
+/* sync-cts model MODEL.json MATRIX...: a race detector's synchronization
+ * model held against measured matrices (docs/models.md).
+ *
+ * A model is a list of rules, each "these calls (function globs; memory,
+ * direction, stream kind, size) -> the host waits for nothing | its stream |
+ * the device | the legacy stream".  The first rule that matches a case
+ * decides for it.  A case is judged where it has a verdict of its own
+ * (PASS; a VARIES case is counted, not judged), the held work is on its
+ * device and in its process, and the rule says what the host then does:
+ *
+ *   nothing        the call returns while the work is held
+ *   device         it waits
+ *   stream         it waits where work queued on its stream would be held
+ *                  behind the held work (the case's control: measured, so
+ *                  the legacy stream's implicit synchronization is the
+ *                  driver's, not a guess)
+ *   legacy_stream  it waits where the held work is in the legacy stream or
+ *                  a stream that the legacy stream waits for (a blocking or
+ *                  per-thread stream, or the call's own when it is one)
+ *   unspecified    the source promises nothing either way: covered, not judged
+ *
+ * A call the model says waits but that returned while the work was held
+ * (proven by the latch) is a missed race: the tool assumes more
+ * synchronization than there is.  A call the model says returns but that
+ * waited is a false report: it assumes less.  Exit 1 when a rule disagrees
+ * with a case, 0 when none does, 2 on bad input. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "known.h"
+#include "report.h"
+
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define model_error(...) cts_die(EXIT_USAGE, __VA_ARGS__)
+#define MODEL_SCHEMA "cuda-sync-cts/model"
+#define LISTED 12 /* a rule's disagreeing cases shown in text and Markdown; JSON has all */
+
+enum waits { W_NOTHING, W_STREAM, W_DEVICE, W_LEGACY, W_UNSPECIFIED, W_COUNT };
+static const char *const waits_names[W_COUNT] = {"nothing", "stream", "device", "legacy_stream", "unspecified"};
+enum { FMT_TEXT, FMT_MD, FMT_JSON };
+
+struct rule {
+    const json_t *j; /* the rule as written */
+    const char *id;
+    enum waits waits;
+    json_int_t min, max; /* size bounds; max < 0: none */
+    /* tallies over every matrix */
+    size_t covered, judged, agree, varies, more, less;
+    json_t *cases; /* [{matrix, case, class, measured, predicted, symbol}] */
+};
+
+struct model {
+    json_t *top;
+    struct rule *r;
+    size_t n;
+    const char *path;
+    const char *matrix; /* the one being read */
+    int per_thread;     /* its default stream */
+};
+
+/* ---- the model file ------------------------------------------------------------------ */
+
+static int string_list(const json_t *v, int optional)
+{
+    if (!v)
+        return optional;
+    if (!json_is_array(v) || !json_array_size(v))
+        return 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x) if (!json_is_string(x) || !*json_string_value(x)) return 0;
+    return 1;
+}
+
+/* One rule, checked; 0, or -1 with why. */
+static int rule_load(struct rule *r, const json_t *j, size_t i, char *why, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    r->j = j;
+    r->id = json_string_value(json_object_get(j, "id"));
+    const char *w = json_string_value(json_object_get(j, "host_waits_for"));
+    const json_t *size = json_object_get(j, "size");
+    if (!json_is_object(j) || !r->id || !*r->id) {
+        snprintf(why, len, "rules[%zu] has no \"id\"", i);
+        return -1;
+    }
+    for (r->waits = 0; w && r->waits < W_COUNT && strcmp(w, waits_names[r->waits]); r->waits++)
+        ;
+    if (!w || r->waits == W_COUNT) {
+        snprintf(why, len, "rule %.60s: host_waits_for is not nothing, stream, device, legacy_stream or unspecified",
+                 r->id);
+        return -1;
+    }
+    if (!string_list(json_object_get(j, "calls"), 0)) {
+        snprintf(why, len, "rule %.60s: \"calls\" is not a list of function names", r->id);
+        return -1;
+    }
+    static const char *const lists[] = {"memory", "direction", "stream"};
+    for (size_t k = 0; k < 3; k++)
+        if (!string_list(json_object_get(j, lists[k]), 1)) {
+            snprintf(why, len, "rule %.60s: \"%s\" is not a list of names", r->id, lists[k]);
+            return -1;
+        }
+    r->max = -1;
+    if (size) {
+        const json_t *lo = json_object_get(size, "min"), *hi = json_object_get(size, "max");
+        if (!json_is_object(size) || (lo && !json_is_integer(lo)) || (hi && !json_is_integer(hi))) {
+            snprintf(why, len, "rule %.60s: \"size\" is not {\"min\": bytes, \"max\": bytes}", r->id);
+            return -1;
+        }
+        r->min = lo ? json_integer_value(lo) : 0;
+        r->max = hi ? json_integer_value(hi) : -1;
+    }
+    if (!json_is_string(json_object_get(j, "source")) || !*json_string_value(json_object_get(j, "source"))) {
+        snprintf(why, len, "rule %.60s has no \"source\" (the file and lines, or the page, that say it)", r->id);
+        return -1;
+    }
+    return (r->cases = json_array()) ? 0 : (snprintf(why, len, "out of memory"), -1);
+}
+
+static int model_load(struct model *m, const char *path)
+{
+    json_error_t je;
+    char why[512];
+    m->path = path;
+    if (!(m->top = json_load_file(path, JSON_REJECT_DUPLICATES, &je)))
+        return model_error("cannot read model '%s': %s", path, je.text);
+    const char *schema = json_string_value(json_object_get(m->top, "schema"));
+    const json_t *rules = json_object_get(m->top, "rules");
+    if (!schema || strcmp(schema, MODEL_SCHEMA))
+        return model_error("'%s' is not a model: its schema is not \"%s\"", path, MODEL_SCHEMA);
+    if (json_integer_value(json_object_get(m->top, "schema_version")) != 1)
+        return model_error("'%s' is not a model: its schema_version is not 1", path);
+    static const char *const about[] = {"tool", "version", "source"};
+    for (size_t k = 0; k < 3; k++)
+        if (!json_is_string(json_object_get(m->top, about[k])))
+            return model_error("'%s' is not a model: it has no \"%s\"", path, about[k]);
+    if (!json_is_array(rules) || !json_array_size(rules))
+        return model_error("'%s' is not a model: it has no \"rules\"", path);
+    m->n = json_array_size(rules);
+    if (!(m->r = calloc(m->n, sizeof *m->r)))
+        return model_error("out of memory");
+    for (size_t i = 0; i < m->n; i++) {
+        if (rule_load(&m->r[i], json_array_get(rules, i), i, why, sizeof why))
+            return model_error("'%s' is not a model: %s", path, why);
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(m->r[k].id, m->r[i].id))
+                return model_error("'%s' is not a model: two rules are %s", path, m->r[i].id);
+    }
+    return 0;
+}
+
+/* ---- matching and judging ------------------------------------------------------------- */
+
+static int in_list(const json_t *list, const char *s, int glob)
+{
+    if (!list)
+        return 1; /* no condition */
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) {
+        const char *p = json_string_value(x);
+        if (s && (glob ? fnmatch(p, s, 0) == 0 : strcmp(p, s) == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* The kind of stream a case's call is issued on, as a model names it. */
+static const char *stream_kind(const char *op, int per_thread)
+{
+    if (!strcmp(op, "implied") || !strcmp(op, "null"))
+        return per_thread ? "per_thread" : "legacy";
+    if (!strcmp(op, "perthread"))
+        return "per_thread";
+    if (!strcmp(op, "nonblocking"))
+        return "non_blocking";
+    return op; /* legacy, blocking */
+}
+
+static int rule_matches(const struct rule *r, const struct cts_case_view *v, int per_thread)
+{
+    const json_t *j = r->j;
+    if (!in_list(json_object_get(j, "calls"), v->function, 1) ||
+        !in_list(json_object_get(j, "memory"), *v->memory ? v->memory : NULL, 0) ||
+        !in_list(json_object_get(j, "direction"), *v->direction ? v->direction : NULL, 0) ||
+        !in_list(json_object_get(j, "stream"), *v->op_stream ? stream_kind(v->op_stream, per_thread) : NULL, 0))
+        return 0;
+    if (json_object_get(j, "size") && (!v->sized || v->size < r->min || (r->max >= 0 && v->size > r->max)))
+        return 0;
+    return 1;
+}
+
+/* Where the held work is, as a stream kind: NULL where the model cannot be
+ * judged there (another GPU, another process, a host function alone). */
+static const char *held_kind(const struct cts_case_view *v, int per_thread)
+{
+    const char *b = v->busy;
+    if (!strncmp(b, "peer", 4) || !strncmp(b, "other_process", 13) || !strcmp(b, "thread_peer") ||
+        !strcmp(b, "hostfn") || !*v->op_stream)
+        return NULL;
+    if (!strcmp(b, "same") || !strcmp(b, "same_hostfn") || !strcmp(b, "thread_same"))
+        return stream_kind(v->op_stream, per_thread);
+    if (!strcmp(b, "legacy") || !strcmp(b, "thread_legacy"))
+        return "legacy";
+    if (!strcmp(b, "perthread") || !strcmp(b, "thread_perthread"))
+        return "per_thread";
+    if (!strcmp(b, "both") || !strcmp(b, "blocking"))
+        return "blocking";
+    if (!strcmp(b, "nonblocking"))
+        return "non_blocking";
+    return NULL;
+}
+
+/* What the rule predicts: 1 waits, 0 returns, -1 not determined for this case. */
+static int predicts(const struct rule *r, const struct cts_case_view *v, const json_t *c, int per_thread)
+{
+    const char *held = held_kind(v, per_thread);
+    if (!held || r->waits == W_UNSPECIFIED)
+        return -1;
+    switch (r->waits) {
+    case W_NOTHING:
+        return 0;
+    case W_DEVICE:
+        return 1;
+    case W_LEGACY:
+        return !strcmp(held, "legacy") || !strcmp(held, "blocking") || !strcmp(held, "per_thread");
+    default: {
+        const char *ctl = json_string_value(
+            json_object_get(json_object_get(json_object_get(c, "evidence"), "control"), "op_after"));
+        return !ctl ? -1 : !strcmp(ctl, "held");
+    }
+    }
+}
+
+static int judge_case(void *ctx, const char *id, const json_t *c)
+{
+    struct model *m = ctx;
+    struct cts_case_view v;
+    cts_case_view(&v, id, c);
+    struct rule *r = NULL;
+    for (size_t i = 0; i < m->n && !r; i++)
+        if (rule_matches(&m->r[i], &v, m->per_thread))
+            r = &m->r[i];
+    if (!r)
+        return 0;
+    r->covered++;
+    if (v.status == CTS_VARIES) {
+        r->varies++;
+        return 0;
+    }
+    int p = predicts(r, &v, c, m->per_thread);
+    if (v.status != CTS_PASS || p < 0 || (v.verdict.host != CTS_HOST_WAITS && v.verdict.host != CTS_HOST_RETURNS))
+        return 0;
+    r->judged++;
+    int waits = v.verdict.host == CTS_HOST_WAITS;
+    if (p == waits) {
+        r->agree++;
+        return 0;
+    }
+    const char *cls = p ? "missed race" : "false report";
+    p ? r->more++ : r->less++;
+    return json_array_append_new(r->cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s?}", "matrix", m->matrix, "case",
+                                                     id, "class", cls, "measured", waits ? "waits" : "returns",
+                                                     "predicted", p ? "waits" : "returns", "symbol",
+                                                     v.has_symbol ? v.symbol : NULL));
+}
+
+/* ---- the report -------------------------------------------------------------------------- */
+
+static json_t *report(const struct model *m, json_t *matrices)
+{
+    json_t *rules = json_array();
+    size_t disagree = 0;
+    for (size_t i = 0; rules && i < m->n; i++) {
+        const struct rule *r = &m->r[i];
+        disagree += r->more + r->less > 0;
+        json_array_append_new(
+            rules, json_pack("{s:s, s:O, s:s, s:O, s:O?, s:I, s:I, s:I, s:I, s:I, s:I, s:O}", "id", r->id, "calls",
+                             json_object_get(r->j, "calls"), "host_waits_for", waits_names[r->waits], "source",
+                             json_object_get(r->j, "source"), "note", json_object_get(r->j, "note"), "covered",
+                             (json_int_t)r->covered, "judged", (json_int_t)r->judged, "agree", (json_int_t)r->agree,
+                             "varies", (json_int_t)r->varies, "missed_race", (json_int_t)r->more, "false_report",
+                             (json_int_t)r->less, "cases", r->cases));
+    }
+    return rules ? json_pack("{s:s, s:i, s:O, s:O, s:O, s:s, s:o, s:o, s:I}", "schema", "cuda-sync-cts/model-report",
+                             "schema_version", 1, "tool", json_object_get(m->top, "tool"), "version",
+                             json_object_get(m->top, "version"), "source", json_object_get(m->top, "source"), "model",
+                             m->path, "matrices", matrices, "rules", rules, "disagreeing_rules", (json_int_t)disagree)
+                 : NULL;
+}
+
+static const char *s_of(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static json_int_t n_of(const json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
+
+static void matrices_line(FILE *f, const json_t *r, int md)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(r, "matrices"), i, x) {
+        fputs(md ? "- " : "  ", f);
+        if (md)
+            cts_md_text(f, s_of(x, "gpu"));
+        else
+            fputs(s_of(x, "gpu"), f);
+        fprintf(f, ", driver %s, %s default stream: ", s_of(x, "driver"), s_of(x, "default_stream"));
+        if (md)
+            cts_md_code(f, s_of(x, "matrix"), 0);
+        else
+            fputs(s_of(x, "matrix"), f);
+        fputc('\n', f);
+    }
+}
+
+static void render_text(const json_t *r, FILE *f)
+{
+    fprintf(f, "%s %s (%s), against:\n", s_of(r, "tool"), s_of(r, "version"), s_of(r, "source"));
+    matrices_line(f, r, 0);
+    size_t i, j;
+    json_t *x, *c;
+    json_array_foreach(json_object_get(r, "rules"), i, x) {
+        json_int_t more = n_of(x, "missed_race"), less = n_of(x, "false_report");
+        fprintf(f, "\n%s %s (host waits for %s; %s): %lld cases, %lld judged, %lld agree", more + less ? "DISAGREES" : "agrees",
+                s_of(x, "id"), s_of(x, "host_waits_for"), s_of(x, "source"), (long long)n_of(x, "covered"),
+                (long long)n_of(x, "judged"), (long long)n_of(x, "agree"));
+        if (more)
+            fprintf(f, ", %lld assume more synchronization than measured (missed race)", (long long)more);
+        if (less)
+            fprintf(f, ", %lld assume less (false report)", (long long)less);
+        if (n_of(x, "varies"))
+            fprintf(f, ", %lld intermittent (not judged)", (long long)n_of(x, "varies"));
+        fputc('\n', f);
+        json_array_foreach(json_object_get(x, "cases"), j, c) {
+            if (j == LISTED) {
+                fprintf(f, "    ... and %zu more (--format json lists every one)\n", json_array_size(json_object_get(x, "cases")) - LISTED);
+                break;
+            }
+            fprintf(f, "    %s: %s, measured %s (%s)\n", s_of(c, "case"), s_of(c, "class"), s_of(c, "measured"),
+                    s_of(c, "symbol"));
+        }
+    }
+    fprintf(f, "\n%lld of %zu rules disagree with the matrices\n", (long long)n_of(r, "disagreeing_rules"),
+            json_array_size(json_object_get(r, "rules")));
+}
+
+static void render_md(const json_t *r, FILE *f)
+{
+    fprintf(f, "# %s %s against the matrix\n\nModel: ", s_of(r, "tool"), s_of(r, "version"));
+    cts_md_code(f, s_of(r, "model"), 0);
+    fputs(" (", f);
+    cts_md_text(f, s_of(r, "source"));
+    fprintf(f, "). %lld of %zu rules disagree with the measured verdicts of:\n\n",
+            (long long)n_of(r, "disagreeing_rules"), json_array_size(json_object_get(r, "rules")));
+    matrices_line(f, r, 1);
+    fputs("\n| rule | host waits for | source | cases | judged | agree | missed race | false report | not judged (VARIES) |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|---:|\n", f);
+    size_t i, j;
+    json_t *x, *c;
+    json_array_foreach(json_object_get(r, "rules"), i, x) {
+        fputs("| ", f);
+        cts_md_code(f, s_of(x, "id"), 1);
+        fprintf(f, " | %s | ", s_of(x, "host_waits_for"));
+        cts_md_text(f, s_of(x, "source"));
+        fprintf(f, " | %lld | %lld | %lld | %lld | %lld | %lld |\n", (long long)n_of(x, "covered"),
+                (long long)n_of(x, "judged"), (long long)n_of(x, "agree"), (long long)n_of(x, "missed_race"),
+                (long long)n_of(x, "false_report"), (long long)n_of(x, "varies"));
+    }
+    json_array_foreach(json_object_get(r, "rules"), i, x) {
+        size_t n = json_array_size(json_object_get(x, "cases"));
+        if (!n)
+            continue;
+        fputs("\n## ", f);
+        cts_md_text(f, s_of(x, "id"));
+        fprintf(f, ": %zu case%s disagree\n\n", n, n == 1 ? "" : "s");
+        if (*s_of(x, "note")) {
+            cts_md_text(f, s_of(x, "note"));
+            fputs("\n\n", f);
+        }
+        fputs("| case | class | measured | symbol |\n|---|---|---|---|\n", f);
+        json_array_foreach(json_object_get(x, "cases"), j, c) {
+            if (j == LISTED) {
+                fprintf(f, "| ... and %zu more (`--format json` lists every one) | | | |\n", n - LISTED);
+                break;
+            }
+            fputs("| ", f);
+            cts_md_code(f, s_of(c, "case"), 1);
+            fprintf(f, " | %s | %s | ", s_of(c, "class"), s_of(c, "measured"));
+            cts_md_text(f, s_of(c, "symbol"));
+            fputs(" |\n", f);
+        }
+    }
+}
+
+/* ---- the command --------------------------------------------------------------------------- */
+
+static int skip_case(void *ctx, const char *id, const json_t *c)
+{
+    (void)ctx, (void)id, (void)c;
+    return 0;
+}
+
+static json_t *matrix_line(const char *path, const json_t *top)
+{
+    const json_t *env = json_object_get(top, "environment");
+    return json_pack("{s:s, s:O?, s:O?, s:O?, s:O?}", "matrix", path, "gpu",
+                     json_object_get(json_object_get(env, "gpu"), "name"), "driver",
+                     json_object_get(json_object_get(env, "versions"), "driver"), "default_stream",
+                     json_object_get(json_object_get(env, "settings"), "default_stream"), "suite_revision",
+                     json_object_get(env, "suite_revision"));
+}
+
+static int write_out(const json_t *r, int fmt, const char *out, const char *const *inputs, size_t n)
+{
+    char *text = NULL, err[1024];
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return model_error("out of memory");
+    if (fmt == FMT_JSON)
+        json_dumpf(r, mem, JSON_INDENT(1) | JSON_SORT_KEYS), fputc('\n', mem);
+    else
+        (fmt == FMT_MD ? render_md : render_text)(r, mem);
+    int rc = fclose(mem) ? model_error("out of memory") : 0;
+    struct cts_outfile of;
+    if (!rc && cts_output_open(&of, out, inputs, n, err, sizeof err))
+        rc = model_error("%s", err);
+    else if (!rc && fwrite(text, 1, len, of.f) != len) {
+        cts_outfile_abort(&of);
+        rc = model_error("cannot write '%s'", of.std ? "standard output" : out);
+    } else if (!rc && cts_outfile_commit(&of, err, sizeof err))
+        rc = model_error("%s", err);
+    free(text);
+    return rc;
+}
+
+int cts_model_main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"out", required_argument, NULL, 'o'}, {0}};
+    static const char *const formats[] = {"text", "md", "json"};
+    const char *out = NULL;
+    int fmt = FMT_TEXT, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == 'o') {
+            out = optarg;
+        } else if (c == 'f') {
+            for (fmt = 0; fmt < 3 && strcmp(optarg, formats[fmt]); fmt++)
+                ;
+            if (fmt == 3)
+                return model_error("--format wants text, md or json, not '%s'", optarg);
+        } else {
+            return cts_bad_option(c, argv);
+        }
+    }
+    if (argc - optind < 2)
+        return model_error("model wants a model file and at least one matrix");
+    const char *const *inputs = (const char *const *)argv + optind;
+    size_t n = (size_t)(argc - optind);
+    char err[1024];
+    if (cts_output_check(out, inputs, n, err, sizeof err))
+        return model_error("%s", err);
+    struct model m = {0};
+    json_t *matrices = json_array(), *r = NULL;
+    int rc = matrices ? model_load(&m, inputs[0]) : model_error("out of memory");
+    for (size_t i = 1; !rc && i < n; i++) {
+        m.matrix = inputs[i];
+        /* The default stream is needed before the cases, and a matrix's environment
+         * follows them: each is read twice, its cases skipped, then judged. */
+        json_t *top = cts_matrix_load_each(inputs[i], skip_case, NULL, err, sizeof err);
+        m.per_thread = top && !strcmp(s_of(json_object_get(json_object_get(top, "environment"), "settings"),
+                                           "default_stream"), "per-thread");
+        if (!top || !cts_matrix_load_each(inputs[i], judge_case, &m, err, sizeof err))
+            rc = model_error("%s", err);
+        else
+            json_array_append_new(matrices, matrix_line(inputs[i], top));
+    }
+    if (!rc && !(r = report(&m, json_incref(matrices))))
+        rc = model_error("out of memory");
+    if (!rc)
+        rc = write_out(r, fmt, out, inputs, n);
+    if (!rc)
+        rc = n_of(r, "disagreeing_rules") ? EXIT_FAILED : 0;
+    json_decref(r);
+    json_decref(matrices);
+    for (size_t i = 0; m.r && i < m.n; i++)
+        json_decref(m.r[i].cases);
+    free(m.r);
+    json_decref(m.top);
+    return rc;
+}
