@@ -14,6 +14,8 @@
  *                  behind the held work (the case's control: measured, so
  *                  the legacy stream's implicit synchronization is the
  *                  driver's, not a guess)
+ *   own_stream     it waits where the held work is in its stream itself (a
+ *                  tool that knows no implicit synchronization)
  *   legacy_stream  it waits where the held work is in the legacy stream or
  *                  a stream that the legacy stream waits for (a blocking or
  *                  per-thread stream, or the call's own when it is one)
@@ -39,8 +41,9 @@
 #define MODEL_SCHEMA "cuda-sync-cts/model"
 #define LISTED 12 /* a rule's disagreeing cases shown in text and Markdown; JSON has all */
 
-enum waits { W_NOTHING, W_STREAM, W_DEVICE, W_LEGACY, W_UNSPECIFIED, W_COUNT };
-static const char *const waits_names[W_COUNT] = {"nothing", "stream", "device", "legacy_stream", "unspecified"};
+enum waits { W_NOTHING, W_STREAM, W_OWN_STREAM, W_DEVICE, W_LEGACY, W_UNSPECIFIED, W_COUNT };
+static const char *const waits_names[W_COUNT] = {"nothing", "stream", "own_stream", "device", "legacy_stream",
+                                                 "unspecified"};
 enum { FMT_TEXT, FMT_MD, FMT_JSON };
 
 struct rule {
@@ -91,16 +94,16 @@ static int rule_load(struct rule *r, const json_t *j, size_t i, char *why, size_
     for (r->waits = 0; w && r->waits < W_COUNT && strcmp(w, waits_names[r->waits]); r->waits++)
         ;
     if (!w || r->waits == W_COUNT) {
-        snprintf(why, len, "rule %.60s: host_waits_for is not nothing, stream, device, legacy_stream or unspecified",
-                 r->id);
+        snprintf(why, len, "rule %.60s: host_waits_for is not nothing, stream, own_stream, device, legacy_stream or "
+                           "unspecified", r->id);
         return -1;
     }
     if (!string_list(json_object_get(j, "calls"), 0)) {
         snprintf(why, len, "rule %.60s: \"calls\" is not a list of function names", r->id);
         return -1;
     }
-    static const char *const lists[] = {"memory", "direction", "stream"};
-    for (size_t k = 0; k < 3; k++)
+    static const char *const lists[] = {"memory", "direction", "stream", "kind"};
+    for (size_t k = 0; k < 4; k++)
         if (!string_list(json_object_get(j, lists[k]), 1)) {
             snprintf(why, len, "rule %.60s: \"%s\" is not a list of names", r->id, lists[k]);
             return -1;
@@ -188,7 +191,9 @@ static int rule_matches(const struct rule *r, const struct cts_case_view *v, int
     if (!in_list(json_object_get(j, "calls"), v->function, 1) ||
         !in_list(json_object_get(j, "memory"), *v->memory ? v->memory : NULL, 0) ||
         !in_list(json_object_get(j, "direction"), *v->direction ? v->direction : NULL, 0) ||
-        !in_list(json_object_get(j, "stream"), *v->op_stream ? stream_kind(v->op_stream, per_thread) : NULL, 0))
+        !in_list(json_object_get(j, "stream"), *v->op_stream ? stream_kind(v->op_stream, per_thread) : NULL, 0) ||
+        !in_list(json_object_get(j, "kind"), !*v->copy_kind ? NULL
+                                             : !strcmp(v->copy_kind, "cudaMemcpyDefault") ? "default" : "explicit", 0))
         return 0;
     if (json_object_get(j, "size") && (!v->sized || v->size < r->min || (r->max >= 0 && v->size > r->max)))
         return 0;
@@ -209,9 +214,9 @@ static const char *held_kind(const struct cts_case_view *v, int per_thread)
         return "legacy";
     if (!strcmp(b, "perthread") || !strcmp(b, "thread_perthread"))
         return "per_thread";
-    if (!strcmp(b, "both") || !strcmp(b, "blocking"))
+    if (!strcmp(b, "blocking"))
         return "blocking";
-    if (!strcmp(b, "nonblocking"))
+    if (!strcmp(b, "nonblocking") || !strcmp(b, "both")) /* both: a non-blocking stream of each GPU */
         return "non_blocking";
     return NULL;
 }
@@ -227,6 +232,8 @@ static int predicts(const struct rule *r, const struct cts_case_view *v, const j
         return 0;
     case W_DEVICE:
         return 1;
+    case W_OWN_STREAM:
+        return !strcmp(v->busy, "same") || !strcmp(v->busy, "same_hostfn") || !strcmp(v->busy, "thread_same");
     case W_LEGACY:
         return !strcmp(held, "legacy") || !strcmp(held, "blocking") || !strcmp(held, "per_thread");
     default: {

@@ -109,7 +109,7 @@ error "model wants a model file and at least one matrix" model "$tmp/right.json"
 error "cannot read model" model "$tmp/missing.json" "$tmp/small.json" --out "$tmp/x.txt"
 error "is not a model: its schema is not" model "$tmp/small.json" "$tmp/small.json" --out "$tmp/x.txt"
 model "$tmp/bad1.json" '[{"id": "a", "calls": ["cudaMemcpy"], "host_waits_for": "sometimes", "source": "x"}]'
-error "host_waits_for is not nothing, stream, device, legacy_stream or unspecified" model "$tmp/bad1.json" "$tmp/small.json" --out "$tmp/x.txt"
+error "host_waits_for is not nothing, stream, own_stream, device, legacy_stream or" model "$tmp/bad1.json" "$tmp/small.json" --out "$tmp/x.txt"
 model "$tmp/bad2.json" '[{"id": "a", "calls": ["cudaMemcpy"], "host_waits_for": "nothing"}]'
 error "has no \"source\"" model "$tmp/bad2.json" "$tmp/small.json" --out "$tmp/x.txt"
 model "$tmp/bad3.json" '[{"id": "a", "calls": [], "host_waits_for": "nothing", "source": "x"}]'
