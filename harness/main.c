@@ -45,7 +45,7 @@ static const char usage_text[] =
     "                    [--section cases|thresholds] [--known FILE] [--out FILE|-]\n"
     "       sync-cts variability MATRIX MATRIX... [--out FILE|-]   (default: stdout)\n"
     "       sync-cts fleet MATRIX|DIR... [--known FILE]... [--format text|md|html|json] [--out FILE|-]\n"
-    "       sync-cts model MODEL.json MATRIX... [--format text|md|json] [--out FILE|-]\n"
+    "       sync-cts model MODEL.json MATRIX... [--format text|md|html|json] [--out FILE|-]\n"
     "       sync-cts thresholds --matrix MATRIX [GLOB] [--catalogue] [--max MiB] [--repeat N]\n"
     "                    [--device N] [--out FILE.json[.gz] | --list]   (default: into the matrix)\n"
     "       sync-cts --help | --version\n"

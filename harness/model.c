@@ -44,7 +44,7 @@
 enum waits { W_NOTHING, W_STREAM, W_OWN_STREAM, W_DEVICE, W_LEGACY, W_UNSPECIFIED, W_COUNT };
 static const char *const waits_names[W_COUNT] = {"nothing", "stream", "own_stream", "device", "legacy_stream",
                                                  "unspecified"};
-enum { FMT_TEXT, FMT_MD, FMT_JSON };
+enum { FMT_TEXT, FMT_MD, FMT_HTML, FMT_JSON };
 
 struct rule {
     const json_t *j; /* the rule as written */
@@ -407,6 +407,70 @@ static void render_md(const json_t *r, FILE *f)
     }
 }
 
+static void html_text(FILE *f, const char *tag, const char *s)
+{
+    fprintf(f, "<%s>", tag);
+    cts_html_escape(f, s, 0);
+    fprintf(f, "</%s>", tag);
+}
+
+static void render_html(const json_t *r, FILE *f)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sync-cts model</title>\n"
+          "<style>body{font-family:sans-serif}td,th{border:1px solid #ccc;padding:2px 6px}"
+          "table{border-collapse:collapse}.no{background:#fdd}</style></head><body>\n<h1>", f);
+    cts_html_escape(f, s_of(r, "tool"), 0);
+    fputc(' ', f);
+    cts_html_escape(f, s_of(r, "version"), 0);
+    fprintf(f, " against the matrix</h1>\n<p>%lld of %zu rules disagree with the measured verdicts of:</p>\n<ul>",
+            (long long)n_of(r, "disagreeing_rules"), json_array_size(json_object_get(r, "rules")));
+    size_t i, j;
+    json_t *x, *c;
+    json_array_foreach(json_object_get(r, "matrices"), i, x) {
+        fputs("<li>", f);
+        cts_html_escape(f, s_of(x, "gpu"), 0);
+        fputs(", driver ", f);
+        cts_html_escape(f, s_of(x, "driver"), 0);
+        fputs(": ", f);
+        html_text(f, "code", s_of(x, "matrix"));
+        fputs("</li>", f);
+    }
+    fputs("</ul>\n<table><tr><th>rule</th><th>host waits for</th><th>source</th><th>cases</th><th>judged</th>"
+          "<th>agree</th><th>missed race</th><th>false report</th></tr>\n", f);
+    json_array_foreach(json_object_get(r, "rules"), i, x) {
+        int no = n_of(x, "missed_race") + n_of(x, "false_report") > 0;
+        fprintf(f, "<tr%s>", no ? " class=\"no\"" : "");
+        html_text(f, "td", s_of(x, "id"));
+        html_text(f, "td", s_of(x, "host_waits_for"));
+        html_text(f, "td", s_of(x, "source"));
+        fprintf(f, "<td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td></tr>\n", (long long)n_of(x, "covered"),
+                (long long)n_of(x, "judged"), (long long)n_of(x, "agree"), (long long)n_of(x, "missed_race"),
+                (long long)n_of(x, "false_report"));
+    }
+    fputs("</table>\n", f);
+    json_array_foreach(json_object_get(r, "rules"), i, x) {
+        if (!json_array_size(json_object_get(x, "cases")))
+            continue;
+        fputs("<h2>", f);
+        cts_html_escape(f, s_of(x, "id"), 0);
+        fputs("</h2>\n", f);
+        if (*s_of(x, "note"))
+            html_text(f, "p", s_of(x, "note"));
+        fputs("<table><tr><th>matrix</th><th>case</th><th>class</th><th>measured</th><th>symbol</th></tr>\n", f);
+        json_array_foreach(json_object_get(x, "cases"), j, c) {
+            fputs("<tr>", f);
+            html_text(f, "td", s_of(c, "matrix"));
+            html_text(f, "td", s_of(c, "case"));
+            html_text(f, "td", s_of(c, "class"));
+            html_text(f, "td", s_of(c, "measured"));
+            html_text(f, "td", s_of(c, "symbol"));
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+    fputs("</body></html>\n", f);
+}
+
 /* ---- the command --------------------------------------------------------------------------- */
 
 static int skip_case(void *ctx, const char *id, const json_t *c)
@@ -435,7 +499,7 @@ static int write_out(const json_t *r, int fmt, const char *out, const char *cons
     if (fmt == FMT_JSON)
         json_dumpf(r, mem, JSON_INDENT(1) | JSON_SORT_KEYS), fputc('\n', mem);
     else
-        (fmt == FMT_MD ? render_md : render_text)(r, mem);
+        (fmt == FMT_MD ? render_md : fmt == FMT_HTML ? render_html : render_text)(r, mem);
     int rc = fclose(mem) ? model_error("out of memory") : 0;
     struct cts_outfile of;
     if (!rc && cts_output_open(&of, out, inputs, n, err, sizeof err))
@@ -453,7 +517,7 @@ int cts_model_main(int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                          {"out", required_argument, NULL, 'o'}, {0}};
-    static const char *const formats[] = {"text", "md", "json"};
+    static const char *const formats[] = {"text", "md", "html", "json"};
     const char *out = NULL;
     int fmt = FMT_TEXT, c;
     opterr = 0;
@@ -461,10 +525,10 @@ int cts_model_main(int argc, char **argv)
         if (c == 'o') {
             out = optarg;
         } else if (c == 'f') {
-            for (fmt = 0; fmt < 3 && strcmp(optarg, formats[fmt]); fmt++)
+            for (fmt = 0; fmt < 4 && strcmp(optarg, formats[fmt]); fmt++)
                 ;
-            if (fmt == 3)
-                return model_error("--format wants text, md or json, not '%s'", optarg);
+            if (fmt == 4)
+                return model_error("--format wants text, md, html or json, not '%s'", optarg);
         } else {
             return cts_bad_option(c, argv);
         }

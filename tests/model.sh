@@ -104,6 +104,10 @@ run 0 model "$tmp/first.json" "$tmp/small.json" --format md
 contains "$tmp/out" "| \`async-any\` | unspecified | x.c:5 | $n_async | 0 | 0 | 0 | 0 |"
 contains "$tmp/out" "| \`async-d2d-device\` | device | x.c:6 | 0 | 0 | 0 | 0 | 0 | 0 |"
 
+run 1 model "$tmp/wrong.json" "$tmp/small.json" --format html --out "$tmp/wrong.html"
+contains "$tmp/wrong.html" "<td>$async_d2d</td><td>missed race</td><td>returns</td>"
+contains "$tmp/wrong.html" "</html>"
+
 # Bad input: one line, exit 2, nothing written.
 error "model wants a model file and at least one matrix" model "$tmp/right.json" --out "$tmp/x.txt"
 error "cannot read model" model "$tmp/missing.json" "$tmp/small.json" --out "$tmp/x.txt"
@@ -120,7 +124,7 @@ error "two rules are a" model "$tmp/bad4.json" "$tmp/small.json" --out "$tmp/x.t
 model "$tmp/bad5.json" '[{"id": "a", "calls": ["x"], "host_waits_for": "nothing", "source": "x", "size": {"min": "big"}}]'
 error "\"size\" is not" model "$tmp/bad5.json" "$tmp/small.json" --out "$tmp/x.txt"
 error "cannot read" model "$tmp/right.json" "$tmp/missing.json" --out "$tmp/x.txt"
-error "--format wants text, md or json" model "$tmp/right.json" "$tmp/small.json" --format pdf
+error "--format wants text, md, html or json" model "$tmp/right.json" "$tmp/small.json" --format pdf
 error "is the input matrix" model "$tmp/right.json" "$tmp/small.json" --out "$tmp/small.json"
 [ -e "$tmp/x.txt" ] && fail "a refused model wrote its output"
 
