@@ -45,6 +45,8 @@ enum waits { W_NOTHING, W_STREAM, W_OWN_STREAM, W_DEVICE, W_LEGACY, W_UNSPECIFIE
 static const char *const waits_names[W_COUNT] = {"nothing", "stream", "own_stream", "device", "legacy_stream",
                                                  "unspecified"};
 enum { FMT_TEXT, FMT_MD, FMT_HTML, FMT_JSON };
+enum order_in { O_STREAM, O_BLOCKING, O_EVERY, O_COUNT };
+static const char *const order_names[O_COUNT] = {"stream", "blocking_streams", "every_stream"};
 
 struct rule {
     const json_t *j; /* the rule as written */
@@ -53,6 +55,8 @@ struct rule {
     json_int_t min, max; /* size bounds; max < 0: none */
     /* tallies over every matrix */
     size_t covered, judged, agree, varies, more, less;
+    int orders; /* orders_later_work_in: -1 not given, else an enum order_in */
+    size_t o_judged, o_agree, o_more, o_less; /* the later-work columns judged */
     json_t *cases; /* [{matrix, case, class, measured, predicted, symbol}] */
 };
 
@@ -97,6 +101,16 @@ static int rule_load(struct rule *r, const json_t *j, size_t i, char *why, size_
         snprintf(why, len, "rule %.60s: host_waits_for is not nothing, stream, own_stream, device, legacy_stream or "
                            "unspecified", r->id);
         return -1;
+    }
+    const char *o = json_string_value(json_object_get(j, "orders_later_work_in"));
+    r->orders = -1;
+    if (json_object_get(j, "orders_later_work_in")) {
+        for (r->orders = 0; o && r->orders < O_COUNT && strcmp(o, order_names[r->orders]); r->orders++)
+            ;
+        if (!o || r->orders == O_COUNT) {
+            snprintf(why, len, "rule %.60s: orders_later_work_in is not stream, blocking_streams or every_stream", r->id);
+            return -1;
+        }
     }
     if (!string_list(json_object_get(j, "calls"), 0)) {
         snprintf(why, len, "rule %.60s: \"calls\" is not a list of function names", r->id);
@@ -244,6 +258,47 @@ static int predicts(const struct rule *r, const struct cts_case_view *v, const j
     }
 }
 
+static const char *ev_str(const json_t *c, const char *a, const char *b)
+{
+    return json_string_value(json_object_get(json_object_get(json_object_get(c, "evidence"), a), b));
+}
+
+/* The later-work columns of a call the rule says does not make the host wait
+ * (for one that does, what later work waits for follows from the host's
+ * wait, judged above), and that returned: where the call is behind
+ * the held work (its stream's later work is held in the control), work
+ * queued after it in a third blocking or non-blocking stream is held
+ * exactly where the call orders that stream after itself.  A column held in
+ * the control too (held_anyway) says nothing about the call.  0, or -1 out
+ * of memory. */
+static int judge_order(struct model *m, struct rule *r, const struct cts_case_view *v, const json_t *c)
+{
+    const char *ctl = ev_str(c, "control", "op_after");
+    if (!ctl || strcmp(ctl, "held"))
+        return 0;
+    static const char *const col[2] = {"third_blocking", "third_nonblocking"};
+    enum cts_order got[2] = {v->verdict.third_blocking, v->verdict.third_nonblocking};
+    int want[2] = {r->orders >= O_BLOCKING, r->orders == O_EVERY};
+    for (int k = 0; k < 2; k++) {
+        if (got[k] != CTS_ORDER_RUNS && got[k] != CTS_ORDER_HELD)
+            continue;
+        int held = got[k] == CTS_ORDER_HELD;
+        r->o_judged++;
+        if (held == want[k]) {
+            r->o_agree++;
+            continue;
+        }
+        want[k] ? r->o_more++ : r->o_less++;
+        if (json_array_append_new(r->cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s?}", "matrix", m->matrix,
+                                                      "case", v->id, "about", col[k], "class",
+                                                      want[k] ? "missed race" : "false report", "measured",
+                                                      held ? "held" : "runs", "predicted", want[k] ? "held" : "runs",
+                                                      "symbol", v->has_symbol ? v->symbol : NULL)))
+            return -1;
+    }
+    return 0;
+}
+
 static int judge_case(void *ctx, const char *id, const json_t *c)
 {
     struct model *m = ctx;
@@ -265,14 +320,17 @@ static int judge_case(void *ctx, const char *id, const json_t *c)
         return 0;
     r->judged++;
     int waits = v.verdict.host == CTS_HOST_WAITS;
+    if (!waits && r->waits == W_NOTHING && r->orders >= 0 && judge_order(m, r, &v, c))
+        return -1;
     if (p == waits) {
         r->agree++;
         return 0;
     }
     const char *cls = p ? "missed race" : "false report";
     p ? r->more++ : r->less++;
-    return json_array_append_new(r->cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s?}", "matrix", m->matrix, "case",
-                                                     id, "class", cls, "measured", waits ? "waits" : "returns",
+    return json_array_append_new(r->cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s?}", "matrix", m->matrix,
+                                                     "case", id, "about", "host", "class", cls, "measured",
+                                                     waits ? "waits" : "returns",
                                                      "predicted", p ? "waits" : "returns", "symbol",
                                                      v.has_symbol ? v.symbol : NULL));
 }
@@ -285,14 +343,18 @@ static json_t *report(const struct model *m, json_t *matrices)
     size_t disagree = 0;
     for (size_t i = 0; rules && i < m->n; i++) {
         const struct rule *r = &m->r[i];
-        disagree += r->more + r->less > 0;
+        disagree += r->more + r->less + r->o_more + r->o_less > 0;
         json_array_append_new(
-            rules, json_pack("{s:s, s:O, s:s, s:O, s:O?, s:I, s:I, s:I, s:I, s:I, s:I, s:O}", "id", r->id, "calls",
-                             json_object_get(r->j, "calls"), "host_waits_for", waits_names[r->waits], "source",
+            rules, json_pack("{s:s, s:O, s:s, s:s?, s:O, s:O?, s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I}, s:O}",
+                             "id", r->id, "calls",
+                             json_object_get(r->j, "calls"), "host_waits_for", waits_names[r->waits],
+                             "orders_later_work_in", r->orders >= 0 ? order_names[r->orders] : NULL, "source",
                              json_object_get(r->j, "source"), "note", json_object_get(r->j, "note"), "covered",
                              (json_int_t)r->covered, "judged", (json_int_t)r->judged, "agree", (json_int_t)r->agree,
                              "varies", (json_int_t)r->varies, "missed_race", (json_int_t)r->more, "false_report",
-                             (json_int_t)r->less, "cases", r->cases));
+                             (json_int_t)r->less, "later_work", "judged", (json_int_t)r->o_judged, "agree",
+                             (json_int_t)r->o_agree, "missed_race", (json_int_t)r->o_more, "false_report",
+                             (json_int_t)r->o_less, "cases", r->cases));
     }
     return rules ? json_pack("{s:s, s:i, s:O, s:O, s:O, s:s, s:o, s:o, s:I}", "schema", "cuda-sync-cts/model-report",
                              "schema_version", 1, "tool", json_object_get(m->top, "tool"), "version",
@@ -335,8 +397,11 @@ static void render_text(const json_t *r, FILE *f)
     size_t i, j;
     json_t *x, *c;
     json_array_foreach(json_object_get(r, "rules"), i, x) {
+        const json_t *lw = json_object_get(x, "later_work");
         json_int_t more = n_of(x, "missed_race"), less = n_of(x, "false_report");
-        fprintf(f, "\n%s %s (host waits for %s; %s): %lld cases, %lld judged, %lld agree", more + less ? "DISAGREES" : "agrees",
+        json_int_t lmore = n_of(lw, "missed_race"), lless = n_of(lw, "false_report");
+        fprintf(f, "\n%s %s (host waits for %s; %s): %lld cases, %lld judged, %lld agree",
+                more + less + lmore + lless ? "DISAGREES" : "agrees",
                 s_of(x, "id"), s_of(x, "host_waits_for"), s_of(x, "source"), (long long)n_of(x, "covered"),
                 (long long)n_of(x, "judged"), (long long)n_of(x, "agree"));
         if (more)
@@ -345,14 +410,20 @@ static void render_text(const json_t *r, FILE *f)
             fprintf(f, ", %lld assume less (false report)", (long long)less);
         if (n_of(x, "varies"))
             fprintf(f, ", %lld intermittent (not judged)", (long long)n_of(x, "varies"));
+        if (n_of(lw, "judged"))
+            fprintf(f, "; later work in a third stream (orders it in %s): %lld judged, %lld agree, %lld missed race, "
+                       "%lld false report",
+                    s_of(x, "orders_later_work_in"), (long long)n_of(lw, "judged"), (long long)n_of(lw, "agree"),
+                    (long long)lmore, (long long)lless);
         fputc('\n', f);
         json_array_foreach(json_object_get(x, "cases"), j, c) {
             if (j == LISTED) {
                 fprintf(f, "    ... and %zu more (--format json lists every one)\n", json_array_size(json_object_get(x, "cases")) - LISTED);
                 break;
             }
-            fprintf(f, "    %s: %s, measured %s (%s)\n", s_of(c, "case"), s_of(c, "class"), s_of(c, "measured"),
-                    s_of(c, "symbol"));
+            fprintf(f, "    %s%s%s%s: %s, measured %s (%s)\n", s_of(c, "case"), strcmp(s_of(c, "about"), "host") ? " [" : "",
+                    strcmp(s_of(c, "about"), "host") ? s_of(c, "about") : "", strcmp(s_of(c, "about"), "host") ? "]" : "",
+                    s_of(c, "class"), s_of(c, "measured"), s_of(c, "symbol"));
         }
     }
     fprintf(f, "\n%lld of %zu rules disagree with the matrices\n", (long long)n_of(r, "disagreeing_rules"),
@@ -368,8 +439,9 @@ static void render_md(const json_t *r, FILE *f)
     fprintf(f, "). %lld of %zu rules disagree with the measured verdicts of:\n\n",
             (long long)n_of(r, "disagreeing_rules"), json_array_size(json_object_get(r, "rules")));
     matrices_line(f, r, 1);
-    fputs("\n| rule | host waits for | source | cases | judged | agree | missed race | false report | not judged (VARIES) |\n"
-          "|---|---|---|---:|---:|---:|---:|---:|---:|\n", f);
+    fputs("\n| rule | host waits for | source | cases | judged | agree | missed race | false report | not judged (VARIES) "
+          "| later work: judged, agree, missed race, false report |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n", f);
     size_t i, j;
     json_t *x, *c;
     json_array_foreach(json_object_get(r, "rules"), i, x) {
@@ -377,9 +449,15 @@ static void render_md(const json_t *r, FILE *f)
         cts_md_code(f, s_of(x, "id"), 1);
         fprintf(f, " | %s | ", s_of(x, "host_waits_for"));
         cts_md_text(f, s_of(x, "source"));
-        fprintf(f, " | %lld | %lld | %lld | %lld | %lld | %lld |\n", (long long)n_of(x, "covered"),
+        const json_t *lw = json_object_get(x, "later_work");
+        fprintf(f, " | %lld | %lld | %lld | %lld | %lld | %lld | ", (long long)n_of(x, "covered"),
                 (long long)n_of(x, "judged"), (long long)n_of(x, "agree"), (long long)n_of(x, "missed_race"),
                 (long long)n_of(x, "false_report"), (long long)n_of(x, "varies"));
+        if (*s_of(x, "orders_later_work_in"))
+            fprintf(f, "%s: %lld, %lld, %lld, %lld |\n", s_of(x, "orders_later_work_in"), (long long)n_of(lw, "judged"),
+                    (long long)n_of(lw, "agree"), (long long)n_of(lw, "missed_race"), (long long)n_of(lw, "false_report"));
+        else
+            fputs("- |\n", f);
     }
     json_array_foreach(json_object_get(r, "rules"), i, x) {
         size_t n = json_array_size(json_object_get(x, "cases"));
@@ -392,15 +470,15 @@ static void render_md(const json_t *r, FILE *f)
             cts_md_text(f, s_of(x, "note"));
             fputs("\n\n", f);
         }
-        fputs("| case | class | measured | symbol |\n|---|---|---|---|\n", f);
+        fputs("| case | about | class | measured | symbol |\n|---|---|---|---|---|\n", f);
         json_array_foreach(json_object_get(x, "cases"), j, c) {
             if (j == LISTED) {
-                fprintf(f, "| ... and %zu more (`--format json` lists every one) | | | |\n", n - LISTED);
+                fprintf(f, "| ... and %zu more (`--format json` lists every one) | | | | |\n", n - LISTED);
                 break;
             }
             fputs("| ", f);
             cts_md_code(f, s_of(c, "case"), 1);
-            fprintf(f, " | %s | %s | ", s_of(c, "class"), s_of(c, "measured"));
+            fprintf(f, " | %s | %s | %s | ", s_of(c, "about"), s_of(c, "class"), s_of(c, "measured"));
             cts_md_text(f, s_of(c, "symbol"));
             fputs(" |\n", f);
         }
@@ -438,7 +516,8 @@ static void render_html(const json_t *r, FILE *f)
     fputs("</ul>\n<table><tr><th>rule</th><th>host waits for</th><th>source</th><th>cases</th><th>judged</th>"
           "<th>agree</th><th>missed race</th><th>false report</th></tr>\n", f);
     json_array_foreach(json_object_get(r, "rules"), i, x) {
-        int no = n_of(x, "missed_race") + n_of(x, "false_report") > 0;
+        const json_t *lw = json_object_get(x, "later_work");
+        int no = n_of(x, "missed_race") + n_of(x, "false_report") + n_of(lw, "missed_race") + n_of(lw, "false_report") > 0;
         fprintf(f, "<tr%s>", no ? " class=\"no\"" : "");
         html_text(f, "td", s_of(x, "id"));
         html_text(f, "td", s_of(x, "host_waits_for"));
@@ -456,11 +535,12 @@ static void render_html(const json_t *r, FILE *f)
         fputs("</h2>\n", f);
         if (*s_of(x, "note"))
             html_text(f, "p", s_of(x, "note"));
-        fputs("<table><tr><th>matrix</th><th>case</th><th>class</th><th>measured</th><th>symbol</th></tr>\n", f);
+        fputs("<table><tr><th>matrix</th><th>case</th><th>about</th><th>class</th><th>measured</th><th>symbol</th></tr>\n", f);
         json_array_foreach(json_object_get(x, "cases"), j, c) {
             fputs("<tr>", f);
             html_text(f, "td", s_of(c, "matrix"));
             html_text(f, "td", s_of(c, "case"));
+            html_text(f, "td", s_of(c, "about"));
             html_text(f, "td", s_of(c, "class"));
             html_text(f, "td", s_of(c, "measured"));
             html_text(f, "td", s_of(c, "symbol"));

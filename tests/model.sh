@@ -97,15 +97,50 @@ for k in missed:
 assert rule["covered"] == sum(1 for c in cases.values() if c["function"] == "cudaMemcpyAsync"
                               and c["direction"] == "d2d" and c["op_stream"] in ("nonblocking", "blocking")), rule
 EOF2
+# orders_later_work_in: where an async copy that returned is behind the held
+# work, a third stream's later work is held exactly where the copy orders it;
+# "stream" says it orders none, so each third stream found held is a false
+# report, and "every_stream" says it orders all, so each found running is a
+# missed race (columns held in the control too say nothing).
+for o in stream every_stream; do
+    model "$tmp/order-$o.json" '[{"id": "async-order", "calls": ["cudaMemcpyAsync"], "host_waits_for": "nothing",
+        "orders_later_work_in": "'"$o"'", "source": "x.c:8"}]'
+    "$cts" model "$tmp/order-$o.json" "$tmp/small.json" --format json --out "$tmp/order-$o.out.json" ||
+        [ $? -eq 1 ] || fail "model with orders_later_work_in $o exited $?"
+    python3 - "$tmp/order-$o.out.json" "$tmp/small.json" "$o" <<'EOF2' || fail "orders_later_work_in $o is not judged by the third streams"
+import json, sys
+(rule,) = json.load(open(sys.argv[1]))["rules"]
+cases, o = json.load(open(sys.argv[2]))["cases"], sys.argv[3]
+want = {"third_blocking": o == "every_stream", "third_nonblocking": o == "every_stream"}
+expect, judged = set(), 0
+for k, c in cases.items():
+    if c["function"] != "cudaMemcpyAsync" or c["status"] != "PASS" or c["verdict"]["host"] != "returns":
+        continue
+    if c["busy"].startswith(("peer", "other_process", "thread_peer")) or c["busy"] == "hostfn":
+        continue
+    if (c["evidence"].get("control") or {}).get("op_after") != "held":
+        continue
+    for col, w in want.items():
+        got = c["verdict"][col]
+        if got in ("runs", "held"):
+            judged += 1
+            if (got == "held") != w:
+                expect.add((k, col, "missed race" if w else "false report"))
+got = {(c["case"], c["about"], c["class"]) for c in rule["cases"] if c["about"] != "host"}
+assert got == expect, (sorted(got - expect)[:3], sorted(expect - got)[:3])
+assert rule["later_work"]["judged"] == judged and judged > 0, rule["later_work"]
+assert rule["orders_later_work_in"] == o
+EOF2
+done
 # The first matching rule decides: an unspecified rule first leaves the wrong one nothing to judge.
 model "$tmp/first.json" '[{"id": "async-any", "calls": ["cudaMemcpyAsync"], "host_waits_for": "unspecified", "source": "x.c:5"},
     {"id": "async-d2d-device", "calls": ["cudaMemcpyAsync"], "direction": ["d2d"], "host_waits_for": "device", "source": "x.c:6"}]'
 run 0 model "$tmp/first.json" "$tmp/small.json" --format md
 contains "$tmp/out" "| \`async-any\` | unspecified | x.c:5 | $n_async | 0 | 0 | 0 | 0 |"
-contains "$tmp/out" "| \`async-d2d-device\` | device | x.c:6 | 0 | 0 | 0 | 0 | 0 | 0 |"
+contains "$tmp/out" "| \`async-d2d-device\` | device | x.c:6 | 0 | 0 | 0 | 0 | 0 | 0 | - |"
 
 run 1 model "$tmp/wrong.json" "$tmp/small.json" --format html --out "$tmp/wrong.html"
-contains "$tmp/wrong.html" "<td>$async_d2d</td><td>missed race</td><td>returns</td>"
+contains "$tmp/wrong.html" "<td>$async_d2d</td><td>host</td><td>missed race</td><td>returns</td>"
 contains "$tmp/wrong.html" "</html>"
 
 # Bad input: one line, exit 2, nothing written.
