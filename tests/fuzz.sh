@@ -21,7 +21,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
 build="$(cd "$1" 2>/dev/null && pwd)" || { echo "fuzz: no build directory '$1'" >&2; exit 2; }
 secs=${2:-${CTS_FUZZ_SECONDS:-30}}
 [[ "$secs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: SECONDS must be a whole number of seconds, not '$secs'" >&2; exit 2; }
-targets=(matrix log waivers known options)
+targets=(matrix log waivers known model options)
 for t in "${targets[@]}"; do
     [ -x "$build/tests/fuzz/fuzz_$t" ] ||
         { echo "fuzz: $build/tests/fuzz/fuzz_$t is not built (configure with -DCTS_FUZZ=ON)" >&2; exit 2; }

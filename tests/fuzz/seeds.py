@@ -8,6 +8,7 @@ OUTDIR/matrix/   small valid matrices (a few cases of different families each, a
 OUTDIR/log/      logs of a run of those cases (one that crashed, one torn at the end)
 OUTDIR/waivers/  the waivers file, whole and cut down
 OUTDIR/known/    known variability of the check matrix's configuration, and cut down
+OUTDIR/model/    the committed race-detector models (reports/models/*.json)
 OUTDIR/options/  command lines for `list`, one argument a line
 OUTDIR/check-matrix.json  what fuzz_waivers checks its waivers against: the deviations
 """
@@ -107,6 +108,12 @@ known = {"schema": "cuda-sync-cts/variability", "schema_version": 1, "configurat
          "cases": {i: sorted({cases[i]["symbol"] or "W", "W~", "A:S"}) for i in sorted(by_clause.values())[:6]}}
 write(f"{out}/known/known.json", json.dumps(known, indent=1, sort_keys=True) + "\n")
 write(f"{out}/known/empty.json", json.dumps(dict(known, cases={}), sort_keys=True) + "\n")
+
+# The committed models, whole.
+models = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports", "models")
+for name in sorted(os.listdir(models)):
+    if name.endswith(".json"):
+        write(f"{out}/model/{name}", open(os.path.join(models, name)).read())
 
 # Dictionaries: the matrix's member names and names of values (statuses, verdicts, ...), and
 # list's options.
