@@ -120,6 +120,18 @@ error "is not a list of two or more outcomes" diff "$tmp/run1.json" "$tmp/later.
 error "is known variability of another configuration than" diff "$tmp/other.json" "$tmp/later.json" --known "$tmp/known.json"
 error "--known does not apply to --series" diff "$tmp/run1.json" "$tmp/later.json" --known "$tmp/known.json" --series
 
+# ---- tools/bench.py --against --known (its report mode: no GPU) --------------------------
+if python3 "$root/tools/bench.py" --report "$tmp/later.json" --against "$tmp/run1.json" --known "$tmp/known.json" \
+    >"$tmp/bench.out" 2>&1; then
+    contains "$tmp/bench.out" "run 1: 1 held-call host verdicts moved, 1 other outcomes changed, 2 within known variability"
+    contains "$tmp/bench.out" "host moved: $changed: W -> A"
+else
+    fail "bench.py --report --against --known failed: $(tail -n 3 "$tmp/bench.out")"
+fi
+python3 "$root/tools/bench.py" --report "$tmp/later.json" --known "$tmp/known.json" >"$tmp/bench.out" 2>&1 &&
+    fail "bench.py took --known without --against"
+contains "$tmp/bench.out" "--known applies to a comparison with --against"
+
 # ---- check --known ------------------------------------------------------------------
 run 1 check "$tmp/later.json" --baseline "$tmp/run1.json" --waivers "$root/waivers.json" --known "$tmp/known.json"
 contains "$tmp/out" "CHANGED $changed: W in the baseline, A now"

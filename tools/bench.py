@@ -15,6 +15,7 @@ could not complete.
                    [--deadline S]
     tools/bench.py --report MATRIX...     # the same report over matrices already made
     tools/bench.py ... --against QUIET    # and each run against a quiet host's matrix
+    tools/bench.py ... --against QUIET --known FILE   # its noise from sync-cts variability, apart
 
 --deadline S starts no run that would likely end more than S seconds after the
 first began (a lease of limited time); --report joins runs made in several
@@ -47,14 +48,20 @@ def main():
     ap.add_argument("--report", nargs="+", metavar="MATRIX", help="report on these matrices, run nothing")
     ap.add_argument("--against", metavar="QUIET",
                     help="a matrix of the same build made on a quiet host: the cases each run changed")
+    ap.add_argument("--known", metavar="FILE",
+                    help="with --against: known variability (sync-cts variability) of the quiet matrix's "
+                         "configuration; a change within it is not counted as one")
     a = ap.parse_args()
     quiet = load(a.against) if a.against else None
+    if a.known and not a.against:
+        die("--known applies to a comparison with --against")
+    known = load_known(a.known) if a.known else None
     if a.report:
         matrices = [load(p) for p in a.report]
         for i, m in enumerate(matrices, 1):
             print(run_line(i, m, f"({m['environment']['suite_revision']})"))
         report(a, "(given)", matrices)
-        against(a.against, quiet, matrices)
+        against(a.against, quiet, matrices, known)
         return
     if a.runs < 1:
         die("--runs wants a positive number")
@@ -75,7 +82,30 @@ def main():
             p.kill()
             p.wait()
     report(a, out, matrices)
-    against(a.against, quiet, matrices)
+    against(a.against, quiet, matrices, known)
+
+
+def load_known(path):
+    """A known-variability file's cases: id -> the set of its outcomes (symbols)."""
+    try:
+        k = json.load(open(path))
+        if k.get("schema") != "cuda-sync-cts/variability":
+            raise ValueError("its schema is not cuda-sync-cts/variability")
+        return {i: set(v) for i, v in k["cases"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        die(f"{path}: not readable known variability ({e})")
+
+
+def within(known, cid, a, b):
+    """Both outcomes have a verdict and every symbol of each (a VARIES one's
+    parts) is one the case took: the rule of sync-cts diff --known."""
+    s = known.get(cid) if known else None
+    if not s:
+        return False
+    for c in (a, b):
+        if c["status"] not in ("PASS", "VARIES") or not c["symbol"] or not set(c["symbol"].split("/")) <= s:
+            return False
+    return True
 
 
 def load(path):
@@ -166,11 +196,12 @@ def report(a, out, matrices):
     print(f"matrices in {out}")
 
 
-def against(path, quiet, matrices):
+def against(path, quiet, matrices, known=None):
     """Each run against a quiet host's matrix: the held-call cases whose host
     verdict moved (a call that returns said to wait, or the reverse: the
     proofs under load must not move), every other changed outcome, and which
-    of those are known variability (VARIES in either matrix)."""
+    of those are known variability (with --known, within the file's outcomes;
+    without, VARIES in either matrix)."""
     if quiet is None:
         return
     q = quiet["cases"]
@@ -184,7 +215,7 @@ def against(path, quiet, matrices):
                 continue
             if (c["status"], c["symbol"]) == (qc["status"], qc["symbol"]):
                 continue
-            if "VARIES" in (c["status"], qc["status"]):
+            if within(known, k, qc, c) if known else "VARIES" in (c["status"], qc["status"]):
                 varies.append(k)
             elif c["status"] == qc["status"] == "PASS" and \
                     c["verdict"].get("host") != qc["verdict"].get("host"):
@@ -192,7 +223,8 @@ def against(path, quiet, matrices):
             else:
                 other.append(k)
         print(f"  run {i}: {len(host)} held-call host verdicts moved, {len(other)} other outcomes changed, "
-              f"{len(varies)} changed as VARIES on either side (known variability)"
+              + (f"{len(varies)} within known variability" if known else
+                 f"{len(varies)} changed as VARIES on either side (known variability)")
               + (f", {missing} cases not in the quiet matrix" if missing else ""))
         for k in host[:10]:
             print(f"    host moved: {k}: {q[k]['symbol']} -> {m['cases'][k]['symbol']}")
