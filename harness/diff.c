@@ -571,17 +571,7 @@ static int diff_write(const struct diff_doc *d, int fmt, const char *out)
         diff_error("out of memory");
         goto done;
     }
-    struct cts_outfile of;
-    if (cts_output_open(&of, out, d->paths, d->nm, err, sizeof err)) {
-        diff_error("%s", err);
-        goto done;
-    }
-    if (fwrite(text, 1, len, of.f) != len) {
-        cts_outfile_abort(&of);
-        diff_error("cannot write '%s'", of.std ? "standard output" : out);
-        goto done;
-    }
-    if (cts_outfile_commit(&of, err, sizeof err)) {
+    if (cts_output_write(out, d->paths, d->nm, text, len, err, sizeof err)) {
         diff_error("%s", err);
         goto done;
     }

@@ -421,6 +421,22 @@ static void conf_line(FILE *out, const json_t *c)
         fprintf(out, ", %s=%s", k, json_string_value(v) ? json_string_value(v) : "?");
 }
 
+/* conf_line into a string to free; NULL if out of memory. */
+static char *conf_text(const json_t *c)
+{
+    char *line = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&line, &len);
+    if (!mem)
+        return NULL;
+    conf_line(mem, c);
+    if (fclose(mem) != 0) {
+        free(line);
+        return NULL;
+    }
+    return line;
+}
+
 static void render_text(const json_t *r, FILE *out)
 {
     size_t g, i, j;
@@ -477,13 +493,7 @@ static void render_md(const json_t *r, FILE *out)
             (long long)json_integer_value(json_object_get(r, "split")),
             json_integer_value(json_object_get(r, "split")) == 1 ? "" : "s");
     json_array_foreach(json_object_get(r, "groups"), g, grp) {
-        char *line = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&line, &len);
-        if (mem) {
-            conf_line(mem, json_object_get(grp, "configuration"));
-            fclose(mem);
-        }
+        char *line = conf_text(json_object_get(grp, "configuration"));
         fprintf(out, "\n## Group %zu\n\n", g + 1);
         cts_md_text(out, line ? line : "?");
         free(line);
@@ -560,13 +570,7 @@ static void render_html(const json_t *r, FILE *out)
             (long long)json_integer_value(json_object_get(r, "outliers")),
             (long long)json_integer_value(json_object_get(r, "split")));
     json_array_foreach(json_object_get(r, "groups"), g, grp) {
-        char *line = NULL;
-        size_t len = 0;
-        FILE *mem = open_memstream(&line, &len);
-        if (mem) {
-            conf_line(mem, json_object_get(grp, "configuration"));
-            fclose(mem);
-        }
+        char *line = conf_text(json_object_get(grp, "configuration"));
         fprintf(out, "<h2>Group %zu</h2>\n", g + 1);
         html_cell(out, "p", line ? line : "?");
         free(line);
@@ -663,16 +667,9 @@ static int write_report(const struct fleet *f, const json_t *r, int fmt, const c
         free(text);
         return fleet_error("out of memory");
     }
-    struct cts_outfile of;
-    int rc = 0;
-    if (cts_output_open(&of, out, (const char *const *)f->paths, f->npaths, err, sizeof err))
-        rc = fleet_error("%s", err);
-    else if (fwrite(text, 1, len, of.f) != len) {
-        cts_outfile_abort(&of);
-        rc = fleet_error("cannot write '%s'", of.std ? "standard output" : out);
-    } else if (cts_outfile_commit(&of, err, sizeof err)) {
-        rc = fleet_error("%s", err);
-    }
+    int rc = cts_output_write(out, (const char *const *)f->paths, f->npaths, text, len, err, sizeof err)
+                 ? fleet_error("%s", err)
+                 : 0;
     free(text);
     return rc;
 }

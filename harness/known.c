@@ -401,15 +401,13 @@ int cts_variability_main(int argc, char **argv)
     json_t *cases = rc ? NULL : varying(g.cases);
     if (!rc && (!cases || json_object_set_new(doc, "cases", cases)))
         rc = known_error("out of memory");
-    struct cts_outfile of;
-    if (!rc && cts_output_open(&of, out, paths, (size_t)n, err, sizeof err))
+    char *json = rc ? NULL : json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS), *text = NULL;
+    if (!rc && (!json || asprintf(&text, "%s\n", json) < 0))
+        rc = known_error("out of memory"), text = NULL;
+    else if (!rc && cts_output_write(out, paths, (size_t)n, text, strlen(text), err, sizeof err))
         rc = known_error("%s", err);
-    else if (!rc && (json_dumpf(doc, of.f, JSON_INDENT(1) | JSON_SORT_KEYS) || fputc('\n', of.f) == EOF)) {
-        cts_outfile_abort(&of);
-        rc = known_error("cannot write '%s'", of.std ? "standard output" : out);
-    } else if (!rc && cts_outfile_commit(&of, err, sizeof err)) {
-        rc = known_error("%s", err);
-    }
+    free(json);
+    free(text);
     json_decref(g.cases);
     json_decref(doc);
     return rc;

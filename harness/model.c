@@ -581,13 +581,7 @@ static int write_out(const json_t *r, int fmt, const char *out, const char *cons
     else
         (fmt == FMT_MD ? render_md : fmt == FMT_HTML ? render_html : render_text)(r, mem);
     int rc = fclose(mem) ? model_error("out of memory") : 0;
-    struct cts_outfile of;
-    if (!rc && cts_output_open(&of, out, inputs, n, err, sizeof err))
-        rc = model_error("%s", err);
-    else if (!rc && fwrite(text, 1, len, of.f) != len) {
-        cts_outfile_abort(&of);
-        rc = model_error("cannot write '%s'", of.std ? "standard output" : out);
-    } else if (!rc && cts_outfile_commit(&of, err, sizeof err))
+    if (!rc && cts_output_write(out, inputs, n, text, len, err, sizeof err))
         rc = model_error("%s", err);
     free(text);
     return rc;

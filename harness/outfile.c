@@ -344,3 +344,17 @@ int cts_output_open(struct cts_outfile *o, const char *out, const char *const *i
     snprintf(o->path, sizeof o->path, "-");
     return 0;
 }
+
+int cts_output_write(const char *out, const char *const *inputs, size_t n, const char *text, size_t len, char *err,
+                     size_t errlen)
+{
+    struct cts_outfile of;
+    if (cts_output_open(&of, out, inputs, n, err, errlen))
+        return -1;
+    if (fwrite(text, 1, len, of.f) != len) {
+        cts_outfile_abort(&of);
+        snprintf(err, errlen, "cannot write '%s'", of.std ? "standard output" : out);
+        return -1;
+    }
+    return cts_outfile_commit(&of, err, errlen);
+}

@@ -252,6 +252,10 @@ int cts_output_check(const char *out, const char *const *inputs, size_t n, char 
  * as cts_outfile_open; commit and abort as for an outfile. */
 int cts_output_open(struct cts_outfile *o, const char *out, const char *const *inputs, size_t n, char *err,
                     size_t errlen);
+/* The text, rendered whole beforehand, written to out as cts_output_open
+ * takes it and committed: 0, or -1 and a one-line reason (nothing written). */
+int cts_output_write(const char *out, const char *const *inputs, size_t n, const char *text, size_t len, char *err,
+                     size_t errlen);
 
 /* log.c: JSON lines, flushed per event.  A case with "begin" and no "end"
  * is one the process died in. */
