@@ -1248,6 +1248,6 @@ static void judge(struct cts_judge *j)
 }
 
 const struct cts_family cts_family_peer = {
-    .name = "peer", .generate = generate, .needs = needs, .measure = measure,
+    .name = "peer", .crosses = 1, .generate = generate, .needs = needs, .measure = measure,
     .rejects = rejects, .clauses = clauses, .judge = judge, .judges_alone = 1,
 };

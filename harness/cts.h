@@ -179,6 +179,7 @@ struct cts_call {
  * of the error it returned (cudaError_t or CUresult) in *error. */
 struct cts_family {
     const char *name; /* also the CTest label */
+    int crosses;      /* 1: every case crosses to a second device (the peer family) */
     size_t (*generate)(struct cts_case *out, size_t cap);
     void (*buffers)(const struct cts_case *c, enum cts_mem *src, enum cts_mem *dst); /* NULL: none */
     int (*needs)(const struct cts_case *c, char *why, size_t len);
@@ -320,8 +321,15 @@ const struct cts_case *cts_case_find(const char *id);
 /* Cases of `family` and CTest `group` (NULL: any) whose ids match the
  * fnmatch(3) glob (NULL: any).  Returns the number selected; *out is
  * malloc'ed (caller frees). */
-size_t cts_select(const char *glob, const char *family, const char *group,
+size_t cts_select(const char *glob, const char *family, const char *group, int devices,
                   const struct cts_case ***out);
+/* How many devices a case needs: 2 where it crosses to a second one (the
+ * peer family; a thread or process busy on the peer; a stall beside work on
+ * the peer, with_peer_*; cudaSetDevice to the other), else 1.  A test that
+ * owns one GPU runs the cases of 1, one that owns two the cases of 2
+ * (run --devices, tests/gpu-tests.cmake.in); with one device visible the
+ * cases of 2 are NOTSUPP. */
+int cts_case_devices(const struct cts_case *c);
 /* The CTest group of a case: "<api>[.<variant>][.written][.<dir>]" ("memcpy_async.h2d"); a
  * capture case's, "capture_<mode>" (one a capture mode). */
 void cts_case_group(const struct cts_case *c, char *buf, size_t len);

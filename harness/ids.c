@@ -270,6 +270,15 @@ size_t cts_emit_written(const struct cts_case *proto, enum cts_mem written, stru
     return n;
 }
 
+int cts_case_devices(const struct cts_case *c)
+{
+    if (c->family->crosses || c->busy == CTS_BUSY_THREAD_PEER || c->busy == CTS_BUSY_OTHER_PROCESS_PEER ||
+        (c->with && !strncmp(c->with, "peer_", 5)) ||
+        (c->api == CTS_API_SET_DEVICE && c->variant && !strcmp(c->variant, "other")))
+        return 2;
+    return 1;
+}
+
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)
 {
     if (c->capture != CTS_CAPTURE_NONE) { /* one group a capture mode: "capture_global" */

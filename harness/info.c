@@ -14,8 +14,8 @@ int cts_cmd_list(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"groups", no_argument, NULL, 'g'}, {"family", required_argument, NULL, 'f'},
-        {"group", required_argument, NULL, 'G'}, {0}};
-    int groups = 0, c, rc;
+        {"group", required_argument, NULL, 'G'}, {"devices", required_argument, NULL, 'D'}, {0}};
+    int groups = 0, devices = 0, c, rc;
     const char *glob, *family = NULL, *group_name = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -25,12 +25,14 @@ int cts_cmd_list(int argc, char **argv)
             family = optarg;
         else if (c == 'G')
             group_name = optarg;
-        else
+        else if (c == 'D' && cts_parse_int(optarg, 1, 2, &devices))
+            return cts_die(EXIT_USAGE, "--devices wants 1 or 2 (the devices a case needs), not '%s'", optarg);
+        else if (c != 'D')
             return cts_bad_option(c, argv);
     }
     const struct cts_case **sel;
     size_t n;
-    if ((rc = cts_select_cases(argc, argv, family, group_name, &glob, &sel, &n)))
+    if ((rc = cts_select_cases(argc, argv, family, group_name, devices, &glob, &sel, &n)))
         return rc;
     char last[CTS_ID_MAX] = "", group[CTS_ID_MAX];
     for (size_t i = 0; i < n; i++) {

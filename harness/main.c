@@ -30,9 +30,9 @@
 #include "cts_revision.h"
 
 static const char usage_text[] =
-    "usage: sync-cts list [GLOB] [--family NAME] [--group NAME] [--groups]\n"
-    "       sync-cts run [GLOB] [--family NAME] [--group NAME] [--repeat N] [--out FILE.json[.gz]]\n"
-    "                    [--log FILE] [--device N] [--schedule auto|spin|yield|blocking-sync]\n"
+    "usage: sync-cts list [GLOB] [--family NAME] [--group NAME] [--devices 1|2] [--groups]\n"
+    "       sync-cts run [GLOB] [--family NAME] [--group NAME] [--devices 1|2] [--repeat N]\n"
+    "                    [--out FILE.json[.gz]] [--log FILE] [--device N] [--schedule auto|spin|yield|blocking-sync]\n"
     "                    [--waivers FILE] [--baseline MATRIX] [--split-groups DIR] [--hold kernel|wait-value]\n"
     "       sync-cts env [--device N]\n"
     "       sync-cts log FILE.log\n"
@@ -52,7 +52,8 @@ static const char usage_text[] =
     "GLOB is an fnmatch(3) pattern over case ids, e.g. 'memcpy_async.h2d.pageable.*'.\n"
     "--out - is standard output; run, render, diff and variability refuse an --out that is an input.\n"
     "run writes FILE.json (default matrix.json; FILE.json.gz: gzip), its Markdown FILE.md, and a\n"
-    "per-case log FILE.log.  --group selects one CTest group exactly (list --groups).\n"
+    "per-case log FILE.log.  --group selects one CTest group exactly (list --groups);\n"
+    "--devices 2 the cases that cross to a second device (peer), --devices 1 the rest.\n"
     "diff compares B, C, ... each with A; diff --series takes them as a series, in order, and\n"
     "lists the cases whose outcome changes along it, one column a matrix, and where it changed.\n"
     "variability gathers the outcomes each case took over runs of one configuration (known\n"

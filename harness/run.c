@@ -128,7 +128,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
         {"family", required_argument, NULL, 'f'}, {"schedule", required_argument, NULL, 's'},
         {"group", required_argument, NULL, 'G'}, {"waivers", required_argument, NULL, 'w'},
         {"baseline", required_argument, NULL, 'b'}, {"split-groups", required_argument, NULL, 'S'},
-        {"hold", required_argument, NULL, 'H'},
+        {"hold", required_argument, NULL, 'H'}, {"devices", required_argument, NULL, 'D'},
         /* internal: the supervisor starts workers so */
         {"worker-from", required_argument, NULL, 'W'}, {"worker-fd", required_argument, NULL, 'F'},
         {0}};
@@ -148,6 +148,10 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
         case 'd':
             if (cts_parse_int(optarg, 0, 1023, &o->device))
                 return cts_die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
+            break;
+        case 'D':
+            if (cts_parse_int(optarg, 1, 2, &o->devices))
+                return cts_die(EXIT_USAGE, "--devices wants 1 or 2 (the devices a case needs), not '%s'", optarg);
             break;
         case 'o': o->out = optarg; break;
         case 'f': o->family = optarg; break;
@@ -313,6 +317,8 @@ static json_t *run_matrix(struct supervisor *s, const struct run_opts *o, size_t
                             json_object_get(s->start, "harness"), "groups", s->groups,
                             "cases_per_second", round(n / wall_s * 10) / 10);
     json_object_set_new(run, "host_load", host_load(load_at_start));
+    if (o->devices) /* the cases that need so many devices (run --devices) */
+        json_object_set_new(run, "devices", json_integer(o->devices));
     json_t *matrix = cts_matrix_new(s->env, run, s->cases);
     json_decref(s->start);
     cts_log_event(&s->log, "done", NULL, json_pack("{s:f}", "wall_s", wall_s));
@@ -373,7 +379,7 @@ int cts_cmd_run(int argc, char **argv)
         return rc;
     const struct cts_case **sel;
     size_t n;
-    if ((rc = cts_select_cases(argc, argv, o.family, o.group, &o.glob, &sel, &n)))
+    if ((rc = cts_select_cases(argc, argv, o.family, o.group, o.devices, &o.glob, &sel, &n)))
         return rc;
     if (o.worker_from >= 0) {
         if ((size_t)o.worker_from > n)

@@ -30,6 +30,7 @@ extern const struct cts_run_schedule cts_run_schedules[];
 
 struct run_opts {
     int repeat, device, sched, hold; /* hold: enum cts_hold */
+    int devices; /* 0: any; 1 or 2: only the cases that need so many (cts_case_devices) */
     const char *out, *logpath, *glob, *family, *group, *waivers, *baseline, *split;
     long worker_from; /* -1: the supervisor */
     int worker_fd;

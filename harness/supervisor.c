@@ -122,6 +122,10 @@ static pid_t spawn_worker(const struct run_opts *o, size_t from, int *rfd)
         argv[a++] = "--group";
         argv[a++] = (char *)o->group;
     }
+    if (o->devices) {
+        argv[a++] = "--devices";
+        argv[a++] = o->devices == 1 ? "1" : "2";
+    }
     argv[a++] = "--";
     if (o->glob)
         argv[a++] = (char *)o->glob;

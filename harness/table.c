@@ -32,7 +32,7 @@ const struct cts_case *cts_all_cases(size_t *count)
     return table;
 }
 
-size_t cts_select(const char *glob, const char *family, const char *group,
+size_t cts_select(const char *glob, const char *family, const char *group, int devices,
                   const struct cts_case ***out)
 {
     size_t n;
@@ -49,7 +49,7 @@ size_t cts_select(const char *glob, const char *family, const char *group,
             cts_case_group(&all[i], g, sizeof g);
         if ((!glob || fnmatch(glob, all[i].id, 0) == 0) &&
             (!family || strcmp(family, all[i].family->name) == 0) &&
-            (!group || strcmp(group, g) == 0))
+            (!group || strcmp(group, g) == 0) && (!devices || cts_case_devices(&all[i]) == devices))
             sel[k++] = &all[i];
     }
     *out = sel;
@@ -94,7 +94,7 @@ static int take_glob(int argc, char **argv, const char **glob)
 }
 
 /* The cases the optional GLOB selects; a GLOB that selects nothing is bad input. */
-int cts_select_cases(int argc, char **argv, const char *family, const char *group,
+int cts_select_cases(int argc, char **argv, const char *family, const char *group, int devices,
                         const char **glob, const struct cts_case ***sel, size_t *n)
 {
     int rc = take_glob(argc, argv, glob);
@@ -113,9 +113,12 @@ int cts_select_cases(int argc, char **argv, const char *family, const char *grou
             return cts_die(EXIT_USAGE, "no family '%s' (families: %s)", family, names);
         }
     }
-    *n = cts_select(*glob, family, group, sel);
+    *n = cts_select(*glob, family, group, devices, sel);
     if (*n == 0) {
         free(*sel);
+        if (devices)
+            return cts_die(EXIT_USAGE, "no case that needs %d device%s matches the selection", devices,
+                           devices == 1 ? "" : "s");
         if (group)
             return cts_die(EXIT_USAGE, "no case of group '%s'%s%s matches '%s' (groups: sync-cts list --groups)",
                        group, family ? " in family " : "", family ? family : "", *glob ? *glob : "*");

@@ -6,6 +6,7 @@
 # kernel can hold nothing, the same hold must measure all but under 5 % of
 # the cases.  No GPU: skipped (77) with the reason.
 set -u
+. "$(dirname "$0")/gpu-take.sh"
 exe=${1:?usage: gpu-hold.sh SYNC-CTS DIR WAIVERS}
 dir=${2:?} waivers=${3:?}
 rm -rf "$dir" && mkdir -p "$dir" || exit 2

@@ -6,6 +6,7 @@
 # wait (launch blocking makes it wait for the device: 2 x H200, 580.159.04).
 # One device: skipped (77), every case NOTSUPP; no GPU: skipped with the reason.
 set -u
+. "$(dirname "$0")/gpu-take.sh"
 exe=${1:?usage: gpu-peer.sh SYNC-CTS DIR WAIVERS}
 dir=${2:?} waivers=${3:?}
 rm -rf "$dir" && mkdir -p "$dir" || exit 2

@@ -6,6 +6,7 @@
 # every flip exact (both sides decided, one byte apart); it fails naming each
 # row left with an undecided size.  No GPU: skipped (77) with the reason.
 set -u
+. "$(dirname "$0")/gpu-take.sh"
 exe=${1:?usage: gpu-thresholds.sh SYNC-CTS DIR}
 dir=${2:?usage: gpu-thresholds.sh SYNC-CTS DIR}
 [ -s "$dir/suite.json.gz" ] || { echo "gpu-thresholds.sh: no $dir/suite.json.gz (the gpu.suite fixture)" >&2; exit 1; }

@@ -4,6 +4,7 @@
 # Apart from cli.sh because it may take the GPU: a second CUDA context beside
 # the suite's would be measured with it (RESOURCE_LOCK gpu, tests/CMakeLists.txt).
 . "$(dirname "$0")/lib.sh" "$@"
+. "$(dirname "$0")/gpu-take.sh"
 
 one='memcpy.d2d.device.1B.explicit.op_implied.busy_same'
 "$cts" run "$one" --repeat 1 --out "$tmp/one.json" >"$tmp/out" 2>"$tmp/err"

@@ -11,7 +11,7 @@
 static int count_in(const char *glob, const char *family, const char *group)
 {
     const struct cts_case **sel;
-    size_t n = cts_select(glob, family, group, &sel);
+    size_t n = cts_select(glob, family, group, 0, &sel);
     free(sel);
     return (int)n;
 }
@@ -30,6 +30,28 @@ int main(void)
 {
     size_t n;
     const struct cts_case *all = cts_all_cases(&n);
+
+    /* The devices a case needs (run --devices): two exactly where it crosses to
+     * a second one, which its id says ("peer", or cudaSetDevice to the other),
+     * or where its family does (the peer family's "this_device" placements). */
+    size_t two = 0;
+    for (size_t i = 0; i < n; i++) {
+        int says = strstr(all[i].id, "peer") || !strncmp(all[i].id, "set_device.other.", 17) ||
+                   !strcmp(all[i].family->name, "peer");
+        CHECK(cts_case_devices(&all[i]) == (says ? 2 : 1));
+        two += cts_case_devices(&all[i]) == 2;
+    }
+    CHECK(two > 0 && two < n);
+    {
+        const struct cts_case **sel;
+        size_t n1 = cts_select(NULL, NULL, NULL, 1, &sel);
+        free(sel);
+        size_t n2 = cts_select(NULL, NULL, NULL, 2, &sel);
+        CHECK(n2 == two && n1 + n2 == n);
+        for (size_t i = 0; i < n2; i++)
+            CHECK(cts_case_devices(sel[i]) == 2);
+        free(sel);
+    }
 
     /* The API table (harness/apis.def): a token and a function for every
      * call, tokens unique (they begin every id), and an introducing runtime
