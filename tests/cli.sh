@@ -25,6 +25,9 @@ expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, manag
 expect 2 "no case of group 'nope' matches '*'" list --group nope
 expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" run --schedule fast
 expect 2 "--hold wants kernel or wait-value, not 'gate'" run --hold gate
+expect 2 "--devices wants 1 or 2 (the devices a case needs), not '3'" run --devices 3
+expect 2 "--devices wants 1 or 2 (the devices a case needs), not 'two'" list --devices two
+expect 2 "no case that needs 2 devices matches the selection" list --devices 2 --family memset
 expect 2 "cannot write '/nonexistent/dir/m.json.gz'" run --out /nonexistent/dir/m.json.gz
 expect 2 "no case of family 'alloc' matches 'memcpy*'" run --family alloc 'memcpy*' --out "$tmp/m.json"
 expect 2 "cannot write '/nonexistent/dir/m.json'" run --out /nonexistent/dir/m.json
@@ -73,6 +76,31 @@ grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$
 [ "$(wc -l <"$tmp/groups")" -eq 429 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
+# --devices: the cases that cross to a second device (what a test of two GPUs runs) and the rest
+# (a test of one), which together are every case, once.
+"$cts" list --devices 2 >"$tmp/two" && "$cts" list --devices 1 >"$tmp/one" || fail "list --devices exited non-zero"
+[ "$(cat "$tmp/one" "$tmp/two" | sort | uniq -d | wc -l)" -eq 0 ] || fail "a case is in both --devices 1 and 2"
+[ "$(cat "$tmp/one" "$tmp/two" | wc -l)" -eq "$(wc -l <"$tmp/ids")" ] || fail "--devices 1 and 2 are not every case"
+[ "$("$cts" list --family peer | wc -l)" -eq "$("$cts" list --family peer --devices 2 | wc -l)" ] ||
+    fail "a peer-family case is not one of two devices"
+grep -qx 'set_device.other.op_implied.busy_same' "$tmp/two" || fail "cudaSetDevice to the other device is not of two"
+grep -qx 'memcpy.ipc_read.d2h.pinned.4KiB.explicit.op_implied.busy_other_process_peer' "$tmp/two" ||
+    fail "a case busy in another process on the peer is not of two devices"
+grep -q 'peer' "$tmp/one" && fail "--devices 1 lists a case that names a peer: $(grep -m 1 peer "$tmp/one")"
+# tests/gpu-take.sh: the GPUs of a CTest resource group become the test's CUDA_VISIBLE_DEVICES,
+# indices taken within one already set; a GPU id that is not an index, or past those, exit 2.
+take() { (export CTEST_RESOURCE_GROUP_COUNT=$1 CTEST_RESOURCE_GROUP_0_GPUS=$2 CTEST_RESOURCE_GROUP_1_GPUS=${3:-}
+          . "$root/tests/gpu-take.sh" >/dev/null && echo "$CUDA_VISIBLE_DEVICES"); }
+[ "$(CUDA_VISIBLE_DEVICES= take 2 id:1,slots:1 id:0,slots:1)" = "1,0" ] || fail "gpu-take.sh: two GPUs are not 1,0"
+[ "$(CUDA_VISIBLE_DEVICES=4,6 take 1 id:1,slots:1)" = "6" ] || fail "gpu-take.sh: GPU 1 of 4,6 is not 6"
+[ "$(CUDA_VISIBLE_DEVICES=3 bash -c ". '$root/tests/gpu-take.sh'; echo \$CUDA_VISIBLE_DEVICES")" = "3" ] ||
+    fail "gpu-take.sh changed CUDA_VISIBLE_DEVICES without resource groups"
+CUDA_VISIBLE_DEVICES=4,6 take 1 id:2,slots:1 2>"$tmp/err" >/dev/null
+[ $? = 2 ] && grep -q "GPU 2 of the resource spec is not in CUDA_VISIBLE_DEVICES=4,6" "$tmp/err" ||
+    fail "gpu-take.sh: a GPU past CUDA_VISIBLE_DEVICES: $(cat "$tmp/err")"
+take 1 gpu0 2>"$tmp/err" >/dev/null
+[ $? = 2 ] && grep -q "resource group 0 has no GPU id ('gpu0')" "$tmp/err" ||
+    fail "gpu-take.sh: an id that is not an index: $(cat "$tmp/err")"
 grep -qx 'memcpy_async.h2h memcpy' "$tmp/groups" || fail "list --groups lacks 'memcpy_async.h2h memcpy'"
 grep -qx 'cu_memset_d2d8_async memset' "$tmp/groups" || fail "list --groups lacks 'cu_memset_d2d8_async memset'"
 "$cts" --help | grep -q '^usage: sync-cts list' || fail "--help prints no usage"
