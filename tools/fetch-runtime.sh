@@ -2,9 +2,9 @@
 # tools/fetch-runtime.sh VERSION [PREFIX]
 #
 # Fetches one CUDA runtime (headers and libcudart.so) from PyPI, to build the
-# suite against it: cmake -DCTS_CUDA_RUNTIME=PREFIX (README "Set-up",
-# docs/running.md "Another CUDA runtime").  VERSION is the wheel's exact
-# version: nvidia-cuda-runtime-cu12 for 12.x (12.0.107 ... 12.9.79),
+# suite against it: cmake -DCTS_CUDA_RUNTIME=PREFIX (docs/running.md,
+# "Another CUDA runtime").  VERSION is the wheel's exact version:
+# nvidia-cuda-runtime-cu12 for 12.x (12.0.107 ... 12.9.79),
 # nvidia-cuda-runtime for 13.x (13.0.48 ...).  PREFIX (default
 # .runtimes/VERSION, which .gitignore ignores) gets include/*.h and
 # lib/libcudart.so.N, with a libcudart.so link beside it, and include/crt/,

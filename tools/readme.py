@@ -39,7 +39,7 @@ from statistics import median
 ROOT = Path(__file__).resolve().parent.parent
 # The pages whose figures come from the committed files (the findings block is in one of them).
 PAGES = ["README.md", "docs/method.md", "docs/matrix.md", "docs/conformance.md", "docs/running.md",
-         "reports/FINDINGS.md"]
+         "docs/questions.md", "reports/FINDINGS.md"]
 H200 = "reports/nvidia-h200/driver-580.159.04/cuda-13.0"
 H100 = "reports/nvidia-h100-80gb-hbm3/driver-580.159.04/cuda-13.0"
 CMP = "reports/comparisons/driver-580.159.04-cuda-13.0"
