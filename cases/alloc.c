@@ -29,9 +29,9 @@
  * synchronize after the free: with threshold 0 the pool gives the 64 MiB back
  * to the OS inside the call, and the call's idle time shows what that costs.
  * cleanup() restores the threshold found at first use. */
-#include "../harness/cts.h"
-#include "../harness/driver.h"
-#include "../harness/family.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/driver.h"
+#include "../harness/families/family.h"
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>

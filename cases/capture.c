@@ -21,15 +21,15 @@
  * operation's effect (bytes of a 1 MiB device buffer, or a host function's
  * flag) once the capture has ended and the device drained, before any launch
  * (ran at once) and after the graph's launch (captured).  cts_capture_judge
- * (harness/classify.c) names the outcome.  Every repetition ends its capture
+ * (harness/core/classify.c) names the outcome.  Every repetition ends its capture
  * and checks that no capture is left; nothing is held (no gate). */
-#include "../harness/cts.h"
-#include "../harness/family.h"
-#include "../harness/kernels.h"
-#include "../harness/pattern.h"
-#include "../harness/spec.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/pattern.h"
+#include "../harness/core/spec.h"
 
-#include "../harness/driver.h"
+#include "../harness/families/driver.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

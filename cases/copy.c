@@ -49,10 +49,10 @@
  *
  * NOTSUPP: cudaMemcpyBatchAsync below driver 12.8; a driver API copy where the driver lacks
  * the function. */
-#include "../harness/cts.h"
-#include "../harness/driver.h"
-#include "../harness/family.h"
-#include "../harness/kernels.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/driver.h"
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>

@@ -26,7 +26,7 @@
  * Proof.  The held work is the gate kernel, spinning on a flag in mapped
  * pinned memory, which a watchdog thread of this family's own (it makes no
  * CUDA call) opens once no call has returned for the stall time; the gate
- * also ends itself after CTS_SG_BUDGET_NS (harness/stallgate.h).  A call that returned while the
+ * also ends itself after CTS_SG_BUDGET_NS (harness/families/stallgate.h).  A call that returned while the
  * watchdog had not opened the flag provably did not wait for the held work.
  * A call that returned only after the flag opened is measured again, the
  * whole scan or fill, with a stall time STALL_FACTOR times longer: it waited
@@ -43,13 +43,13 @@
  * beside a full queue in another stream is judged as the call always is (an
  * asynchronous call that waits DEVIATES from its own clause). */
 #define _GNU_SOURCE
-#include "../harness/cts.h"
-#include "../harness/engine.h" /* TRACK_FRACTION */
-#include "../harness/family.h"
-#include "../harness/kernels.h"
-#include "../harness/latch.h"
-#include "../harness/spec.h"
-#include "../harness/stallgate.h"
+#include "../harness/core/cts.h"
+#include "../harness/engine/engine.h" /* TRACK_FRACTION */
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/latch.h"
+#include "../harness/core/spec.h"
+#include "../harness/families/stallgate.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -261,7 +261,7 @@ static int setup(void)
     return fill_depth(d.why, sizeof d.why);
 }
 
-/* ---- the gate (harness/stallgate.c) ------------------------------------------ */
+/* ---- the gate (harness/families/stallgate.c) ------------------------------------------ */
 
 static int returned_closed(void) { return cts_sg_returned_closed(&d.g); }
 

@@ -23,7 +23,7 @@
  *   (on the op stream), cudaEventDestroy of one, cudaIpcGetEventHandle.  Every
  *   such event is made by prepare(), outside the measured region.  And
  *   cudaIpcOpenEventHandle of a handle "exported from another process": the
- *   worker's exporting process (harness/peer.c), which runs only while these
+ *   worker's exporting process (harness/families/peer.c), which runs only while these
  *   cases do; cleanup destroys the event opened.  (In the exporting process
  *   itself it returns cudaErrorDeviceUninitialized: H100, 580.159.04.)
  * - Interprocess memory: cudaIpcGetMemHandle of 4 KiB that prepare() allocated
@@ -41,10 +41,10 @@
  * The Runtime API says of cudaSetDevice that it "will do no synchronization
  * with the previous or new device" (RT-SET-DEVICE); of the others nothing
  * beyond RT-SYNC-ANY (apis.def: documented 0): they are RECORDED. */
-#include "../harness/cts.h"
-#include "../harness/family.h"
-#include "../harness/kernels.h"
-#include "../harness/spec.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/spec.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>

@@ -28,9 +28,9 @@
  * Each on a non-blocking op stream, with the gate on another non-blocking
  * stream. */
 #define _GNU_SOURCE
-#include "../harness/cts.h"
-#include "../harness/engine.h" /* IDLE_WARMUP, IDLE_SAMPLES */
-#include "../harness/kernels.h"
+#include "../harness/core/cts.h"
+#include "../harness/engine/engine.h" /* IDLE_WARMUP, IDLE_SAMPLES */
+#include "../harness/families/kernels.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -19,9 +19,9 @@
  * Does a first launch wait for held work, or make other streams wait?  The
  * gate's deadline bounds every wait: a launch that waited for the gate is
  * released by the watchdog, as any waiting call is. */
-#include "../harness/cts.h"
-#include "../harness/family.h"
-#include "../harness/spec.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/family.h"
+#include "../harness/core/spec.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>

@@ -17,9 +17,9 @@
  * 12.2-12.9 (PREFETCH, ADVISE below).  Built against 12.0-12.1, which have
  * neither, those cases are NOTSUPP (apis.def's `since`, cts_need_runtime) and
  * the family places its memory with the older form (a device ordinal). */
-#include "../harness/cts.h"
-#include "../harness/family.h"
-#include "../harness/spec.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/family.h"
+#include "../harness/core/spec.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>

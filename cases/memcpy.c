@@ -18,7 +18,7 @@
  * explicit kinds, the held work in the copy's own stream writes the source as
  * its last act: the whole destination says whether the copy moved those
  * bytes, and a reader queued after it whether later work saw them. */
-#include "../harness/cts.h"
+#include "../harness/core/cts.h"
 
 #include <cuda_runtime_api.h>
 

@@ -15,9 +15,9 @@
  * its destination written by the held work in its own stream as its last act
  * (a kernel for device and managed memory, the host function for host
  * memory): the memset must set every byte over that write. */
-#include "../harness/cts.h"
-#include "../harness/driver.h"
-#include "../harness/family.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/driver.h"
+#include "../harness/families/family.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  *
  * One repetition: A alone, B alone (each on its own stream), then the pair,
  * with events recorded right before and after each operation on its stream.
- * cts_pair_judge (harness/classify.c) compares the pair's makespan with the
+ * cts_pair_judge (harness/core/classify.c) compares the pair's makespan with the
  * times alone: overlaps, partial, shares or serializes; B's start event at
  * or after A's end event proves serializes.  An undecided measurement is
  * taken again (3 times at most), then INCONCLUSIVE.  Nothing is held: the
@@ -33,10 +33,10 @@
  * A repetition times each phase alone (the whole array), the sequential
  * version and the staged one; cts_staged_judge reads the share of the time
  * perfect overlap would save that the version saved. */
-#include "../harness/cts.h"
-#include "../harness/family.h"
-#include "../harness/kernels.h"
-#include "../harness/spec.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/spec.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -487,5 +487,5 @@ static void judge(struct cts_judge *j)
 
 const struct cts_family cts_family_overlap = {
     .name = "overlap", .generate = generate, .measure = measure,
-    .judge = judge, /* PG-STREAM-ORDER and PG-IMPLICIT: harness/clauses.def */
+    .judge = judge, /* PG-STREAM-ORDER and PG-IMPLICIT: harness/core/clauses.def */
 };

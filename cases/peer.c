@@ -21,7 +21,7 @@
  * Placements (the id's busy segment): same (the op stream), legacy, blocking and nonblocking
  * (another stream of this device), peer_legacy, peer_blocking and peer_nonblocking (a stream of
  * the peer), both (a non-blocking stream of each device); the device-wide calls and the events
- * only the peer's.  Each is held by a gate kernel of harness/stallgate.c on its device (both:
+ * only the peer's.  Each is held by a gate kernel of harness/families/stallgate.c on its device (both:
  * two gates, two watchdogs, armed together).
  *
  * One try, as the pool family's: the device idle, the source filled with a byte v and the
@@ -44,15 +44,15 @@
  * event-free variants that need it); no memory pools on the peer (the pool variants);
  * cudaMemcpyBatchAsync below 12.8; a driver API copy the driver lacks. */
 #define _GNU_SOURCE
-#include "../harness/cts.h"
-#include "../harness/driver.h"
-#include "../harness/engine.h" /* TRACK_FRACTION */
-#include "../harness/family.h"
-#include "../harness/hold.h"
-#include "../harness/kernels.h"
-#include "../harness/latch.h"
-#include "../harness/spec.h"
-#include "../harness/stallgate.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/driver.h"
+#include "../harness/engine/engine.h" /* TRACK_FRACTION */
+#include "../harness/families/family.h"
+#include "../harness/engine/hold.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/latch.h"
+#include "../harness/core/spec.h"
+#include "../harness/families/stallgate.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

@@ -9,7 +9,7 @@
  * variant says: tight_none (all off), tight_follow_event_dependencies,
  * tight_allow_opportunistic, tight_allow_internal_dependencies (that one on),
  * tight_default (all on, the pool's defaults).  Stream A (non-blocking) is
- * held by the gate (harness/stallgate.c); the block is allocated on A and
+ * held by the gate (harness/families/stallgate.c); the block is allocated on A and
  * freed on A (cudaMallocFromPoolAsync, cudaFreeAsync), both queued behind the
  * held work, so the free has not happened in A's order.  With the suffix
  * _after_event, an event recorded on A after the free is waited for on B
@@ -23,7 +23,7 @@
  * followed it); where it returned with the gate closed and a block, whether
  * a marker kernel queued on B right after it ran within WINDOW_US while the
  * gate was still closed (before the call, a marker on B must run so: B is not
- * held by A's work of itself).  cts_pool_decide (harness/classify.c) names
+ * held by A's work of itself).  cts_pool_decide (harness/core/classify.c) names
  * the outcome: refused, other_block, reused_after (later work on B waited for
  * A's free, or the call did), reused_now.
  *
@@ -31,12 +31,12 @@
  * allocator, "Memory Reuse Policies") without promising an outcome for an
  * allocation on a stream the free is not ordered before: RECORDED. */
 #define _GNU_SOURCE
-#include "../harness/cts.h"
-#include "../harness/engine.h" /* TRACK_FRACTION */
-#include "../harness/family.h"
-#include "../harness/kernels.h"
-#include "../harness/latch.h"
-#include "../harness/stallgate.h"
+#include "../harness/core/cts.h"
+#include "../harness/engine/engine.h" /* TRACK_FRACTION */
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/latch.h"
+#include "../harness/families/stallgate.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

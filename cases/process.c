@@ -1,9 +1,9 @@
 /* The process family (issue 36): a call of this process while a second
  * process's work is held.  The second process is the worker's exporter
- * (harness/peer.c), on this device (busy_other_process) or on the peer
+ * (harness/families/peer.c), on this device (busy_other_process) or on the peer
  * (busy_other_process_peer, NOTSUPP with one device); its gate kernel spins on
  * a flag of a page both processes map, which this process's watchdog opens
- * (harness/stallgate.c, cts_sg_init_shared): the call is proven not to have
+ * (harness/families/stallgate.c, cts_sg_init_shared): the call is proven not to have
  * waited for the other process's work when it returned while the flag was
  * still closed, and to have waited when, made again with a longer stall time,
  * its time grew with it (as the peer and pool families prove theirs).
@@ -27,13 +27,13 @@
  * process's work beyond RT-SYNC-ANY: RECORDED.  NOTSUPP under CUDA_LAUNCH_BLOCKING=1: the other
  * process holds with a kernel (not measured so: the peer family shows launch blocking). */
 #define _GNU_SOURCE
-#include "../harness/cts.h"
-#include "../harness/engine.h" /* TRACK_FRACTION, DRAIN_LIMIT_US */
-#include "../harness/family.h"
-#include "../harness/kernels.h"
-#include "../harness/latch.h"
-#include "../harness/spec.h"
-#include "../harness/stallgate.h"
+#include "../harness/core/cts.h"
+#include "../harness/engine/engine.h" /* TRACK_FRACTION, DRAIN_LIMIT_US */
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/latch.h"
+#include "../harness/core/spec.h"
+#include "../harness/families/stallgate.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

@@ -13,7 +13,7 @@
  * than the hand-over (under a microsecond).  A control window, the same hold and CONTROL_US long with
  * no call, gives the second thread's slowest command (and its median).
  *
- * Verdict `other_thread` (cts_stall_decide, harness/classify.c): "stalls", a
+ * Verdict `other_thread` (cts_stall_decide, harness/core/classify.c): "stalls", a
  * command that began during the call, early enough to have returned before
  * the call did had it taken no longer than the control's slowest, returned
  * only after the call returned and took more than twice the control's
@@ -21,7 +21,7 @@
  * inside a call of 5 us or more; "brief", neither (a call shorter than
  * that, or over before a command could begin and end inside it).
  *
- * Proof.  The held work is the gate (harness/stallgate.c), opened by its
+ * Proof.  The held work is the gate (harness/families/stallgate.c), opened by its
  * watchdog (which makes no CUDA call) STALL_US after the call began, unless
  * the call returned first.  A call that returned while the flag was closed
  * did not wait for the held work (`host` returns); its window is its own
@@ -63,13 +63,13 @@
  * contention for or unavailability of internal resources"): `other_thread`
  * is RECORDED; the call's own `host` is judged by its own clauses (spec.c). */
 #define _GNU_SOURCE
-#include "../harness/cts.h"
-#include "../harness/driver.h"
-#include "../harness/engine.h" /* TRACK_FRACTION */
-#include "../harness/family.h"
-#include "../harness/kernels.h"
-#include "../harness/latch.h"
-#include "../harness/stallgate.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/driver.h"
+#include "../harness/engine/engine.h" /* TRACK_FRACTION */
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/latch.h"
+#include "../harness/families/stallgate.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

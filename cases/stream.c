@@ -40,9 +40,9 @@
  * function as the held work (busy_hostfn, on another non-blocking stream):
  * its control says whether a host function holds kernels in other streams,
  * and the cases whether a second host function (or a kernel) waits for it. */
-#include "../harness/cts.h"
-#include "../harness/family.h"
-#include "../harness/kernels.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/family.h"
+#include "../harness/families/kernels.h"
 
 #include <cuda_runtime_api.h>
 #include <stdatomic.h>

@@ -37,11 +37,11 @@
  *   module loads the function) and the first cuLaunchKernel of a freshly
  *   loaded module stand in for it.  Nothing here depends on the loading mode;
  *   the suite runs under both. */
-#include "../harness/cts.h"
-#include "../harness/driver.h"
-#include "../harness/family.h"
-#include "../harness/spec.h"
-#include "../harness/kernels.h"
+#include "../harness/core/cts.h"
+#include "../harness/families/driver.h"
+#include "../harness/families/family.h"
+#include "../harness/core/spec.h"
+#include "../harness/families/kernels.h"
 
 #include "cts_module_image.h"
 /* Its size, for the capture family, which loads the same image (cases/capture.c). */

@@ -2,8 +2,8 @@
  * fills that set a case's source and destination up, and the reader queued
  * after the call on its own stream.  Byte by byte, grid-stride, so that any
  * size and alignment goes; 16 MiB takes tens of microseconds. */
-#include "../harness/kernels.h"
-#include "../harness/pattern.h"
+#include "../harness/families/kernels.h"
+#include "../harness/core/pattern.h"
 
 static unsigned blocks_for(size_t n)
 {

@@ -4,7 +4,7 @@
  * multiprocessors), never from clock64 cycles times a clock rate.  The records
  * live in mapped pinned host memory, so the host reads them without a CUDA
  * call while the GPU is still held. */
-#include "../harness/kernels.h"
+#include "../harness/families/kernels.h"
 
 #include <stdint.h>
 

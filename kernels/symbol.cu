@@ -1,6 +1,6 @@
 /* The device symbol the copy family copies to and from
  * (cudaMemcpyToSymbol, cudaMemcpyFromSymbol and their Async forms). */
-#include "../harness/kernels.h"
+#include "../harness/families/kernels.h"
 
 static __device__ unsigned char cts_symbol_bytes[CTS_SYMBOL_BYTES];
 

@@ -6,7 +6,7 @@ export LC_ALL=C # byte order: sorting 19,017 ids in a UTF-8 locale took two seco
 
 expect 2 "no command given"
 expect 2 "unknown command 'frobnicate'" frobnicate
-# The worker's exporting process (harness/peer.c) wants exactly its device.
+# The worker's exporting process (harness/families/peer.c) wants exactly its device.
 expect 2 "ipc-export wants --device N [--shared-fd FD] (it is started by a worker)" ipc-export
 expect 2 "ipc-export wants --device N [--shared-fd FD] (it is started by a worker)" ipc-export --device x
 expect 2 "unknown option '--bogus'" run --bogus

@@ -53,7 +53,7 @@ int main(void)
         free(sel);
     }
 
-    /* The API table (harness/apis.def): a token and a function for every
+    /* The API table (harness/core/apis.def): a token and a function for every
      * call, tokens unique (they begin every id), and an introducing runtime
      * that is 0 (older) or a CUDART_VERSION from 11.0 to the newest. */
     for (int a = 0; a < CTS_API_COUNT; a++) {

@@ -1,7 +1,7 @@
 /* Data order (issue 18): which bytes a copy moved, read from its destination,
  * never from a time.  When the call is issued its source holds the BEFORE
  * pattern and its destination the CLEAR one; the held work writes the AFTER
- * pattern into the source as its last act (harness/pattern.h).  Every
+ * pattern into the source as its last act (harness/core/pattern.h).  Every
  * destination byte then says where it came from: the held work's write, the
  * bytes before it, the destination's own (never written), or none of them (a
  * byte from another offset, or garbage).  Pure: tests/test_dataorder.c. */

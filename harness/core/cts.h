@@ -36,7 +36,7 @@ const char *cts_status_name(enum cts_status s);
 int cts_status_parse(const char *name); /* -1 if unknown */
 
 /* ---- case parameters ---------------------------------------------------- */
-enum cts_api { /* one per call, declared in harness/apis.def */
+enum cts_api { /* one per call, declared in harness/core/apis.def */
 #define X(name, token, function, takes_stream, since, documented) CTS_API_##name,
 #include "apis.def"
     CTS_API_COUNT
@@ -120,7 +120,7 @@ enum cts_capture { CTS_CAPTURE_NONE, CTS_CAPTURE_GLOBAL, CTS_CAPTURE_THREAD_LOCA
 
 struct cts_family;
 struct cts_result;
-struct cts_clause; /* harness/spec.h */
+struct cts_clause; /* harness/core/spec.h */
 struct cts_judge;
 
 struct cts_case {
@@ -210,8 +210,8 @@ struct cts_family {
     /* Optional: the family's own clauses of the documentation, beside its
      * calls: `clauses`, those no other family's cases cite (ids unique in
      * the suite; the table ends with an entry whose id is NULL), and `judge`,
-     * which names the clauses that speak of a case (harness/spec.h:
-     * cts_judge_add) after harness/spec.c's general rules (the copy, memset,
+     * which names the clauses that speak of a case (harness/core/spec.h:
+     * cts_judge_add) after harness/core/spec.c's general rules (the copy, memset,
      * launch and stream-ordering clauses).  A new family needs no edit of
      * spec.c (docs/adding-a-family.md). */
     const struct cts_clause *clauses;
@@ -248,7 +248,7 @@ struct cts_family {
                     void *stream, const char **error);
     /* Optional: 1 where c's call is a cheap one whose cost users ask about:
      * the engine then also times it from 1, 4 and 16 threads at once on the
-     * idle GPU (harness/latency.c), evidence beside the verdicts. */
+     * idle GPU (harness/engine/latency.c), evidence beside the verdicts. */
     int (*cheap)(const struct cts_case *c);
 };
 
@@ -347,7 +347,7 @@ enum cts_dst { CTS_DST_NA, CTS_DST_COMPLETE, CTS_DST_PENDING };
 enum cts_host { CTS_HOST_NA, CTS_HOST_RETURNS, CTS_HOST_WAITS };
 /* Data order (a case whose held work writes its source, c->writes): which
  * bytes the copy moved, from the whole destination after the drain
- * (harness/dataorder.h judges them); and whether work queued after the call
+ * (harness/core/dataorder.h judges them); and whether work queued after the call
  * on its own stream saw them. */
 enum cts_data { CTS_DATA_NA, CTS_DATA_ORDERED, CTS_DATA_STALE, CTS_DATA_PARTIAL };
 enum cts_reader { CTS_READER_NA, CTS_READER_SAW, CTS_READER_MISSED };
@@ -393,7 +393,7 @@ const char *cts_overlap_name(enum cts_overlap o); /* "overlaps"; NULL for NA */
 const char *cts_capture_token(enum cts_capture m); /* "global", "thread_local", "relaxed"; NULL for NONE */
 const char *cts_cap_outcome_name(enum cts_cap_outcome o); /* "graph"; NULL for NA */
 const char *cts_cap_status_name(enum cts_cap_status s);   /* "active"; NULL for NA */
-/* A capture repetition's outcome from its observations (pure; harness/classify.c). */
+/* A capture repetition's outcome from its observations (pure; harness/core/classify.c). */
 enum cts_cap_outcome cts_capture_judge(const struct cts_capture_obs *o);
 const char *cts_data_name(enum cts_data d);     /* "ordered", "stale", "partial"; NULL for NA */
 const char *cts_reader_name(enum cts_reader r); /* "saw", "missed"; NULL for NA */
@@ -509,7 +509,7 @@ struct cts_pool_obs {
 enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited);
 
 /* A cheap call timed from several threads at once on an idle GPU
- * (harness/latency.c; docs/method.md, "Latency from several threads"):
+ * (harness/engine/latency.c; docs/method.md, "Latency from several threads"):
  * evidence, never part of a verdict. */
 #define CTS_LATENCY_COUNTS 3
 #define CTS_LATENCY_MOST 16

@@ -36,7 +36,7 @@ struct cts_stallgate {
 /* Allocates the flag and the gate's record and starts the watchdog: 0, or -1
  * with why.  The current device must be set. */
 int cts_sg_init(struct cts_stallgate *g, char *why, size_t len);
-/* The same on a flag and record another process maps too (harness/peer.c's
+/* The same on a flag and record another process maps too (harness/families/peer.c's
  * shared page; no CUDA call): the other process holds its stream on them. */
 int cts_sg_init_shared(struct cts_stallgate *g, volatile unsigned int *flag, struct cts_gate_record *rec, char *why,
                        size_t len);

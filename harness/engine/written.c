@@ -2,7 +2,7 @@
  * its last act (c->writes); a memset's, its destination, which the memset
  * must then set over.  Before each repetition, with the device idle,
  * the source holds the BEFORE pattern and the destination the CLEAR one
- * (harness/pattern.h); the held work writes AFTER (busy_same: the gate, then
+ * (harness/core/pattern.h); the held work writes AFTER (busy_same: the gate, then
  * a kernel; busy_same_hostfn: the host function itself, once released).  A
  * reader queued after the call on its own stream copies the destination
  * (a kernel for device-side memory, a host function for host memory).  After

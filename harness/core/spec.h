@@ -40,7 +40,7 @@ struct cts_clause {
     const char *no_case; /* NULL, or why no case of the suite can test it */
 };
 
-/* The suite's clause table: harness/spec.c's, then each family's own
+/* The suite's clause table: harness/core/spec.c's, then each family's own
  * (cts_family.clauses) in family order.  cts_clause_at(i) for i below
  * cts_clause_total(); cts_clause_find: NULL for an id not in it. */
 size_t cts_clause_total(void);

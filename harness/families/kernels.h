@@ -43,7 +43,7 @@ cudaError_t cts_launch_gate(cudaStream_t s, const volatile unsigned int *flag_de
 cudaError_t cts_launch_marker(cudaStream_t s, struct cts_marker_record *rec_dev, unsigned int seq);
 cudaError_t cts_launch_sleep(cudaStream_t s, unsigned long long ns);
 /* Data order (kernels/dataorder.cu): writes n bytes of pattern `which`
- * (harness/pattern.h) at p; copies n bytes from `from` to `to`. */
+ * (harness/core/pattern.h) at p; copies n bytes from `from` to `to`. */
 cudaError_t cts_launch_pattern(cudaStream_t s, void *p, size_t n, unsigned seed, int which);
 cudaError_t cts_launch_snapshot(cudaStream_t s, void *to, const void *from, size_t n);
 /* Test-only (the fault family): a kernel that writes to an invalid address. */

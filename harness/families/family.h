@@ -34,14 +34,14 @@ int cts_need_runtime(const struct cts_case *c, char *why, size_t len);
  * than the driver): 1, with the NOTSUPP reason in why[]; else 0. */
 int cts_needs_newer_driver(const struct cts_case *c, const char *ename, char *why, size_t len);
 
-/* The event and the memory another process exported (harness/peer.c), for
+/* The event and the memory another process exported (harness/families/peer.c), for
  * the cases whose call opens them (cudaIpcOpenEventHandle, cudaIpcOpenMemHandle);
  * NULL with why where there is none (a failure of the harness: prepare() fails
  * with it). */
 const cudaIpcEventHandle_t *cts_peer_event(const char **why);
 const cudaIpcMemHandle_t *cts_peer_memory(const char **why);
 
-/* The page the worker shares with that process (harness/peer.c): the flag its
+/* The page the worker shares with that process (harness/families/peer.c): the flag its
  * gate spins on (the worker's watchdog opens it), the gate's record, and the
  * marker it queues after its held work. */
 struct cts_shared {
@@ -61,7 +61,7 @@ struct cts_other {
 };
 /* 0 with o filled, or -1 with why (none runs: the harness's failure). */
 int cts_peer_process(struct cts_other *o, const char **why);
-/* A command to it ("prepare OLD NEW", "hold SEQ COPY", "sync"; harness/peer.c):
+/* A command to it ("prepare OLD NEW", "hold SEQ COPY", "sync"; harness/families/peer.c):
  * 0 once it answered "ok", else -1 with why. */
 int cts_peer_command(const char *cmd, char *why, size_t len);
 

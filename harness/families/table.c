@@ -1,5 +1,5 @@
 /* The case table and case selection, built from the families (cases/,
- * harness/apis.def): the one part of ids and the CLI that needs the families,
+ * harness/core/apis.def): the one part of ids and the CLI that needs the families,
  * and so links them and the CUDA calls they issue (CMakeLists.txt, cts_cases);
  * the names and ids are ids.c, the rest of the CLI cli.c. */
 #define _GNU_SOURCE

@@ -237,7 +237,7 @@ static json_t *staged_value(const struct cts_rep *rep, int k)
 
 #define NAMES(a) a, (int)(sizeof a / sizeof *a)
 
-/* The call from 1, 4 and 16 threads at once on an idle GPU (harness/latency.c). */
+/* The call from 1, 4 and 16 threads at once on an idle GPU (harness/engine/latency.c). */
 static json_t *latency_json(const struct cts_result *r)
 {
     json_t *a = json_array();

@@ -114,7 +114,7 @@ struct cts_engine {
         size_t write_bytes;
     } hostfn_gate; /* the one host-function gate in flight (busy_hostfn) */
     /* Data order (written.c), made at the first case whose held work writes
-     * (c->writes): the patterns (harness/pattern.h, seed 0) on the host,
+     * (c->writes): the patterns (harness/core/pattern.h, seed 0) on the host,
      * buf_bytes each, and where the destination and the reader's copy of it
      * are read back. */
     struct {
@@ -159,7 +159,7 @@ struct cts_idle {
     char reason[CTS_REASON_MAX];
     double call_us, call_max_us, complete_us, complete_max_us;
     /* The family's cheap() calls: the call from 1, 4 and 16 threads at once
-     * (harness/latency.c), or latency_error. */
+     * (harness/engine/latency.c), or latency_error. */
     struct cts_latency latency[CTS_LATENCY_COUNTS];
     char latency_error[CTS_REASON_MAX];
 };
