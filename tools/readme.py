@@ -413,7 +413,7 @@ def ms(us):
 
 
 def median(xs):
-    """The reports' median (harness/report/order.c): the mean of the two middle values for an even count."""
+    """The reports' median (harness/report/view.c): the mean of the two middle values for an even count."""
     xs = sorted(x for x in xs or [] if x is not None)
     if not xs:
         return None

@@ -14,6 +14,50 @@
 #include <string.h>
 
 #define BAD(...) (snprintf(why, len, __VA_ARGS__), -1)
+
+/* ---- case ids ----------------------------------------------------------------- */
+
+/* A case id as an error message may show it: control characters as '?',
+ * at most 80 characters. */
+const char *cts_mx_shown_id(const char *id, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (; *id && n + 4 < len && n < 80; id++)
+        buf[n++] = (unsigned char)*id < 0x20 || *id == 0x7f ? '?' : *id;
+    if (*id && n + 4 < len)
+        buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
+    buf[n] = 0;
+    return buf;
+}
+
+/* Why an id cannot be a case id, or NULL. */
+const char *cts_mx_bad_id(const char *id)
+{
+    size_t n = strlen(id);
+    if (!n)
+        return "is empty";
+    if (n >= CTS_ID_MAX)
+        return "is longer than any case id";
+    for (; *id; id++)
+        if ((unsigned char)*id < 0x20 || *id == 0x7f)
+            return "holds a control character";
+    return NULL;
+}
+
+int cts_case_id_check(const char *id, char *err, size_t errlen)
+{
+    const char *why = cts_mx_bad_id(id);
+    char shown[96];
+    if (!why)
+        return 0;
+    if (strlen(id) >= CTS_ID_MAX)
+        snprintf(err, errlen, "'%s' is not a case id: it has %zu characters, and case ids have at most %d",
+                 cts_mx_shown_id(id, shown, sizeof shown), strlen(id), CTS_ID_MAX - 1);
+    else
+        snprintf(err, errlen, "'%s' is not a case id: it %s", cts_mx_shown_id(id, shown, sizeof shown), why);
+    return -1;
+}
+
 enum { REQ = 0, OPT = 1, NUL = 2 }; /* a member may be absent (OPT) or null (NUL) */
 
 static const char *type_name(const json_t *v)

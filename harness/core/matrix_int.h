@@ -47,6 +47,10 @@ void cts_mx_arena_install(void);
 /* One case (refs: clause id -> the first case naming it), and the matrix
  * outside its cases: 0, or -1 and why. */
 int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len);
+/* Why an id cannot be a case id (NULL: it can), and the id as an error
+ * message may show it (control characters as '?', at most 80 characters). */
+const char *cts_mx_bad_id(const char *id);
+const char *cts_mx_shown_id(const char *id, char *buf, size_t len);
 int cts_mx_check_top(const json_t *m, char *why, size_t len);
 
 /* ---- matrix_walk.c: reading ----------------------------------------------- */

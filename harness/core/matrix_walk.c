@@ -14,33 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A case id as an error message may show it: control characters as '?',
- * at most 80 characters. */
-static const char *shown_id(const char *id, char *buf, size_t len)
-{
-    size_t n = 0;
-    for (; *id && n + 4 < len && n < 80; id++)
-        buf[n++] = (unsigned char)*id < 0x20 || *id == 0x7f ? '?' : *id;
-    if (*id && n + 4 < len)
-        buf[n++] = '.', buf[n++] = '.', buf[n++] = '.';
-    buf[n] = 0;
-    return buf;
-}
-
-/* Why an id cannot be a case id, or NULL. */
-static const char *bad_id(const char *id)
-{
-    size_t n = strlen(id);
-    if (!n)
-        return "is empty";
-    if (n >= CTS_ID_MAX)
-        return "is longer than any case id";
-    for (; *id; id++)
-        if ((unsigned char)*id < 0x20 || *id == 0x7f)
-            return "holds a control character";
-    return NULL;
-}
-
 static void skip_ws(struct walk *w)
 {
     while (w->i < w->n && (w->s[w->i] == ' ' || w->s[w->i] == '\t' || w->s[w->i] == '\n' || w->s[w->i] == '\r'))
@@ -124,13 +97,13 @@ static int next(struct walk *w)
  * (w->case_err) and reported once the whole matrix is read. */
 static void validate_case(struct walk *w, const char *id, const json_t *c)
 {
-    const char *whyid = bad_id(id);
+    const char *whyid = cts_mx_bad_id(id);
     char shown[96], why[512];
     if (w->case_bad)
         return;
     if (whyid) {
         snprintf(w->case_err, sizeof w->case_err, "'%s': the case id '%s' %s", w->path,
-                 shown_id(id, shown, sizeof shown), whyid);
+                 cts_mx_shown_id(id, shown, sizeof shown), whyid);
         w->case_bad = 1;
     } else if (cts_mx_check_case(c, id, w->refs, why, sizeof why)) {
         snprintf(w->case_err, sizeof w->case_err, "'%s': case '%s'%s%s", w->path, id,
@@ -142,7 +115,7 @@ static void validate_case(struct walk *w, const char *id, const json_t *c)
 static int appears_twice(struct walk *w, const char *id)
 {
     char shown[96];
-    snprintf(w->err, w->errlen, "'%s': case '%s' appears twice", w->path, shown_id(id, shown, sizeof shown));
+    snprintf(w->err, w->errlen, "'%s': case '%s' appears twice", w->path, cts_mx_shown_id(id, shown, sizeof shown));
     return -1;
 }
 
@@ -406,18 +379,4 @@ int cts_mx_walk(struct walk *w)
     if (peek(w) != -1)
         return syntax(w, "end of file expected");
     return 0;
-}
-
-int cts_case_id_check(const char *id, char *err, size_t errlen)
-{
-    const char *why = bad_id(id);
-    char shown[96];
-    if (!why)
-        return 0;
-    if (strlen(id) >= CTS_ID_MAX)
-        snprintf(err, errlen, "'%s' is not a case id: it has %zu characters, and case ids have at most %d",
-                 shown_id(id, shown, sizeof shown), strlen(id), CTS_ID_MAX - 1);
-    else
-        snprintf(err, errlen, "'%s' is not a case id: it %s", shown_id(id, shown, sizeof shown), why);
-    return -1;
 }

@@ -459,6 +459,22 @@ fail:
     return -1;
 }
 
+/* The data-order buffers (written.c makes them), freed: at teardown, and
+ * before written.c makes them larger. */
+void cts_eng_data_free(struct cts_engine *e)
+{
+    free(e->data.before), free(e->data.after), free(e->data.clear), free(e->data.snap_host);
+    if (e->data.read_host)
+        (void)cudaFreeHost(e->data.read_host);
+    if (e->data.snap_dev)
+        (void)cudaFree(e->data.snap_dev);
+    if (e->data.after_dev)
+        (void)cudaFree(e->data.after_dev);
+    e->data.before = e->data.after = e->data.clear = e->data.snap_host = e->data.read_host = NULL;
+    e->data.snap_dev = e->data.after_dev = NULL;
+    e->data.bytes = 0;
+}
+
 void cts_engine_fini(struct cts_engine *e)
 {
     cts_hold_stop(e);

@@ -51,32 +51,17 @@ static void *side_ptr(const struct rep_state *st, int side)
     return st->c->family->address ? st->c->family->address(st->c, side) : NULL;
 }
 
-/* Frees the patterns and read-back buffers. */
-static void data_free(struct cts_engine *e)
-{
-    free(e->data.before), free(e->data.after), free(e->data.clear), free(e->data.snap_host);
-    if (e->data.read_host)
-        (void)cudaFreeHost(e->data.read_host);
-    if (e->data.snap_dev)
-        (void)cudaFree(e->data.snap_dev);
-    if (e->data.after_dev)
-        (void)cudaFree(e->data.after_dev);
-    e->data.before = e->data.after = e->data.clear = e->data.snap_host = e->data.read_host = NULL;
-    e->data.snap_dev = e->data.after_dev = NULL;
-    e->data.bytes = 0;
-}
-
 int cts_eng_data_ready(struct cts_engine *e, size_t need, char *why)
 {
     if (e->data.bytes >= need)
         return 0;
-    data_free(e);
+    cts_eng_data_free(e);
     size_t n = need > e->buf_bytes ? CTS_BIG_BYTES : e->buf_bytes;
     unsigned char *p[3] = {malloc(n), malloc(n), malloc(n)};
     e->data.snap_host = malloc(n);
     if (!p[0] || !p[1] || !p[2] || !e->data.snap_host) {
         free(p[0]), free(p[1]), free(p[2]);
-        data_free(e);
+        cts_eng_data_free(e);
         cts_eng_setf(why, "harness: cannot allocate the data-order patterns (3 x %zu bytes)", n);
         return -1;
     }
@@ -93,11 +78,9 @@ int cts_eng_data_ready(struct cts_engine *e, size_t need, char *why)
     e->data.bytes = n;
     return 0;
 fail:
-    data_free(e);
+    cts_eng_data_free(e);
     return -1;
 }
-
-void cts_eng_data_free(struct cts_engine *e) { data_free(e); }
 
 /* Fills n bytes of memory of kind m with pattern `which`, on the host or
  * by a kernel on the harness's stream (synchronized by the caller). */

@@ -88,7 +88,20 @@ struct series {
     char **label;              /* [nm]: how the table names each matrix */
 };
 
-struct dmatrix; /* diff.c's: one matrix, summarized */
+/* Strings kept for the whole run, in blocks. */
+struct pool {
+    char *block;
+    size_t used, size;
+};
+
+/* One matrix: its summary, sorted by id, and the matrix without its cases. */
+struct dmatrix {
+    json_t *top;
+    struct dcase *v;
+    size_t n, cap;
+    struct pool pool;
+};
+
 struct diff_doc {
     size_t nm;
     const char *const *paths;
@@ -104,7 +117,12 @@ struct diff_doc {
 };
 
 /* The functions and the flag the files share (each is described where it is defined). */
-/* diff.c */
+/* diff_compare.c */
+int cts_diff_summarize(void *ctx, const char *id, const json_t *c);
+int cts_diff_cmp_dcase(const void *a, const void *b);
+void cts_diff_dmatrix_free(struct dmatrix *d);
+int cts_diff_compare(const struct dmatrix *base, const struct dmatrix *later, const struct cts_known *known,
+                     struct comparison *cmp);
 const char *cts_diff_status_of(const struct dcase *c);
 const char *cts_diff_conformance(const struct dcase *c);
 int cts_diff_outcome_differs(const struct dcase *a, const struct dcase *b);

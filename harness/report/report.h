@@ -61,7 +61,7 @@ int cts_render_html(const json_t *m, FILE *f);
  * an entity too, and every control character as a space. */
 void cts_html_escape(FILE *f, const char *s, int in_md_table);
 
-/* order.c: the busy-placement columns of a report (NULL-terminated) and a
+/* view.c: the busy-placement columns of a report (NULL-terminated) and a
  * column's index (CTS_BUSY_COLUMNS if none); "host to device". */
 #define CTS_BUSY_COLUMNS 9
 extern const char *const cts_busy_columns[CTS_BUSY_COLUMNS + 1];
@@ -113,7 +113,7 @@ struct cts_case_view {
     struct cts_case_rank rank;
 };
 void cts_case_view(struct cts_case_view *v, const char *id, const json_t *c);
-/* order.c: the ranks declaration order sorts by. */
+/* view.c: the ranks declaration order sorts by. */
 struct cts_case_rank cts_case_rank(const struct cts_case_view *v);
 /* Two cases of one group on one row of its table: the same memory, size, copy kind and op stream. */
 int cts_same_call_variant(const struct cts_case_view *a, const struct cts_case_view *b);
