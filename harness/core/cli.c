@@ -1,7 +1,7 @@
 /* What the sub-commands of sync-cts share (cli.h). */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "report.h"
+#include "matrix.h"
 
 #include <getopt.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* The matrix: one JSON document per run, sorted keys, a schema version, the
  * environment, and one object per case keyed by its id. */
 #define _GNU_SOURCE
-#include "report.h"
+#include "matrix.h"
 #include "spec.h"
 
 #include <math.h>

@@ -10,7 +10,7 @@
 #ifndef CTS_MATRIX_INT_H
 #define CTS_MATRIX_INT_H
 
-#include "report.h"
+#include "matrix.h"
 
 #include <stddef.h>
 

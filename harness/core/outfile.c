@@ -2,7 +2,7 @@
  * if the process is killed), and where a command's output goes. */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "report.h"
+#include "matrix.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -9,6 +9,7 @@
 #include "latch.h"
 
 #include <cuda.h>
+#include <jansson.h>
 #include <stdatomic.h>
 
 #include <cuda_runtime_api.h>
@@ -172,5 +173,8 @@ void cts_engine_latency(struct cts_engine *e, const struct cts_case *c, struct c
 /* Runs c `repeat` times behind the gate and classifies it. */
 void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
                          int repeat, struct cts_result *res);
+
+/* env.c: the environment a matrix records; needs a CUDA device. */
+json_t *cts_env_collect(int device, char *err, size_t errlen);
 
 #endif
