@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cts.h"
 #include "engine.h"
+#include "peer.h"
 #include "report.h"
 #include "spec.h"
 
@@ -54,9 +55,5 @@ int cts_run_find_device(int dev);
 int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t n);
 void cts_run_group_line(struct supervisor *s, const char *next_group);
 int cts_run_supervise_one(struct supervisor *s);
-/* peer.c: the exporting process, running only while a case that needs it
- * does: started or stopped as case c begins. */
-void cts_peer_need(const struct cts_case *c, int device);
-void cts_peer_stop(void);
 
 #endif

@@ -47,4 +47,8 @@ int cts_latch_claim(struct cts_latch *l);
 /* Opens the gate (if the watchdog has not) and returns the latch to idle. */
 void cts_latch_open(struct cts_latch *l);
 
+/* How long a gate may take to start, and a device to go idle once opened. */
+#define START_LIMIT_US 5e6       /* a gate that has not started by then is BROKEN */
+#define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
+
 #endif

@@ -32,8 +32,6 @@
 #define WINDOW_FACTOR 2.0        /* ... and 2x the call's slowest idle completion */
 #define CONTROL_WINDOW_US 500.0  /* the no-call control waits this long */
 #define PROBE_BUDGET_NS 50000000ull /* the launch probe's gate ends itself after 50 ms */
-#define START_LIMIT_US 5e6       /* a gate that has not started by then is BROKEN */
-#define DRAIN_LIMIT_US 10e6      /* a device not idle this long after opening: TIMEOUT */
 #define PROMPT_FACTOR 2.0        /* once the gate opens, held work runs and a waiting call */
 #define PROMPT_SLACK_US 100.0    /* returns within 2x its idle time plus this, or the wait */
 #define STARVED_RETRIES 6        /* a starved call is measured again with twice the timeout,

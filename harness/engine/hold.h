@@ -7,15 +7,12 @@
 #ifndef CTS_HOLD_H
 #define CTS_HOLD_H
 
+#include "family.h"
 #include "kernels.h"
 
 #include <cuda_runtime_api.h>
 
-enum cts_hold { CTS_HOLD_KERNEL, CTS_HOLD_WAIT_VALUE, CTS_HOLD_COUNT };
-
-extern const char *const cts_hold_names[CTS_HOLD_COUNT]; /* "kernel", "wait-value" */
-/* The method a worker's engine uses (run --hold); set before cts_engine_init. */
-extern enum cts_hold cts_hold_selected;
+/* enum cts_hold, its names and the method selected: family.h. */
 
 struct cts_engine;
 /* A gate on s: it records started/ended = seq in the engine's gate record

@@ -1,5 +1,4 @@
 #include "family.h"
-#include "hold.h"
 #include "cts.h"
 #include "driver.h"
 
@@ -84,7 +83,7 @@ int cts_need_driver_version(int version, const char *what, char *why, size_t len
     return -1;
 }
 
-/* How work is held (hold.h): here, beside the families, since those that hold
+/* How work is held (family.h): here, beside the families, since those that hold
  * their own work (cases/peer.c) follow the method the run chose too. */
 const char *const cts_hold_names[CTS_HOLD_COUNT] = {"kernel", "wait-value"};
 enum cts_hold cts_hold_selected = CTS_HOLD_KERNEL;

@@ -76,4 +76,12 @@ int cts_peer_command(const char *cmd, char *why, size_t len);
         }                               \
     } while (0)
 
+/* How work is held (hold.h says how each method holds): the gate kernel or a
+ * stream memory operation that waits on the flag.  Defined in family.c. */
+enum cts_hold { CTS_HOLD_KERNEL, CTS_HOLD_WAIT_VALUE, CTS_HOLD_COUNT };
+
+extern const char *const cts_hold_names[CTS_HOLD_COUNT]; /* "kernel", "wait-value" */
+/* The method a worker's engine uses (run --hold); set before cts_engine_init. */
+extern enum cts_hold cts_hold_selected;
+
 #endif

@@ -33,7 +33,7 @@
 #include "cts.h"
 #include "family.h"
 #include "kernels.h"
-#include "run_int.h"
+#include "peer.h"
 
 #include <cuda_runtime_api.h>
 #include <errno.h>

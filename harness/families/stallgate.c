@@ -3,8 +3,7 @@
 #include "stallgate.h"
 
 #include "driver.h"
-#include "engine.h" /* START_LIMIT_US, DRAIN_LIMIT_US */
-#include "latch.h"  /* cts_now_us */
+#include "latch.h" /* cts_now_us, START_LIMIT_US, DRAIN_LIMIT_US */
 
 #include <math.h>
 #include <stdint.h>
