@@ -125,6 +125,8 @@ if python3 "$root/tools/bench.py" --report "$tmp/later.json" --against "$tmp/run
     >"$tmp/bench.out" 2>&1; then
     contains "$tmp/bench.out" "run 1: 1 held-call host verdicts moved, 1 other outcomes changed, 2 within known variability"
     contains "$tmp/bench.out" "host moved: $changed: W -> A"
+    grep -qE "^    other outcomes changed, by family: [a-z_]+ 1$" "$tmp/bench.out" ||
+        fail "bench.py does not count the other change by family: $(grep -m 1 'by family' "$tmp/bench.out")"
 else
     fail "bench.py --report --against --known failed: $(tail -n 3 "$tmp/bench.out")"
 fi

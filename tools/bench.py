@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 
 
 def die(msg):
@@ -226,6 +227,10 @@ def against(path, quiet, matrices, known=None):
               + (f"{len(varies)} within known variability" if known else
                  f"{len(varies)} changed as VARIES on either side (known variability)")
               + (f", {missing} cases not in the quiet matrix" if missing else ""))
+        if other:
+            fams = Counter(m["cases"][k].get("family", "?") for k in other)
+            print("    other outcomes changed, by family: " +
+                  ", ".join(f"{f} {n}" for f, n in sorted(fams.items(), key=lambda kv: (-kv[1], kv[0]))))
         for k in host[:10]:
             print(f"    host moved: {k}: {q[k]['symbol']} -> {m['cases'][k]['symbol']}")
         for k in other[:10]:
