@@ -321,13 +321,12 @@ static int check_latency(const json_t *ev, char *why, size_t len)
     return 0;
 }
 
-static int check_evidence(const json_t *ev, int status, char *why, size_t len)
+/* The evidence every case has: counts and times, the holds tracked, the control. */
+static int check_evidence_common(const json_t *ev, int verdict_status, json_int_t *reps, char *why, size_t len)
 {
     static const char *const P = "evidence.";
-    int verdict_status = status == CTS_PASS || status == CTS_VARIES;
-    json_int_t reps;
     const json_t *ctl, *ht;
-    if (v_int(ev, P, "repetitions", REQ, verdict_status ? 1 : 0, CTS_MAX_REPEAT, &reps, why, len) ||
+    if (v_int(ev, P, "repetitions", REQ, verdict_status ? 1 : 0, CTS_MAX_REPEAT, reps, why, len) ||
         v_int(ev, P, "window_retries", REQ, 0, INT32_MAX, NULL, why, len) ||
         v_int(ev, P, "timeout_retries", REQ, 0, INT32_MAX, NULL, why, len) ||
         v_int(ev, P, "waits_tracked", OPT, 0, INT32_MAX, NULL, why, len) ||
@@ -348,14 +347,17 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
     const json_t *own = json_object_get(ctl, "with_case_setup");
     if (own && !json_is_boolean(own))
         return BAD("evidence.control.with_case_setup is %s, not true or false", type_name(own));
-    if (check_rep_arrays(ev, reps, why, len))
-        return -1;
-    /* The overlap family's measurements (a pair, a staged-copy pattern): arrays of
-     * numbers, one a repetition. */
-    static const char *const measured[] = {"pair", "staged", "depth", "stall"}; /* depth, stall: those families' */
+    return 0;
+}
+
+/* The overlap family's measurements (a pair, a staged-copy pattern), and the
+ * depth and stall families': arrays of numbers, one a repetition. */
+static int check_evidence_measured(const json_t *ev, json_int_t reps, char *why, size_t len)
+{
+    static const char *const measured[] = {"pair", "staged", "depth", "stall"};
     for (size_t m = 0; m < 4; m++) {
         const json_t *obj;
-        if (v_obj(ev, P, measured[m], OPT, &obj, why, len))
+        if (v_obj(ev, "evidence.", measured[m], OPT, &obj, why, len))
             return -1;
         const char *pk;
         const json_t *pa;
@@ -369,9 +371,14 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
                     return BAD("evidence.%s.%.40s[%zu] is %s, not a number", measured[m], pk, i, type_name(x));
         }
     }
-    /* The capture family's observations: arrays, one entry a repetition. */
+    return 0;
+}
+
+/* The capture family's observations: arrays, one entry a repetition. */
+static int check_evidence_capture(const json_t *ev, json_int_t reps, char *why, size_t len)
+{
     const json_t *cap;
-    if (v_obj(ev, P, "capture", OPT, &cap, why, len))
+    if (v_obj(ev, "evidence.", "capture", OPT, &cap, why, len))
         return -1;
     static const char *const cap_keys[] = {"rc", "after", "end", "nodes", "eager", "launched"};
     for (size_t k = 0; cap && k < sizeof cap_keys / sizeof *cap_keys; k++) {
@@ -387,12 +394,17 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
                 return BAD("evidence.capture.%s[%zu] is %s, not what a capture records", cap_keys[k], i, type_name(x));
         }
     }
-    /* The pool family's allocation: arrays, one entry a repetition (null
-     * throughout in one that got no outcome): the call's error by name, or null
-     * where it succeeded; whether it got the freed block; whether later work
-     * was held (null: not seen). */
+    return 0;
+}
+
+/* The pool family's allocation: arrays, one entry a repetition (null
+ * throughout in one that got no outcome): the call's error by name, or null
+ * where it succeeded; whether it got the freed block; whether later work
+ * was held (null: not seen). */
+static int check_evidence_pool(const json_t *ev, json_int_t reps, char *why, size_t len)
+{
     const json_t *pool;
-    if (v_obj(ev, P, "pool", OPT, &pool, why, len))
+    if (v_obj(ev, "evidence.", "pool", OPT, &pool, why, len))
         return -1;
     static const char *const pool_keys[] = {"error", "same_block", "later_held"};
     static const char *const pool_what[] = {"an error's name or null", "true, false or null",
@@ -409,7 +421,16 @@ static int check_evidence(const json_t *ev, int status, char *why, size_t len)
                            pool_what[k]);
         }
     }
-    if (check_latency(ev, why, len))
+    return 0;
+}
+
+static int check_evidence(const json_t *ev, int status, char *why, size_t len)
+{
+    int verdict_status = status == CTS_PASS || status == CTS_VARIES;
+    json_int_t reps;
+    if (check_evidence_common(ev, verdict_status, &reps, why, len) || check_rep_arrays(ev, reps, why, len) ||
+        check_evidence_measured(ev, reps, why, len) || check_evidence_capture(ev, reps, why, len) ||
+        check_evidence_pool(ev, reps, why, len) || check_latency(ev, why, len))
         return -1;
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))
