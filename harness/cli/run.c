@@ -371,6 +371,66 @@ static int log_error(const struct run_opts *o, const struct supervisor *s, char 
     return EXIT_USAGE;
 }
 
+/* A run that measured nothing (skipped, 77; or the harness could not start):
+ * nothing is written. */
+static int run_abandoned(struct supervisor *s, struct run_files *f, const struct cts_case **sel, int rc)
+{
+    cts_outfile_abort(&f->jf);
+    cts_outfile_abort(&f->mf);
+    if (s->log_open)
+        (void)cts_log_close(&s->log);
+    supervisor_release(s);
+    json_decref(f->waivers);
+    json_decref(f->baseline);
+    free(sel);
+    return rc > 1 ? rc : EXIT_NO_VERDICT;
+}
+
+/* The matrix and its Markdown written and committed, the log closed, the
+ * groups split out: 0, or the exit status (everything released then but
+ * the matrix, which the caller frees). */
+static int write_outputs(struct supervisor *s, const struct run_opts *o, struct run_files *f,
+                         const struct cts_case **sel, const json_t *matrix)
+{
+    int werr = (cts_ends_with(o->out, ".gz") ? cts_matrix_dump_gz(matrix, f->jf.f)
+                                             : cts_matrix_dump(matrix, f->jf.f)) ||
+               cts_render_markdown(matrix, f->mf.f);
+    int unwritable = werr && (ferror(f->jf.f) || ferror(f->mf.f));
+    if (werr) {
+        snprintf(f->err, sizeof f->err, unwritable ? "cannot write '%s' or '%s': %s" : "cannot render the matrix",
+                 o->out, f->mdpath, strerror(errno ? errno : EIO));
+        return run_failed(s, o, f, sel, unwritable ? EXIT_USAGE : EXIT_NO_VERDICT);
+    }
+    if (cts_log_close(&s->log))
+        return run_failed(s, o, f, sel, log_error(o, s, f->err, sizeof f->err));
+    if (cts_outfile_commit(&f->jf, f->err, sizeof f->err) || cts_outfile_commit(&f->mf, f->err, sizeof f->err))
+        return run_failed(s, o, f, sel, EXIT_USAGE);
+    if (o->split && split_groups(matrix, o->split, f->err, sizeof f->err)) {
+        json_decref(f->waivers);
+        json_decref(f->baseline);
+        free(sel);
+        return cts_die(EXIT_USAGE, "%s", f->err);
+    }
+    return 0;
+}
+
+/* The run's exit status, after `check` of the matrix where waivers or a
+ * baseline were given (deviations and, against a baseline, changed verdicts). */
+static int run_status(const struct supervisor *s, struct run_files *f, const json_t *matrix)
+{
+    int failing = 0;
+    if (f->waivers || f->baseline) {
+        failing = cts_check(matrix, f->waivers, f->baseline, NULL, stdout, f->err, sizeof f->err);
+        if (failing < 0)
+            cts_warn("%s", f->err);
+    }
+    if (s->count[CTS_BROKEN] || s->count[CTS_TIMEOUT] || s->count[CTS_INCONCLUSIVE] || s->count[CTS_CRASH])
+        return EXIT_NO_VERDICT;
+    if (failing < 0)
+        return EXIT_USAGE;
+    return s->count[CTS_FAIL] || failing ? EXIT_FAILED : EXIT_VERDICTS;
+}
+
 int cts_cmd_run(int argc, char **argv)
 {
     struct run_opts o;
@@ -404,62 +464,21 @@ int cts_cmd_run(int argc, char **argv)
         supervisor_release(&s);
         return run_failed(&s, &o, &f, sel, log_error(&o, &s, f.err, sizeof f.err));
     }
-    if (rc > 1 || !s.env) { /* skipped (77), or the harness could not start */
-        cts_outfile_abort(&f.jf);
-        cts_outfile_abort(&f.mf);
-        if (s.log_open)
-            (void)cts_log_close(&s.log);
-        supervisor_release(&s);
-        json_decref(f.waivers);
-        json_decref(f.baseline);
-        free(sel);
-        return rc > 1 ? rc : EXIT_NO_VERDICT;
-    }
+    if (rc > 1 || !s.env) /* skipped (77), or the harness could not start */
+        return run_abandoned(&s, &f, sel, rc);
     cts_run_group_line(&s, NULL);
 
     double wall_s = (cts_now_us() - t_start) / 1e6;
     json_t *matrix = run_matrix(&s, &o, n, date, wall_s, load_at_start);
-
-    int werr = (cts_ends_with(o.out, ".gz") ? cts_matrix_dump_gz(matrix, f.jf.f)
-                                            : cts_matrix_dump(matrix, f.jf.f)) ||
-               cts_render_markdown(matrix, f.mf.f);
-    int unwritable = werr && (ferror(f.jf.f) || ferror(f.mf.f));
-    if (werr) {
-        snprintf(f.err, sizeof f.err, unwritable ? "cannot write '%s' or '%s': %s" : "cannot render the matrix",
-                 o.out, f.mdpath, strerror(errno ? errno : EIO));
+    if ((rc = write_outputs(&s, &o, &f, sel, matrix))) {
         json_decref(matrix);
-        return run_failed(&s, &o, &f, sel, unwritable ? EXIT_USAGE : EXIT_NO_VERDICT);
-    }
-    if (cts_log_close(&s.log)) {
-        json_decref(matrix);
-        return run_failed(&s, &o, &f, sel, log_error(&o, &s, f.err, sizeof f.err));
-    }
-    if (cts_outfile_commit(&f.jf, f.err, sizeof f.err) || cts_outfile_commit(&f.mf, f.err, sizeof f.err)) {
-        json_decref(matrix);
-        return run_failed(&s, &o, &f, sel, EXIT_USAGE);
-    }
-
-    if (o.split && split_groups(matrix, o.split, f.err, sizeof f.err)) {
-        json_decref(matrix);
-        json_decref(f.waivers);
-        json_decref(f.baseline);
-        free(sel);
-        return cts_die(EXIT_USAGE, "%s", f.err);
+        return rc;
     }
     print_summary(&s, &o, f.mdpath, n, wall_s);
-    int failing = 0;
-    if (f.waivers || f.baseline) { /* deviations and, against a baseline, changed verdicts */
-        failing = cts_check(matrix, f.waivers, f.baseline, NULL, stdout, f.err, sizeof f.err);
-        if (failing < 0)
-            cts_warn("%s", f.err);
-    }
+    rc = run_status(&s, &f, matrix);
     json_decref(matrix);
     json_decref(f.waivers);
     json_decref(f.baseline);
     free(sel);
-    if (s.count[CTS_BROKEN] || s.count[CTS_TIMEOUT] || s.count[CTS_INCONCLUSIVE] || s.count[CTS_CRASH])
-        return EXIT_NO_VERDICT;
-    if (failing < 0)
-        return EXIT_USAGE;
-    return s.count[CTS_FAIL] || failing ? EXIT_FAILED : EXIT_VERDICTS;
+    return rc;
 }
