@@ -674,35 +674,44 @@ static int write_report(const struct fleet *f, const json_t *r, int fmt, const c
     return rc;
 }
 
-int cts_fleet_main(int argc, char **argv)
+/* The options: --known FILE (loaded), --format, --out.  0, or the exit status. */
+static int fleet_options(int argc, char **argv, struct fleet *f, const char **out, int *fmt)
 {
     static const struct option opts[] = {{"known", required_argument, NULL, 'k'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"out", required_argument, NULL, 'o'}, {0}};
     static const char *const formats[] = {"text", "md", "html", "json"};
-    struct fleet f = {0};
-    const char *out = NULL;
-    int fmt = FMT_TEXT, c, rc = 0;
+    int c, rc = 0;
     char err[1024];
     opterr = 0;
     while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'k' && f.nknown == MAX_KNOWN)
+        if (c == 'k' && f->nknown == MAX_KNOWN)
             rc = fleet_error("fleet takes at most %d known-variability files", MAX_KNOWN);
-        else if (c == 'k' && cts_known_load(optarg, &f.known[f.nknown], err, sizeof err))
+        else if (c == 'k' && cts_known_load(optarg, &f->known[f->nknown], err, sizeof err))
             rc = fleet_error("%s", err);
         else if (c == 'k')
-            f.known_path[f.nknown++] = optarg;
+            f->known_path[f->nknown++] = optarg;
         else if (c == 'o')
-            out = optarg;
+            *out = optarg;
         else if (c == 'f') {
-            for (fmt = 0; fmt < 4 && strcmp(optarg, formats[fmt]); fmt++)
+            for (*fmt = 0; *fmt < 4 && strcmp(optarg, formats[*fmt]); ++*fmt)
                 ;
-            if (fmt == 4)
+            if (*fmt == 4)
                 rc = fleet_error("--format wants text, md, html or json, not '%s'", optarg);
         } else {
             rc = cts_bad_option(c, argv);
         }
     }
+    return rc;
+}
+
+int cts_fleet_main(int argc, char **argv)
+{
+    struct fleet f = {0};
+    const char *out = NULL;
+    int fmt = FMT_TEXT;
+    char err[1024];
+    int rc = fleet_options(argc, argv, &f, &out, &fmt);
     if (!rc && optind == argc)
         rc = fleet_error("fleet wants matrices or directories of them");
     if (!rc)
