@@ -83,18 +83,11 @@ static int string_list(const json_t *v, int optional)
     return 1;
 }
 
-/* One rule, checked; 0, or -1 with why. */
-static int rule_load(struct rule *r, const json_t *j, size_t i, char *why, size_t len)
+/* A rule's names: host_waits_for (required) and orders_later_work_in (optional,
+ * -1 without), by index.  0, or -1 with why. */
+static int rule_names(struct rule *r, const json_t *j, char *why, size_t len)
 {
-    memset(r, 0, sizeof *r);
-    r->j = j;
-    r->id = json_string_value(json_object_get(j, "id"));
     const char *w = json_string_value(json_object_get(j, "host_waits_for"));
-    const json_t *size = json_object_get(j, "size");
-    if (!json_is_object(j) || !r->id || !*r->id) {
-        snprintf(why, len, "rules[%zu] has no \"id\"", i);
-        return -1;
-    }
     for (r->waits = 0; w && r->waits < W_COUNT && strcmp(w, waits_names[r->waits]); r->waits++)
         ;
     if (!w || r->waits == W_COUNT) {
@@ -112,6 +105,13 @@ static int rule_load(struct rule *r, const json_t *j, size_t i, char *why, size_
             return -1;
         }
     }
+    return 0;
+}
+
+/* A rule's selectors: the calls, the lists of names, the size range (max -1: none).
+ * 0, or -1 with why. */
+static int rule_selectors(struct rule *r, const json_t *j, char *why, size_t len)
+{
     if (!string_list(json_object_get(j, "calls"), 0)) {
         snprintf(why, len, "rule %.60s: \"calls\" is not a list of function names", r->id);
         return -1;
@@ -122,6 +122,7 @@ static int rule_load(struct rule *r, const json_t *j, size_t i, char *why, size_
             snprintf(why, len, "rule %.60s: \"%s\" is not a list of names", r->id, lists[k]);
             return -1;
         }
+    const json_t *size = json_object_get(j, "size");
     r->max = -1;
     if (size) {
         const json_t *lo = json_object_get(size, "min"), *hi = json_object_get(size, "max");
@@ -132,6 +133,21 @@ static int rule_load(struct rule *r, const json_t *j, size_t i, char *why, size_
         r->min = lo ? json_integer_value(lo) : 0;
         r->max = hi ? json_integer_value(hi) : -1;
     }
+    return 0;
+}
+
+/* One rule, checked; 0, or -1 with why. */
+static int rule_load(struct rule *r, const json_t *j, size_t i, char *why, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    r->j = j;
+    r->id = json_string_value(json_object_get(j, "id"));
+    if (!json_is_object(j) || !r->id || !*r->id) {
+        snprintf(why, len, "rules[%zu] has no \"id\"", i);
+        return -1;
+    }
+    if (rule_names(r, j, why, len) || rule_selectors(r, j, why, len))
+        return -1;
     if (!json_is_string(json_object_get(j, "source")) || !*json_string_value(json_object_get(j, "source"))) {
         snprintf(why, len, "rule %.60s has no \"source\" (the file and lines, or the page, that say it)", r->id);
         return -1;
