@@ -145,6 +145,30 @@ static int cmd_render(int argc, char **argv)
 
 /* ---- judge ------------------------------------------------------------------------ */
 
+/* Every case of m judged against this build's spec table (its "spec"
+ * rewritten): count[] by conformance (0 none, CONFORMS, DEVIATES, RECORDED);
+ * returns how many ids this build does not declare (left unjudged). */
+static size_t judge_cases(json_t *m, int per_thread, size_t count[4])
+{
+    size_t unknown = 0;
+    const char *id;
+    json_t *cj;
+    json_object_foreach(json_object_get(m, "cases"), id, cj)
+    {
+        const struct cts_case *cs = cts_case_find(id);
+        if (!cs) {
+            unknown++;
+            json_object_set_new(cj, "spec", json_null());
+            continue;
+        }
+        json_t *spec = cts_spec_case_json(cs, cj, per_thread);
+        const char *cn = json_string_value(json_object_get(spec, "conformance"));
+        count[cn ? (!strcmp(cn, "CONFORMS") ? 1 : !strcmp(cn, "DEVIATES") ? 2 : 3) : 0]++;
+        json_object_set_new(cj, "spec", spec);
+    }
+    return unknown;
+}
+
 /* Judges a matrix against this build's spec table: each case's "spec" and
  * the table itself are written anew; the observations are not touched.
  * So a matrix measured before a clause was added (or corrected) gets it.
@@ -191,22 +215,7 @@ static int cmd_judge(int argc, char **argv)
         return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: judge it with %s", in,
                    per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
     }
-    size_t count[4] = {0}, unknown = 0;
-    const char *id;
-    json_t *cj;
-    json_object_foreach(json_object_get(m, "cases"), id, cj)
-    {
-        const struct cts_case *cs = cts_case_find(id);
-        if (!cs) {
-            unknown++;
-            json_object_set_new(cj, "spec", json_null());
-            continue;
-        }
-        json_t *spec = cts_spec_case_json(cs, cj, per_thread);
-        const char *cn = json_string_value(json_object_get(spec, "conformance"));
-        count[cn ? (!strcmp(cn, "CONFORMS") ? 1 : !strcmp(cn, "DEVIATES") ? 2 : 3) : 0]++;
-        json_object_set_new(cj, "spec", spec);
-    }
+    size_t count[4] = {0}, unknown = judge_cases(m, per_thread, count);
     json_object_set_new(m, "spec", cts_spec_table_json());
     errno = 0;
     int werr = !to_stdout && cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, f.f) : cts_matrix_dump(m, f.f);
