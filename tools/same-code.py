@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Which functions of a program assemble differently in another build of it.
+
+    tools/same-code.py OLD NEW        # two builds of one program (build/sync-cts, say)
+
+A restructuring that moves code between files and folders should leave every
+function's instructions as they were: then no verdict can have changed, on
+any GPU.  This disassembles both programs (objdump -d), takes each function's
+instructions with what only the layout decides left out (addresses of code and
+data reached through %rip, and call and jump targets' addresses; their names
+are kept, and every immediate constant), and compares them function by
+function, by name (a name defined in several files counts once each).
+
+Prints each function that differs, is new, or is gone, then one line: how many
+functions, how many differ.  Exit 0 when none differs, 1 when some do, 2 on bad
+input (a file objdump cannot read).  A function that differs is not wrong: an
+inlining decision moves with the code around it; read it in both (objdump
+--disassemble=NAME) before believing it changed.
+"""
+import hashlib
+import re
+import subprocess
+import sys
+from collections import Counter
+
+
+def functions(path):
+    p = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"same-code.py: objdump cannot read '{path}': {p.stderr.strip()}", file=sys.stderr)
+        sys.exit(2)
+    out, name, body = Counter(), None, []
+    for line in p.stdout.split("\n"):
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m or not line.strip():
+            if name:
+                out[(name, hashlib.md5("\n".join(body).encode()).hexdigest())] += 1
+            name, body = (m.group(1), []) if m else (None, [])
+            continue
+        if name and line.startswith(" "):
+            ins = re.sub(r"^ *[0-9a-f]+:\t", "", line)
+            ins = re.sub(r"#.*$", "", ins)
+            ins = re.sub(r"-?0x[0-9a-f]+\(%rip\)", "X(%rip)", ins)
+            ins = re.sub(r"\b[0-9a-f]+ <", "<", ins)
+            body.append(ins.strip())
+    if name:
+        out[(name, hashlib.md5("\n".join(body).encode()).hexdigest())] += 1
+    return out
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: tools/same-code.py OLD NEW", file=sys.stderr)
+        sys.exit(2)
+    old, new = functions(sys.argv[1]), functions(sys.argv[2])
+    gone, added = old - new, new - old
+    names_gone, names_added = Counter(n for n, _ in gone.elements()), Counter(n for n, _ in added.elements())
+    differ = sorted(set(names_gone) & set(names_added))
+    for n in differ:
+        print(f"differs: {n}")
+    for n in sorted(set(names_gone) - set(names_added)):
+        print(f"gone:    {n}")
+    for n in sorted(set(names_added) - set(names_gone)):
+        print(f"new:     {n}")
+    total = sum(new.values())
+    changed = len(differ) + len(set(names_gone) ^ set(names_added))
+    print(f"{total} functions in {sys.argv[2]}; {changed} differ, are new or are gone")
+    sys.exit(1 if changed else 0)
+
+
+if __name__ == "__main__":
+    main()
