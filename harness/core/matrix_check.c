@@ -478,6 +478,15 @@ static int check_spec(const json_t *spec, const char *id, json_t *refs, char *wh
 
 /* A case's verdict: its fields' names, "rejected" where there is one, and
  * no other member. */
+/* The verdict's fields that only some families' cases carry, each a name of
+ * its kind: overlap, capture, depth, other_thread (stall), pool, and data
+ * order's data, reader and landed.  ("queued", a count, and "rejected", an
+ * error's name, are checked apart.) */
+struct optional_field {
+    const char *key;
+    const struct names *names;
+};
+
 static int check_verdict(const json_t *verdict, char *why, size_t len)
 {
     static const struct names *const verdict_names[] = {&DST, &HOST, &ORDER, &SRC, &ORDER, &ORDER};
@@ -490,43 +499,43 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
         return -1;
     if (rejected && !*rejected)
         return BAD("verdict.rejected is empty");
-    /* "overlap": the overlap family's verdict, in its cases only. */
-    int overlap = 0, data = 0, reader = 0, landed = 0, capture = 0, depth = 0, stall = 0, pool = 0;
+    static const struct optional_field optional[] = {
+        {"overlap", &OVERLAP}, {"capture", &CAPTURE}, {"depth", &DEPTH}, {"other_thread", &STALL},
+        {"pool", &POOL},       {"data", &DATA},       {"reader", &READER}, {"landed", &DST}};
+    enum { N_OPTIONAL = sizeof optional / sizeof *optional, DEPTH_AT = 2, DATA_AT = 5 };
+    int got[N_OPTIONAL] = {0};
+    size_t present = 6 + (size_t)(rejected != NULL);
     json_int_t queued = -1;
-    if (v_name(verdict, "verdict.", "overlap", OPT, OVERLAP, &overlap, why, len) ||
-        v_name(verdict, "verdict.", "capture", OPT, CAPTURE, &capture, why, len) || /* the capture family's */
-        v_name(verdict, "verdict.", "depth", OPT, DEPTH, &depth, why, len) ||      /* the depth family's */
-        v_int(verdict, "verdict.", "queued", OPT, 0, INT64_MAX, &queued, why, len) ||
-        v_name(verdict, "verdict.", "other_thread", OPT, STALL, &stall, why, len) || /* the stall family's */
-        v_name(verdict, "verdict.", "pool", OPT, POOL, &pool, why, len))            /* the pool family's */
-        return -1;
-    if ((queued >= 0) != (depth == CTS_DEPTH_FOUND || depth == CTS_DEPTH_NONE))
-        return BAD("verdict.queued is %s, and verdict.depth is %s", queued >= 0 ? "there" : "missing",
-                   depth ? depth_n(depth) : "missing");
-    /* "data" and "reader": data order, in written cases only. */
-    if (v_name(verdict, "verdict.", "data", OPT, DATA, &data, why, len) ||
-        v_name(verdict, "verdict.", "reader", OPT, READER, &reader, why, len) ||
-        v_name(verdict, "verdict.", "landed", OPT, DST, &landed, why, len))
-        return -1;
-    if (json_object_size(verdict) !=
-        6 + (size_t)(rejected != NULL) + (size_t)(overlap != 0) + (size_t)(data != 0) + (size_t)(reader != 0) +
-            (size_t)(landed != 0) + (size_t)(capture != 0) + (size_t)(depth != 0) + (size_t)(queued >= 0) +
-            (size_t)(stall != 0) + (size_t)(pool != 0)) {
-        const char *k;
-        json_t *x;
-        json_object_foreach((json_t *)verdict, k, x)
-        {
-            size_t i = 0;
-            while (i < 6 && strcmp(k, verdict_keys[i]))
-                i++;
-            if (i == 6 && strcmp(k, "rejected") && strcmp(k, "overlap") && strcmp(k, "data") && strcmp(k, "reader") &&
-                strcmp(k, "landed") && strcmp(k, "capture") && strcmp(k, "depth") && strcmp(k, "queued") &&
-                strcmp(k, "other_thread") && strcmp(k, "pool"))
-                return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data, "
-                           "reader, landed, capture, depth, queued, other_thread or pool)", k,
-                           verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
-                           verdict_keys[5]);
+    for (size_t k = 0; k < N_OPTIONAL; k++) {
+        if (k == DATA_AT) { /* the depth family's count goes with its verdict */
+            int depth = got[DEPTH_AT];
+            if ((queued >= 0) != (depth == CTS_DEPTH_FOUND || depth == CTS_DEPTH_NONE))
+                return BAD("verdict.queued is %s, and verdict.depth is %s", queued >= 0 ? "there" : "missing",
+                           depth ? depth_n(depth) : "missing");
         }
+        if (v_name(verdict, "verdict.", optional[k].key, OPT, *optional[k].names, &got[k], why, len))
+            return -1;
+        present += got[k] != 0;
+        if (k == DEPTH_AT && v_int(verdict, "verdict.", "queued", OPT, 0, INT64_MAX, &queued, why, len))
+            return -1;
+    }
+    present += queued >= 0;
+    if (json_object_size(verdict) == present)
+        return 0;
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)verdict, k, x)
+    {
+        int known = !strcmp(k, "rejected") || !strcmp(k, "queued");
+        for (size_t i = 0; !known && i < 6; i++)
+            known = !strcmp(k, verdict_keys[i]);
+        for (size_t i = 0; !known && i < N_OPTIONAL; i++)
+            known = !strcmp(k, optional[i].key);
+        if (!known)
+            return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data, "
+                       "reader, landed, capture, depth, queued, other_thread or pool)", k,
+                       verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
+                       verdict_keys[5]);
     }
     return 0;
 }
