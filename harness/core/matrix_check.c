@@ -541,18 +541,23 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
 }
 
 /* One case.  The message starts "has ..." or names a member. */
-int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len)
+/* A case's status, by index; -1 and why where it has none that is valid. */
+static int case_status(const json_t *c, char *why, size_t len)
 {
-    if (!json_is_object(c))
-        return BAD("is %s, not an object", type_name(c));
     const char *st = json_string_value(json_object_get(c, "status"));
     int status = st ? cts_status_parse(st) : -1;
-    if (status < 0) {
-        const json_t *v = json_object_get(c, "status");
-        if (st)
-            return BAD("has no valid status (\"%.40s\" is not a status)", st);
-        return BAD("has no valid status (status is %s)", v ? type_name(v) : "missing");
-    }
+    if (status >= 0)
+        return status;
+    const json_t *v = json_object_get(c, "status");
+    if (st)
+        return BAD("has no valid status (\"%.40s\" is not a status)", st);
+    return BAD("has no valid status (status is %s)", v ? type_name(v) : "missing");
+}
+
+/* What names the case: its strings, the other operation, the capture modes,
+ * whether its held work writes its source. */
+static int check_case_names(const json_t *c, char *why, size_t len)
+{
     static const char *const required[] = {"family", "group", "api", "function", "op_stream", "busy"};
     static const char *const nullable[] = {"variant", "direction", "memory", "allocator", "size_label",
                                            "kind", "copy_kind"};
@@ -574,6 +579,16 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
     if (writes && !json_is_true(writes))
         return BAD("writes is %s, not true (a case whose held work writes its source), or absent",
                    type_name(writes));
+    return 0;
+}
+
+int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len)
+{
+    if (!json_is_object(c))
+        return BAD("is %s, not an object", type_name(c));
+    int status = case_status(c, why, len);
+    if (status < 0 || check_case_names(c, why, len))
+        return -1;
     const char *reason, *symbol;
     const json_t *verdict, *ev, *spec, *shape;
     int verdict_status = status == CTS_PASS || status == CTS_VARIES;
@@ -584,10 +599,8 @@ int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, 
         v_obj(c, "", "evidence", REQ, &ev, why, len) || v_obj(c, "", "spec", OPT | NUL, &spec, why, len))
         return -1;
     if (verdict_status && !*symbol)
-        return BAD("symbol is empty, but the case has a verdict (%s)", st);
-    if (check_verdict(verdict, why, len))
-        return -1;
-    if (check_evidence(ev, status, why, len))
+        return BAD("symbol is empty, but the case has a verdict (%s)", cts_status_name(status));
+    if (check_verdict(verdict, why, len) || check_evidence(ev, status, why, len))
         return -1;
     return spec ? check_spec(spec, id, refs, why, len) : 0;
 }
