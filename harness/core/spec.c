@@ -345,46 +345,68 @@ static void landing_rules(struct cts_judge *j, int drv)
         add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_LANDED, CTS_PRED_MAY);
 }
 
+/* A synchronous copy's rules (the runtime's or the driver API's page, and the
+ * programming guide's concurrency list), and where its bytes landed. */
+static void sync_copy_rules(struct cts_judge *j, int drv)
+{
+    const struct cts_case *c = j->c;
+    enum cts_mem m = c->mem;
+    enum cts_dir d = c->dir;
+    if (!c->writes)
+        landing_rules(j, drv);
+    if (d == CTS_DIR_H2D && pageable(m) && pending_in_stream(j))
+        add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
+            CTS_PRED_GUARANTEED);
+    if (d == CTS_DIR_H2D && pinned(m))
+        waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"));
+    if (d == CTS_DIR_D2H && (pageable(m) || pinned(m)))
+        waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-D2H", "DRV-SYNC-MEMCPY-D2H"));
+    if (d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
+        add(j, by_api(drv, "RT-SYNC-MEMCPY-D2D", "DRV-SYNC-MEMCPY-D2D"), CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+    if (d == CTS_DIR_H2H)
+        waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-H2H", "DRV-SYNC-MEMCPY-H2H"));
+    if (!drv && d == CTS_DIR_H2D && c->size <= 65536)
+        add(j, "PG-CONC-64KB", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+    if (!drv && d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
+        add(j, "PG-CONC-D2D", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+}
+
+/* cudaMemcpyBatchAsync's source-access orders (its variants); 1 where the
+ * order alone speaks of the call (during the call: it may need to wait). */
+static int batch_rules(struct cts_judge *j)
+{
+    const struct cts_case *c = j->c;
+    const char *v = c->variant;
+    if (c->api != CTS_API_MEMCPY_BATCH_ASYNC || !v)
+        return 0;
+    if (strcmp(v, "during_call") == 0) {
+        add(j, "RT-BATCH-DURING-CALL", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_GUARANTEED);
+        return 1; /* reading the source during the call may need the call to wait */
+    }
+    if (strcmp(v, "stream") == 0 && j->held_in_stream && (c->dir == CTS_DIR_H2D || c->dir == CTS_DIR_D2D))
+        add(j, "RT-BATCH-STREAM", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_GUARANTEED_NOT);
+    if (strcmp(v, "any") == 0)
+        add(j, "RT-BATCH-ANY", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_MAY);
+    return 0;
+}
+
 static void copy_rules(struct cts_judge *j, enum form f)
 {
     const struct cts_case *c = j->c;
-    int drv = driver_api(c->api), batch = c->api == CTS_API_MEMCPY_BATCH_ASYNC;
+    int drv = driver_api(c->api);
     enum cts_mem m = c->mem;
     enum cts_dir d = c->dir;
     if (m == CTS_MEM_MANAGED) {
         add(j, "RT-SYNC-MANAGED", CTS_ABOUT_HOST, CTS_PRED_UNDOCUMENTED);
         return;
     }
-    if (f == SYNC && !c->writes)
-        landing_rules(j, drv);
     if (f == SYNC) {
-        if (d == CTS_DIR_H2D && pageable(m) && pending_in_stream(j))
-            add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
-                CTS_PRED_GUARANTEED);
-        if (d == CTS_DIR_H2D && pinned(m))
-            waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"));
-        if (d == CTS_DIR_D2H && (pageable(m) || pinned(m)))
-            waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-D2H", "DRV-SYNC-MEMCPY-D2H"));
-        if (d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
-            add(j, by_api(drv, "RT-SYNC-MEMCPY-D2D", "DRV-SYNC-MEMCPY-D2D"), CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
-        if (d == CTS_DIR_H2H)
-            waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-H2H", "DRV-SYNC-MEMCPY-H2H"));
-        if (!drv && d == CTS_DIR_H2D && c->size <= 65536)
-            add(j, "PG-CONC-64KB", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
-        if (!drv && d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
-            add(j, "PG-CONC-D2D", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
+        sync_copy_rules(j, drv);
         return;
     }
     /* asynchronous forms */
-    if (batch && c->variant && strcmp(c->variant, "during_call") == 0) {
-        add(j, "RT-BATCH-DURING-CALL", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_GUARANTEED);
-        return; /* reading the source during the call may need the call to wait */
-    }
-    if (batch && c->variant && strcmp(c->variant, "stream") == 0 && j->held_in_stream &&
-        (d == CTS_DIR_H2D || d == CTS_DIR_D2D))
-        add(j, "RT-BATCH-STREAM", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_GUARANTEED_NOT);
-    if (batch && c->variant && strcmp(c->variant, "any") == 0)
-        add(j, "RT-BATCH-ANY", CTS_ABOUT_SRC_AT_CALL, CTS_PRED_MAY);
+    if (batch_rules(j))
+        return;
     if ((d == CTS_DIR_H2D || d == CTS_DIR_D2H) && pageable(m)) {
         add(j, by_api(drv, "RT-SYNC-MEMCPYASYNC-PAGEABLE", "DRV-SYNC-MEMCPYASYNC-PAGEABLE"), CTS_ABOUT_HOST,
             CTS_PRED_MAY);
