@@ -194,75 +194,93 @@ static int split(int yes, int no, enum cts_pred p)
     return yes > 0;
 }
 
+/* Each repetition's observation of `about` as yes (1), no (0) or neither (-1):
+ * the host waited; the source was taken at the call; the destination had
+ * landed; the bytes were in order; a later reader saw them. */
+static int rep_says(const struct cts_observed *o, enum cts_about a, int i)
+{
+    switch (a) {
+    case CTS_ABOUT_HOST:
+        return o->host[i] == CTS_HOST_WAITS ? 1 : o->host[i] == CTS_HOST_RETURNS ? 0 : -1;
+    case CTS_ABOUT_SRC_AT_CALL:
+        return o->src[i] == CTS_SRC_AT_CALL                                              ? 1
+               : o->src[i] == CTS_SRC_AFTER_RETURN || o->src[i] == CTS_SRC_PARTIAL ? 0
+                                                                                     : -1;
+    case CTS_ABOUT_LANDED:
+        return o->landed[i] == CTS_DST_COMPLETE ? 1 : o->landed[i] == CTS_DST_PENDING ? 0 : -1;
+    case CTS_ABOUT_DATA_ORDERED:
+        return o->data[i] == CTS_DATA_ORDERED                                         ? 1
+               : o->data[i] == CTS_DATA_STALE || o->data[i] == CTS_DATA_PARTIAL ? 0
+                                                                                  : -1;
+    default: /* CTS_ABOUT_LATER_SEES */
+        return o->reader[i] == CTS_READER_SAW ? 1 : o->reader[i] == CTS_READER_MISSED ? 0 : -1;
+    }
+}
+
+/* An observation made once a repetition: the repetitions that show it against
+ * those that show its absence (split()). */
+static int reps_behave(const struct cts_observed *o, enum cts_about a, enum cts_pred p)
+{
+    int yes = 0, no = 0;
+    for (int i = 0; i < o->nreps; i++) {
+        int r = rep_says(o, a, i);
+        yes += r == 1;
+        no += r == 0;
+    }
+    return split(yes, no, p);
+}
+
+/* Later work held (op_after, a third blocking or non-blocking stream). */
+static int order_behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred p)
+{
+    enum cts_order ord = a == CTS_ABOUT_THIRD_BLOCKING      ? o->verdict.third_blocking
+                         : a == CTS_ABOUT_THIRD_NONBLOCKING ? o->verdict.third_nonblocking
+                                                            : o->verdict.op_after;
+    if (ord == CTS_ORDER_NA)
+        return -1;
+    if (ord == CTS_ORDER_HELD_ANYWAY)
+        return p == CTS_PRED_GUARANTEED ? 1 : -1;
+    return ord == CTS_ORDER_HELD;
+}
+
+/* The capture family's: the capture ended, the call was captured, or (a
+ * refusal, with no effect, leaves it open) accepted and captured. */
+static int capture_behaves(const struct cts_observed *o, enum cts_about a)
+{
+    enum cts_cap_outcome v = o->verdict.capture;
+    if (v == CTS_CAP_NA)
+        return -1;
+    if (a == CTS_ABOUT_CAPTURE_ENDED)
+        return v == CTS_CAP_ENDED || v == CTS_CAP_ACCEPTED_ENDED;
+    if (a == CTS_ABOUT_ACCEPTED_CAPTURED && (v == CTS_CAP_REFUSED || v == CTS_CAP_ENDED))
+        return -1;
+    return v == CTS_CAP_GRAPH;
+}
+
 /* Whether the observation `about` shows the behaviour (1), its absence (0),
  * or cannot tell (-1).  A waiting call launched no marker while the gate was
  * closed; a hold the control shows too cannot be blamed on the call. */
 static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred p)
 {
-    enum cts_order ord;
     switch (a) {
-    case CTS_ABOUT_HOST: {
-        int waits = 0, returns = 0;
-        for (int i = 0; i < o->nreps; i++) {
-            waits += o->host[i] == CTS_HOST_WAITS;
-            returns += o->host[i] == CTS_HOST_RETURNS;
-        }
-        return split(waits, returns, p);
-    }
+    case CTS_ABOUT_HOST:
+    case CTS_ABOUT_SRC_AT_CALL:
+    case CTS_ABOUT_LANDED:
+    case CTS_ABOUT_DATA_ORDERED:
+    case CTS_ABOUT_LATER_SEES:
+        return reps_behave(o, a, p);
     case CTS_ABOUT_THIRD_BLOCKING:
     case CTS_ABOUT_THIRD_NONBLOCKING:
     case CTS_ABOUT_OP_AFTER:
-        ord = a == CTS_ABOUT_THIRD_BLOCKING      ? o->verdict.third_blocking
-              : a == CTS_ABOUT_THIRD_NONBLOCKING ? o->verdict.third_nonblocking
-                                                 : o->verdict.op_after;
-        if (ord == CTS_ORDER_NA)
-            return -1;
-        if (ord == CTS_ORDER_HELD_ANYWAY)
-            return p == CTS_PRED_GUARANTEED ? 1 : -1;
-        return ord == CTS_ORDER_HELD;
-    case CTS_ABOUT_SRC_AT_CALL: {
-        int at = 0, later = 0;
-        for (int i = 0; i < o->nreps; i++) {
-            at += o->src[i] == CTS_SRC_AT_CALL;
-            later += o->src[i] == CTS_SRC_AFTER_RETURN || o->src[i] == CTS_SRC_PARTIAL;
-        }
-        return split(at, later, p);
-    }
+        return order_behaves(o, a, p);
     case CTS_ABOUT_REJECTED:
         return o->rejected;
     case CTS_ABOUT_CONCURRENT:
         return o->verdict.overlap == CTS_OVERLAP_NA ? -1 : o->verdict.overlap != CTS_OVERLAP_SERIALIZES;
     case CTS_ABOUT_CAPTURE_ENDED:
-        return o->verdict.capture == CTS_CAP_NA ? -1
-               : o->verdict.capture == CTS_CAP_ENDED || o->verdict.capture == CTS_CAP_ACCEPTED_ENDED;
     case CTS_ABOUT_CAPTURED:
-        return o->verdict.capture == CTS_CAP_NA ? -1 : o->verdict.capture == CTS_CAP_GRAPH;
-    case CTS_ABOUT_ACCEPTED_CAPTURED: /* a refusal, with no effect, leaves it open */
-        return o->verdict.capture == CTS_CAP_NA || o->verdict.capture == CTS_CAP_REFUSED ||
-                       o->verdict.capture == CTS_CAP_ENDED
-                   ? -1
-                   : o->verdict.capture == CTS_CAP_GRAPH;
-    case CTS_ABOUT_LANDED: {
-        int yes = 0, no = 0;
-        for (int i = 0; i < o->nreps; i++) {
-            yes += o->landed[i] == CTS_DST_COMPLETE;
-            no += o->landed[i] == CTS_DST_PENDING;
-        }
-        return split(yes, no, p);
-    }
-    case CTS_ABOUT_DATA_ORDERED:
-    case CTS_ABOUT_LATER_SEES: {
-        int yes = 0, no = 0;
-        for (int i = 0; i < o->nreps; i++)
-            if (a == CTS_ABOUT_DATA_ORDERED) {
-                yes += o->data[i] == CTS_DATA_ORDERED;
-                no += o->data[i] == CTS_DATA_STALE || o->data[i] == CTS_DATA_PARTIAL;
-            } else {
-                yes += o->reader[i] == CTS_READER_SAW;
-                no += o->reader[i] == CTS_READER_MISSED;
-            }
-        return split(yes, no, p);
-    }
+    case CTS_ABOUT_ACCEPTED_CAPTURED:
+        return capture_behaves(o, a);
     default:
         return -1;
     }
