@@ -504,19 +504,11 @@ static void stream_rules(struct cts_judge *j)
     }
 }
 
-static void call_rules(struct cts_judge *j)
+/* The rules of one call, by its API: launches, allocation and frees, the
+ * synchronizing calls, host functions. */
+static void api_rules(struct cts_judge *j)
 {
     const struct cts_case *c = j->c;
-    enum form f;
-    const char *clause = NULL;
-    if (c->family->rejects && c->family->rejects(c, &clause)) {
-        add(j, clause, CTS_ABOUT_REJECTED, CTS_PRED_GUARANTEED); /* nothing else applies */
-        return;
-    }
-    if ((f = copy_form(c->api)) != NONE)
-        copy_rules(j, f);
-    else if ((f = memset_form(c->api)) != NONE)
-        memset_rules(j, f);
     switch (c->api) {
     case CTS_API_LAUNCH:
         add(j, "RT-SYNC-LAUNCH", CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
@@ -554,15 +546,36 @@ static void call_rules(struct cts_judge *j)
     default:
         break;
     }
+}
+
+/* PG-IMPLICIT: blocking streams only, held work issued by this thread. */
+static int implicit_applies(const struct cts_case *c)
+{
+    return implicit_sync_op(c) && !cts_busy_from_thread(c->busy) && c->busy != CTS_BUSY_NONBLOCKING &&
+           c->busy != CTS_BUSY_HOSTFN && !(cts_busy_in_op_stream(c->busy) && c->op == CTS_OP_NONBLOCKING);
+}
+
+static void call_rules(struct cts_judge *j)
+{
+    const struct cts_case *c = j->c;
+    enum form f;
+    const char *clause = NULL;
+    if (c->family->rejects && c->family->rejects(c, &clause)) {
+        add(j, clause, CTS_ABOUT_REJECTED, CTS_PRED_GUARANTEED); /* nothing else applies */
+        return;
+    }
+    if ((f = copy_form(c->api)) != NONE)
+        copy_rules(j, f);
+    else if ((f = memset_form(c->api)) != NONE)
+        memset_rules(j, f);
+    api_rules(j);
     if (c->writes)
         data_rules(j);
     if (c->family->judge)
         c->family->judge(j);
     if (c->variant && strncmp(c->variant, "pool_release_", 13) == 0)
         add(j, "RT-POOL-RELEASE", CTS_ABOUT_HOST, CTS_PRED_MAY);
-    /* PG-IMPLICIT: blocking streams only, held work issued by this thread */
-    if (implicit_sync_op(c) && !cts_busy_from_thread(c->busy) && c->busy != CTS_BUSY_NONBLOCKING &&
-        c->busy != CTS_BUSY_HOSTFN && !(cts_busy_in_op_stream(c->busy) && c->op == CTS_OP_NONBLOCKING))
+    if (implicit_applies(c))
         add(j, "PG-IMPLICIT", CTS_ABOUT_THIRD_BLOCKING, CTS_PRED_GUARANTEED);
     stream_rules(j);
 }
