@@ -25,8 +25,8 @@ int cts_cmd_list(int argc, char **argv)
             family = optarg;
         else if (c == 'G')
             group_name = optarg;
-        else if (c == 'D' && cts_parse_int(optarg, 1, 2, &devices))
-            return cts_die(EXIT_USAGE, "--devices wants 1 or 2 (the devices a case needs), not '%s'", optarg);
+        else if (c == 'D' && (rc = cts_parse_devices(optarg, &devices)))
+            return rc;
         else if (c != 'D')
             return cts_bad_option(c, argv);
     }

@@ -150,8 +150,8 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
                 return cts_die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
             break;
         case 'D':
-            if (cts_parse_int(optarg, 1, 2, &o->devices))
-                return cts_die(EXIT_USAGE, "--devices wants 1 or 2 (the devices a case needs), not '%s'", optarg);
+            if ((v = cts_parse_devices(optarg, &o->devices)))
+                return v;
             break;
         case 'o': o->out = optarg; break;
         case 'f': o->family = optarg; break;

@@ -23,6 +23,8 @@ int cts_bad_option(int c, char **argv);
 /* The cases the optional positional GLOB (one at most), family and group
  * select; a selection of nothing is bad input.  Returns 0, or an exit code
  * (the error printed).  In table.c, with the case table. */
+/* --devices N (list, run): 1 or 2, into *devices; else the usage error's exit status. */
+int cts_parse_devices(const char *s, int *devices);
 int cts_select_cases(int argc, char **argv, const char *family, const char *group, int devices,
                      const char **glob, const struct cts_case ***sel, size_t *n);
 int cts_ends_with(const char *s, const char *tail);

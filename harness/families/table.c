@@ -82,6 +82,13 @@ const struct cts_case *cts_case_find(const char *id)
     return hit ? *hit : NULL;
 }
 
+int cts_parse_devices(const char *s, int *devices)
+{
+    if (cts_parse_int(s, 1, 2, devices))
+        return cts_die(EXIT_USAGE, "--devices wants 1 or 2 (the devices a case needs), not '%s'", s);
+    return 0;
+}
+
 /* One positional GLOB at most.  Returns 0, or an exit code. */
 static int take_glob(int argc, char **argv, const char **glob)
 {
