@@ -1,5 +1,6 @@
 /* From repetitions to a verdict.  Pure: no CUDA, no clock; tests/ drives it. */
 #include "cts.h"
+#include "outcome.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,61 +73,15 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
 static const enum cts_status precedence[] = {CTS_BROKEN, CTS_TIMEOUT, CTS_FAIL, CTS_NOTSUPP,
                                              CTS_INCONCLUSIVE};
 
-static const char *field_value(const struct cts_verdict *v, int field, char *buf, size_t len)
+/* A field's value as a VARIES reason names it: "n/a" where NA, a count with the value that carries it. */
+static const char *field_value(const struct cts_verdict *v, const struct cts_outcome *o, char *buf, size_t len)
 {
-    const char *s = NULL;
-    switch (field) {
-    case 12:
-        if (v->depth == CTS_DEPTH_FOUND || v->depth == CTS_DEPTH_NONE) {
-            snprintf(buf, len, "%s %lld", cts_depth_name(v->depth), v->queued);
-            return buf;
-        }
-        s = cts_depth_name(v->depth);
-        break;
-    case 0: s = cts_host_name(v->host); break;
-    case 1: s = cts_order_name(v->op_after); break;
-    case 2: s = cts_order_name(v->third_blocking); break;
-    case 3: s = cts_order_name(v->third_nonblocking); break;
-    case 4: s = cts_src_name(v->src); break;
-    case 5: s = cts_dst_name(v->dst); break;
-    case 6: s = v->rejected; break;
-    case 7: s = cts_overlap_name(v->overlap); break;
-    case 8: s = cts_data_name(v->data); break;
-    case 9: s = cts_reader_name(v->reader); break;
-    case 10: s = cts_dst_name(v->landed); break;
-    case 11: s = cts_cap_outcome_name(v->capture); break;
-    case 13: s = cts_stall_name(v->stall); break;
-    case 14: s = cts_pool_name(v->pool); break;
+    const char *s = cts_outcome_name(v, o);
+    if (s && cts_outcome_counted(v, o)) {
+        snprintf(buf, len, "%s %lld", s, cts_outcome_count_in(v, o));
+        return buf;
     }
     return s ? s : "n/a";
-}
-
-#define FIELDS 15
-static const char *const field_names[FIELDS] = {
-    "host", "op_after", "third_blocking", "third_nonblocking", "src", "dst", "rejected", "overlap",
-    "data", "reader", "landed", "capture", "depth", "other_thread", "pool",
-};
-
-/* Clears field f of v (the fields as field_value numbers them). */
-static void clear_field(struct cts_verdict *v, int f)
-{
-    switch (f) {
-    case 0: v->host = CTS_HOST_NA; break;
-    case 1: v->op_after = CTS_ORDER_NA; break;
-    case 2: v->third_blocking = CTS_ORDER_NA; break;
-    case 3: v->third_nonblocking = CTS_ORDER_NA; break;
-    case 4: v->src = CTS_SRC_NA; break;
-    case 5: v->dst = CTS_DST_NA; break;
-    case 6: v->rejected = NULL; break;
-    case 7: v->overlap = CTS_OVERLAP_NA; break;
-    case 8: v->data = CTS_DATA_NA; break;
-    case 9: v->reader = CTS_READER_NA; break;
-    case 10: v->landed = CTS_DST_NA; break;
-    case 11: v->capture = CTS_CAP_NA; break;
-    case 12: v->depth = CTS_DEPTH_NA; v->queued = 0; break;
-    case 13: v->stall = CTS_STALL_NA; break;
-    case 14: v->pool = CTS_POOL_NA; break;
-    }
 }
 
 int cts_starved(double closed_us, double starved_us, double prompt_us)
@@ -174,17 +129,17 @@ void cts_classify(struct cts_result *res)
     res->verdict = v[0];
     size_t n = 0;
     char b0[48], bi[48];
-    for (int f = 0; f < FIELDS; f++) {
+    for (const struct cts_outcome *f = cts_outcomes; f < cts_outcomes + CTS_OUTCOME_COUNT; f++) {
         int agree = 1;
         for (int i = 1; i < res->nreps; i++)
             if (strcmp(field_value(&v[0], f, b0, sizeof b0), field_value(&v[i], f, bi, sizeof bi)) != 0)
                 agree = 0;
         if (agree)
             continue;
-        clear_field(&res->verdict, f);
+        cts_outcome_clear(&res->verdict, f);
         res->status = CTS_VARIES;
         n += snprintf(res->reason + n, sizeof res->reason - n, "%s%s:",
-                      n ? "; " : "repetitions differ on ", field_names[f]);
+                      n ? "; " : "repetitions differ on ", f->key);
         for (int i = 0; i < res->nreps && n < sizeof res->reason; i++)
             n += snprintf(res->reason + n, sizeof res->reason - n, " %s", field_value(&v[i], f, bi, sizeof bi));
         if (n >= sizeof res->reason)

@@ -80,19 +80,7 @@ TOKEN(cts_busy_token, enum cts_busy, CTS_BUSY_COUNT, "busy_same", "busy_legacy",
       "busy_peer_legacy", "busy_peer_blocking", "busy_peer_nonblocking", "busy_both",
       "busy_thread_peer", "busy_other_process", "busy_other_process_peer")
 TOKEN(cts_capture_token, enum cts_capture, CTS_CAPTURE_COUNT, NULL, "global", "thread_local", "relaxed")
-TOKEN(cts_cap_outcome_name, enum cts_cap_outcome, CTS_CAP_OUTCOME_COUNT, NULL, "graph", "ran", "refused", "ended",
-      "accepted_ended", "lost", "refused_effect")
 TOKEN(cts_cap_status_name, enum cts_cap_status, CTS_CAPST_COUNT, NULL, "active", "invalidated", "none")
-TOKEN(cts_order_name, enum cts_order, 4, NULL, "runs", "held", "held_anyway")
-TOKEN(cts_src_name, enum cts_src, 4, NULL, "at_call", "after_return", "partial")
-TOKEN(cts_dst_name, enum cts_dst, 3, NULL, "complete", "pending")
-TOKEN(cts_overlap_name, enum cts_overlap, 5, NULL, "overlaps", "partial", "shares", "serializes")
-TOKEN(cts_host_name, enum cts_host, 3, NULL, "returns", "waits")
-TOKEN(cts_data_name, enum cts_data, 4, NULL, "ordered", "stale", "partial")
-TOKEN(cts_reader_name, enum cts_reader, 3, NULL, "saw", "missed")
-TOKEN(cts_depth_name, enum cts_depth, CTS_DEPTH_COUNT, NULL, "found", "none", "beside")
-TOKEN(cts_stall_name, enum cts_stall, CTS_STALL_COUNT, NULL, "unaffected", "stalls", "brief")
-TOKEN(cts_pool_name, enum cts_pool, CTS_POOL_COUNT, NULL, "refused", "other_block", "reused_after", "reused_now")
 
 static const struct {
     size_t bytes;

@@ -2,6 +2,7 @@
  * environment, and one object per case keyed by its id. */
 #define _GNU_SOURCE
 #include "matrix.h"
+#include "outcome.h"
 #include "spec.h"
 
 #include <math.h>
@@ -18,40 +19,18 @@ static json_t *us(double x)
 
 static json_t *name_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
-static json_t *verdict_json(const struct cts_result *r)
+json_t *cts_verdict_json(const struct cts_verdict *vd, int pass)
 {
-    /* VARIES keeps the fields its repetitions agree on. */
+    /* A field that is not in every verdict is left out where it has no value
+     * (older matrices lack it). */
     json_t *v = json_object();
-    int pass = r->status == CTS_PASS || r->status == CTS_VARIES;
-    json_object_set_new(v, "host", name_or_null(pass ? cts_host_name(r->verdict.host) : NULL));
-    json_object_set_new(v, "op_after", name_or_null(pass ? cts_order_name(r->verdict.op_after) : NULL));
-    json_object_set_new(v, "third_blocking",
-                        name_or_null(pass ? cts_order_name(r->verdict.third_blocking) : NULL));
-    json_object_set_new(v, "third_nonblocking",
-                        name_or_null(pass ? cts_order_name(r->verdict.third_nonblocking) : NULL));
-    json_object_set_new(v, "src", name_or_null(pass ? cts_src_name(r->verdict.src) : NULL));
-    json_object_set_new(v, "dst", name_or_null(pass ? cts_dst_name(r->verdict.dst) : NULL));
-    if (pass && r->verdict.rejected) /* only where the call was rejected: older matrices lack it */
-        json_object_set_new(v, "rejected", json_string(r->verdict.rejected));
-    if (pass && r->verdict.overlap != CTS_OVERLAP_NA) /* the overlap family's cases only */
-        json_object_set_new(v, "overlap", json_string(cts_overlap_name(r->verdict.overlap)));
-    if (pass && r->verdict.data != CTS_DATA_NA) /* written cases only */
-        json_object_set_new(v, "data", json_string(cts_data_name(r->verdict.data)));
-    if (pass && r->verdict.reader != CTS_READER_NA)
-        json_object_set_new(v, "reader", json_string(cts_reader_name(r->verdict.reader)));
-    if (pass && r->verdict.landed != CTS_DST_NA) /* copies and memsets that waited or ran on */
-        json_object_set_new(v, "landed", json_string(cts_dst_name(r->verdict.landed)));
-    if (pass && r->verdict.capture != CTS_CAP_NA) /* the capture family's cases only */
-        json_object_set_new(v, "capture", json_string(cts_cap_outcome_name(r->verdict.capture)));
-    if (pass && r->verdict.depth != CTS_DEPTH_NA) { /* the depth family's cases only */
-        json_object_set_new(v, "depth", json_string(cts_depth_name(r->verdict.depth)));
-        if (r->verdict.depth != CTS_DEPTH_BESIDE)
-            json_object_set_new(v, "queued", json_integer((json_int_t)r->verdict.queued));
+    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++) {
+        const char *name = pass ? cts_outcome_name(vd, o) : NULL;
+        if (name || o->always)
+            json_object_set_new(v, o->key, name_or_null(name));
+        if (name && cts_outcome_counted(vd, o))
+            json_object_set_new(v, o->count_key, json_integer((json_int_t)cts_outcome_count_in(vd, o)));
     }
-    if (pass && r->verdict.stall != CTS_STALL_NA) /* the stall family's cases only */
-        json_object_set_new(v, "other_thread", json_string(cts_stall_name(r->verdict.stall)));
-    if (pass && r->verdict.pool != CTS_POOL_NA) /* the pool family's cases only */
-        json_object_set_new(v, "pool", json_string(cts_pool_name(r->verdict.pool)));
     return v;
 }
 
@@ -333,7 +312,8 @@ json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r)
     json_object_set_new(j, "reason", r->reason[0] ? json_string(r->reason) : json_null());
     json_object_set_new(j, "symbol", r->symbol[0] ? json_string(r->symbol) : json_null());
 
-    json_object_set_new(j, "verdict", verdict_json(r));
+    /* VARIES keeps the fields its repetitions agree on. */
+    json_object_set_new(j, "verdict", cts_verdict_json(&r->verdict, r->status == CTS_PASS || r->status == CTS_VARIES));
     json_object_set_new(j, "evidence", evidence_json(r));
     /* What the documentation says of it, judged against what was observed. */
     json_object_set_new(j, "spec", cts_spec_case_json(c, j, cts_build_per_thread()));

@@ -13,6 +13,10 @@
 
 
 /* matrix.c */
+/* A case's "verdict": every field of cts_outcomes (outcome.h) that has a
+ * value, and those in every verdict (null where NA); pass 0 (a case with no
+ * verdict): those alone, null. */
+json_t *cts_verdict_json(const struct cts_verdict *v, int pass);
 json_t *cts_case_json(const struct cts_case *c, const struct cts_result *r);
 json_t *cts_matrix_new(json_t *environment, json_t *run, json_t *cases);
 /* Loads and validates a matrix, plain or gzip-compressed; on failure returns

@@ -6,6 +6,7 @@
  * nothing reads are left alone. */
 #define _GNU_SOURCE
 #include "matrix_int.h"
+#include "outcome.h"
 #include "spec.h"
 
 #include <math.h>
@@ -154,27 +155,22 @@ static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
 static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
 static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
 static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
-static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
 static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
-static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
-static const char *depth_n(int i) { return cts_depth_name((enum cts_depth)i); }
-static const char *stall_n(int i) { return cts_stall_name((enum cts_stall)i); }
-static const char *pool_n(int i) { return cts_pool_name((enum cts_pool)i); }
 static const char *capmode_n(int i) { return cts_capture_token((enum cts_capture)i); }
 static const char *capst_n(int i) { return cts_cap_status_name((enum cts_cap_status)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
 static const char *about_n(int i) { return i ? cts_about_name((enum cts_about)(i - 1)) : NULL; }
 static const char *pred_n(int i) { return i ? cts_pred_name((enum cts_pred)(i - 1)) : NULL; }
+/* An enum's names: by a function, or (a verdict field's, outcome.h) a list. */
 struct names {
     const char *(*name)(int);
     int count;
+    const char *const *list;
 };
+static const char *nm(struct names n, int i) { return n.list ? n.list[i] : n.name(i); }
 static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
-                          OVERLAP = {overlap_n, 5}, DATA = {data_n, 4}, READER = {reader_n, 3},
-                          CAPTURE = {capture_n, CTS_CAP_OUTCOME_COUNT}, DEPTH = {depth_n, CTS_DEPTH_COUNT},
-                          STALL = {stall_n, CTS_STALL_COUNT}, POOL = {pool_n, CTS_POOL_COUNT},
-                          CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
+                          DATA = {data_n, 4}, READER = {reader_n, 3}, CAPMODE = {capmode_n, CTS_CAPTURE_COUNT},
                           CAPST = {capst_n, CTS_CAPST_COUNT}, CONF = {conf_n, 4}, ABOUT = {about_n, CTS_ABOUT_COUNT + 1}, PRED = {pred_n, 5};
 
 /* The index of a name (null is 0 where NUL allows it), or -1 with a reason. */
@@ -185,12 +181,12 @@ static int name_ok(const json_t *v, struct names n, int flags, const char *pre, 
         return 0;
     const char *s = json_string_value(v);
     for (int i = 1; s && i < n.count; i++)
-        if (!strcmp(s, n.name(i)))
+        if (!strcmp(s, nm(n, i)))
             return i;
     char list[160] = "";
     for (int i = 1; i < n.count; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i > 1 ? (i + 1 < n.count ? ", " : " or ") : "",
-                 n.name(i));
+                 nm(n, i));
     if (s)
         return BAD("%s%s is \"%.40s\", not %s%s", pre, key, s, list, flags & NUL ? " (or null)" : "");
     return BAD("%s%s is %s, not %s%s", pre, key, type_name(v), list, flags & NUL ? " (or null)" : "");
@@ -215,9 +211,6 @@ static int v_name(const json_t *o, const char *pre, const char *key, int flags, 
         *idx = i;
     return 0;
 }
-
-/* The verdict members, in the order they are written (sorted). */
-static const char *const verdict_keys[] = {"dst", "host", "op_after", "src", "third_blocking", "third_nonblocking"};
 
 /* Per-repetition arrays: the kind of their elements. */
 enum rep_kind { REP_TIME, REP_SIGNED, REP_HOST, REP_SRC, REP_DST, REP_DATA, REP_READER, REP_BYTES };
@@ -476,66 +469,62 @@ static int check_spec(const json_t *spec, const char *id, json_t *refs, char *wh
     return 0;
 }
 
-/* A case's verdict: its fields' names, "rejected" where there is one, and
- * no other member. */
-/* The verdict's fields that only some families' cases carry, each a name of
- * its kind: overlap, capture, depth, other_thread (stall), pool, and data
- * order's data, reader and landed.  ("queued", a count, and "rejected", an
- * error's name, are checked apart.) */
-struct optional_field {
-    const char *key;
-    const struct names *names;
-};
+/* A case's verdict: each field of cts_outcomes (outcome.h) a name of its
+ * kind (null allowed, and required, for those in every verdict; the others
+ * only where they have a value), a field's count only with the values that
+ * carry it, the rejection's error a non-empty string; no other member. */
+static int check_field(const json_t *verdict, const struct cts_outcome *o, size_t *present, char *why, size_t len)
+{
+    if (!o->names) { /* a string: the documented rejection's error */
+        const char *s;
+        if (v_str(verdict, "verdict.", o->key, OPT, &s, why, len))
+            return -1;
+        if (s && !*s)
+            return BAD("verdict.%s is empty", o->key);
+        *present += s != NULL;
+        return 0;
+    }
+    int got = 0;
+    struct names n = {NULL, o->count, o->names};
+    if (v_name(verdict, "verdict.", o->key, o->always ? NUL : OPT, n, &got, why, len))
+        return -1;
+    *present += o->always || got;
+    if (!o->count_key)
+        return 0;
+    json_int_t count = -1;
+    if (v_int(verdict, "verdict.", o->count_key, OPT, 0, INT64_MAX, &count, why, len))
+        return -1;
+    if ((count >= 0) != (got > 0 && (o->count_with >> got & 1u)))
+        return BAD("verdict.%s is %s, and verdict.%s is %s", o->count_key, count >= 0 ? "there" : "missing",
+                   o->key, got ? o->names[got] : "missing");
+    *present += count >= 0;
+    return 0;
+}
 
 static int check_verdict(const json_t *verdict, char *why, size_t len)
 {
-    static const struct names *const verdict_names[] = {&DST, &HOST, &ORDER, &SRC, &ORDER, &ORDER};
-    for (size_t k = 0; k < 6; k++)
-        if (v_name(verdict, "verdict.", verdict_keys[k], NUL, *verdict_names[k], NULL, why, len))
+    size_t present = 0;
+    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++)
+        if (check_field(verdict, o, &present, why, len))
             return -1;
-    /* "rejected": the error a documented rejection returned, where the call was rejected. */
-    const char *rejected;
-    if (v_str(verdict, "verdict.", "rejected", OPT, &rejected, why, len))
-        return -1;
-    if (rejected && !*rejected)
-        return BAD("verdict.rejected is empty");
-    static const struct optional_field optional[] = {
-        {"overlap", &OVERLAP}, {"capture", &CAPTURE}, {"depth", &DEPTH}, {"other_thread", &STALL},
-        {"pool", &POOL},       {"data", &DATA},       {"reader", &READER}, {"landed", &DST}};
-    enum { N_OPTIONAL = sizeof optional / sizeof *optional, DEPTH_AT = 2, DATA_AT = 5 };
-    int got[N_OPTIONAL] = {0};
-    size_t present = 6 + (size_t)(rejected != NULL);
-    json_int_t queued = -1;
-    for (size_t k = 0; k < N_OPTIONAL; k++) {
-        if (k == DATA_AT) { /* the depth family's count goes with its verdict */
-            int depth = got[DEPTH_AT];
-            if ((queued >= 0) != (depth == CTS_DEPTH_FOUND || depth == CTS_DEPTH_NONE))
-                return BAD("verdict.queued is %s, and verdict.depth is %s", queued >= 0 ? "there" : "missing",
-                           depth ? depth_n(depth) : "missing");
-        }
-        if (v_name(verdict, "verdict.", optional[k].key, OPT, *optional[k].names, &got[k], why, len))
-            return -1;
-        present += got[k] != 0;
-        if (k == DEPTH_AT && v_int(verdict, "verdict.", "queued", OPT, 0, INT64_MAX, &queued, why, len))
-            return -1;
-    }
-    present += queued >= 0;
     if (json_object_size(verdict) == present)
         return 0;
     const char *k;
     json_t *x;
     json_object_foreach((json_t *)verdict, k, x)
     {
-        int known = !strcmp(k, "rejected") || !strcmp(k, "queued");
-        for (size_t i = 0; !known && i < 6; i++)
-            known = !strcmp(k, verdict_keys[i]);
-        for (size_t i = 0; !known && i < N_OPTIONAL; i++)
-            known = !strcmp(k, optional[i].key);
-        if (!known)
-            return BAD("verdict.%.40s is not a verdict field (%s, %s, %s, %s, %s, %s, rejected, overlap, data, "
-                       "reader, landed, capture, depth, queued, other_thread or pool)", k,
-                       verdict_keys[0], verdict_keys[1], verdict_keys[2], verdict_keys[3], verdict_keys[4],
-                       verdict_keys[5]);
+        const struct cts_outcome *o = cts_outcome_find(k);
+        int known = o != NULL;
+        for (o = cts_outcomes; !known && o < cts_outcomes + CTS_OUTCOME_COUNT; o++)
+            known = o->count_key && !strcmp(k, o->count_key);
+        if (known)
+            continue;
+        char list[256] = "";
+        for (o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s%s%s",
+                     o == cts_outcomes ? "" : o + 1 < cts_outcomes + CTS_OUTCOME_COUNT ? ", " : " or ", o->key,
+                     o->count_key ? ", " : "", o->count_key ? o->count_key : "");
+        return BAD("verdict.%.40s is not a verdict field (%s)", k, list);
     }
     return 0;
 }

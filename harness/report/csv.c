@@ -4,19 +4,21 @@
  * quote, CR or LF is enclosed in double quotes with its quotes doubled; an
  * absent or null value is an empty field. */
 #define _GNU_SOURCE
+#include "outcome.h"
 #include "report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const header[] = {
-    "id",          "family",         "group",          "function",  "variant",  "direction",
-    "memory",      "size",           "kind",           "op_stream", "busy",     "status",
-    "symbol",      "host",           "op_after",       "third_blocking", "third_nonblocking",
-    "src",         "dst",            "idle_call_us",   "call_us_median", "conformance", "clauses",
-    "reason",      "capture",        "capture_by",     "capture_outcome", "depth", "queued",
-    "other_thread", "pool", NULL}; /* later columns last */
+/* The columns: the case's, its status and symbol, then the verdict fields
+ * that every verdict has (outcome.h), then the evidence, the judgement and
+ * the capture modes, then the other verdict fields that have a column (and
+ * a count's, after its field): a field added later comes last. */
+static const char *const head[] = {"id",     "family",   "group", "function", "variant", "direction", "memory",
+                                   "size",   "kind",     "op_stream", "busy", "status", "symbol", NULL};
+static const char *const middle[] = {"idle_call_us", "call_us_median", "conformance", "clauses",
+                                     "reason",       "capture",        "capture_by",  NULL};
 
 void cts_csv_text(FILE *f, const char *s)
 {
@@ -75,23 +77,44 @@ static int put_clauses(FILE *f, const struct cts_case_view *v)
     return 0;
 }
 
+/* The verdict fields that have a column, those of every verdict (always 1) or the others. */
+static void put_fields(FILE *f, const struct cts_verdict *vd, int always)
+{
+    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++) {
+        if (!o->csv || o->always != always)
+            continue;
+        fputc(',', f);
+        cts_csv_text(f, name(cts_outcome_name(vd, o)));
+        if (!o->count_key)
+            continue;
+        fputc(',', f);
+        if (cts_outcome_counted(vd, o))
+            fprintf(f, "%lld", cts_outcome_count_in(vd, o));
+    }
+}
+
+/* The header row. */
+static void put_header(FILE *f)
+{
+    for (int i = 0; head[i]; i++)
+        fprintf(f, "%s%s", i ? "," : "", head[i]);
+    for (int pass = 1; pass >= 0; pass--) {
+        for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++)
+            if (o->csv && o->always == pass)
+                fprintf(f, ",%s%s%s", o->csv, o->count_key ? "," : "", o->count_key ? o->count_key : "");
+        for (int i = 0; pass && middle[i]; i++)
+            fprintf(f, ",%s", middle[i]);
+    }
+    fputs("\r\n", f);
+}
+
 static int put_case(FILE *f, const char *id, const json_t *c)
 {
     struct cts_case_view v;
     cts_case_view(&v, id, c);
     const struct cts_verdict *vd = &v.verdict;
     const char *const text[] = {v.id, v.family, v.group, v.function, v.variant, v.direction, v.memory};
-    const char *const after_size[] = {v.kind,
-                                      v.op_stream,
-                                      v.busy,
-                                      cts_status_name(v.status),
-                                      v.symbol,
-                                      name(cts_host_name(vd->host)),
-                                      name(cts_order_name(vd->op_after)),
-                                      name(cts_order_name(vd->third_blocking)),
-                                      name(cts_order_name(vd->third_nonblocking)),
-                                      name(cts_src_name(vd->src)),
-                                      name(cts_dst_name(vd->dst))};
+    const char *const after_size[] = {v.kind, v.op_stream, v.busy, cts_status_name(v.status), v.symbol};
     for (size_t i = 0; i < sizeof text / sizeof *text; i++) {
         fputs(i ? "," : "", f);
         cts_csv_text(f, text[i]);
@@ -103,6 +126,7 @@ static int put_case(FILE *f, const char *id, const json_t *c)
         fputc(',', f);
         cts_csv_text(f, after_size[i]);
     }
+    put_fields(f, vd, 1);
     fputc(',', f);
     /* Not v.idle_us: the CSV writes the time as the matrix records it (a
      * whole number stays one), which the view's double does not tell. */
@@ -121,17 +145,7 @@ static int put_case(FILE *f, const char *id, const json_t *c)
     cts_csv_text(f, v.capture);
     fputc(',', f);
     cts_csv_text(f, v.capture_by);
-    fputc(',', f);
-    cts_csv_text(f, name(cts_cap_outcome_name(vd->capture)));
-    fputc(',', f);
-    cts_csv_text(f, name(cts_depth_name(vd->depth)));
-    fputc(',', f);
-    if (vd->depth == CTS_DEPTH_FOUND || vd->depth == CTS_DEPTH_NONE)
-        fprintf(f, "%lld", vd->queued);
-    fputc(',', f);
-    cts_csv_text(f, name(cts_stall_name(vd->stall)));
-    fputc(',', f);
-    cts_csv_text(f, name(cts_pool_name(vd->pool)));
+    put_fields(f, vd, 0);
     fputs("\r\n", f);
     return 0;
 }
@@ -150,9 +164,7 @@ int cts_render_csv(const json_t *m, FILE *f)
     json_object_foreach((json_t *)cases, id, c) ids[k++] = id;
     qsort(ids, n, sizeof *ids, cmp_str);
 
-    for (int i = 0; header[i]; i++)
-        fprintf(f, "%s%s", i ? "," : "", header[i]);
-    fputs("\r\n", f);
+    put_header(f);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
         rc = put_case(f, ids[i], json_object_get(cases, ids[i]));

@@ -70,12 +70,8 @@ int cts_diff_summarize(void *ctx, const char *id, const json_t *c)
     x->varies_on_landing = v.status == CTS_VARIES && v.has_reason &&
                            !strncmp(v.reason, "repetitions differ on landed:", 29) && !strchr(v.reason, ';');
     x->conf = (signed char)v.conformance;
-    const int fields[CTS_DIFF_FIELDS] = {v.verdict.dst, v.verdict.host, v.verdict.op_after, v.verdict.src,
-                                         v.verdict.third_blocking, v.verdict.third_nonblocking,
-                                         v.verdict.data, v.verdict.reader, v.verdict.landed,
-                                         v.verdict.capture, v.verdict.stall, v.verdict.pool}; /* verdict_keys' order */
-    for (int k = 0; k < CTS_DIFF_FIELDS; k++)
-        x->verdict[k] = (unsigned char)fields[k];
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
+        x->verdict[k] = (unsigned char)cts_outcome_get(&v.verdict, &cts_outcomes[k]);
     x->call = v.call_us;
     d->n++;
     return 0;

@@ -11,6 +11,7 @@
 #define CTS_DIFF_INT_H
 
 #include "known.h"
+#include "outcome.h"
 #include "report.h"
 
 #include <stddef.h>
@@ -20,9 +21,6 @@
 enum group { G_REGRESSED, G_FIXED, G_NEW_NOTSUPP, G_OLD_NOTSUPP, G_CHANGED, G_ONLY_A, G_ONLY_B, G_KNOWN, G_COUNT };
 
 /* What diff keeps of a case. */
-/* The verdict fields diff compares (diff_render.c's verdict_keys). */
-#define CTS_DIFF_FIELDS 12
-#define CTS_DIFF_LANDED 8 /* landing's index among them */
 struct dcase {
     const char *id, *symbol; /* symbol NULL where null */
     const char *rejected;    /* verdict.rejected; NULL where absent */
@@ -31,7 +29,7 @@ struct dcase {
     signed char conf;        /* enum cts_conformance: 0 where null or there is no spec */
     unsigned char has_spec;  /* "spec" is an object */
     unsigned char varies_on_landing; /* VARIES on landing alone (its reason names no other field) */
-    unsigned char verdict[CTS_DIFF_FIELDS]; /* the verdict_keys fields: indices into their names, 0 for null */
+    unsigned char verdict[CTS_OUTCOME_COUNT]; /* the named verdict fields (cts_outcomes): their values, 0 for null */
 };
 
 struct change {

@@ -17,27 +17,6 @@ static const char *const group_names[G_COUNT] = {
     "regressed", "fixed", "newly NOTSUPP", "no longer NOTSUPP", "changed", "only in A", "only in B",
     "within known variability"};
 
-/* The verdict fields, in the order the matrix writes them (sorted), then the
- * data-order ones (written cases), and their names. */
-static const char *const verdict_keys[CTS_DIFF_FIELDS] = {"dst", "host", "op_after", "src", "third_blocking",
-                                                          "third_nonblocking", "data", "reader", "landed", "capture",
-                                                          "other_thread", "pool"};
-static const char *vname(int field, int i)
-{
-    switch (field) {
-    case 0: return cts_dst_name((enum cts_dst)i);
-    case 1: return cts_host_name((enum cts_host)i);
-    case 3: return cts_src_name((enum cts_src)i);
-    case 6: return cts_data_name((enum cts_data)i);
-    case 7: return cts_reader_name((enum cts_reader)i);
-    case 8: return cts_dst_name((enum cts_dst)i);
-    case 9: return cts_cap_outcome_name((enum cts_cap_outcome)i);
-    case 10: return cts_stall_name((enum cts_stall)i);
-    case 11: return cts_pool_name((enum cts_pool)i);
-    default: return cts_order_name((enum cts_order)i);
-    }
-}
-
 int cts_diff_oom; /* set when a string could not be allocated; checked before anything is written */
 
 /* A formatted string to free; NULL (and cts_diff_oom) if memory ran out. */
@@ -106,7 +85,7 @@ static char *value_text(const json_t *v)
 }
 
 /* Context for a changed case: the call time on both sides, and each verdict
- * field (in the matrix's order) that has a value on both sides and differs
+ * field (in the order of cts_outcomes) that has a value on both sides and differs
  * ("host: waits -> returns"; a field that is null, because the call waited
  * or repetitions disagreed on it, is already told by the symbol). */
 static char *note(const struct change *ch, const char *arrow)
@@ -116,16 +95,16 @@ static char *note(const struct change *ch, const char *arrow)
                                                        : dupf("call %s %s %s", S(ta), arrow, S(tb));
     free(ta);
     free(tb);
-    for (int k = 0; ch->a && ch->b && k < CTS_DIFF_FIELDS; k++) {
-        if (k == 3 && ch->a->rejected && ch->b->rejected && strcmp(ch->a->rejected, ch->b->rejected)) {
-            char *t = dupf("%s; rejected: %s %s %s", S(s), ch->a->rejected, arrow, ch->b->rejected);
-            free(s);
-            s = t; /* (between op_after and src, as the matrix orders them) */
-        }
+    for (int k = 0; ch->a && ch->b && k < CTS_OUTCOME_COUNT; k++) {
+        const struct cts_outcome *o = &cts_outcomes[k];
+        char *t = NULL;
+        if (!o->names && ch->a->rejected && ch->b->rejected && strcmp(ch->a->rejected, ch->b->rejected))
+            t = dupf("%s; %s: %s %s %s", S(s), o->key, ch->a->rejected, arrow, ch->b->rejected);
         int x = ch->a->verdict[k], y = ch->b->verdict[k];
-        if (!x || !y || x == y)
+        if (o->names && x && y && x != y)
+            t = dupf("%s; %s: %s %s %s", S(s), o->key, o->names[x], arrow, o->names[y]);
+        if (!t)
             continue;
-        char *t = dupf("%s; %s: %s %s %s", S(s), verdict_keys[k], vname(k, x), arrow, vname(k, y));
         free(s);
         s = t;
     }

@@ -4,6 +4,7 @@
  * the one median they are all taken with.  Then how reports order and name
  * cases: the Markdown and HTML renderings list cases in this order, and
  * every report words a direction alike. */
+#include "outcome.h"
 #include "report.h"
 
 #include <math.h>
@@ -96,43 +97,24 @@ static int name_index(const char *(*name)(int), int count, const json_t *v)
             return i;
     return 0;
 }
-static const char *host_n(int i) { return cts_host_name((enum cts_host)i); }
-static const char *order_n(int i) { return cts_order_name((enum cts_order)i); }
-static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
-static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
 static const char *conf_n(int i) { return cts_conformance_name((enum cts_conformance)i); }
-static const char *overlap_n(int i) { return cts_overlap_name((enum cts_overlap)i); }
-static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
-static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
-static const char *capture_n(int i) { return cts_cap_outcome_name((enum cts_cap_outcome)i); }
-static const char *depth_n(int i) { return cts_depth_name((enum cts_depth)i); }
-static const char *stall_n(int i) { return cts_stall_name((enum cts_stall)i); }
-static const char *pool_n(int i) { return cts_pool_name((enum cts_pool)i); }
-/* How many values each has, NA included. */
-enum { HOST_COUNT = 3, ORDER_COUNT = 4, SRC_COUNT = 4, DST_COUNT = 3, CONF_COUNT = 4, OVERLAP_COUNT = 5,
-       DATA_COUNT = 4, READER_COUNT = 3 };
+/* How many values it has, NA included. */
+enum { CONF_COUNT = 4 };
 
+/* The verdict's fields (outcome.h), NA where null or absent. */
 static struct cts_verdict verdict_of(const json_t *v)
 {
-    return (struct cts_verdict){
-        .host = (enum cts_host)name_index(host_n, HOST_COUNT, json_object_get(v, "host")),
-        .op_after = (enum cts_order)name_index(order_n, ORDER_COUNT, json_object_get(v, "op_after")),
-        .third_blocking = (enum cts_order)name_index(order_n, ORDER_COUNT, json_object_get(v, "third_blocking")),
-        .third_nonblocking =
-            (enum cts_order)name_index(order_n, ORDER_COUNT, json_object_get(v, "third_nonblocking")),
-        .src = (enum cts_src)name_index(src_n, SRC_COUNT, json_object_get(v, "src")),
-        .dst = (enum cts_dst)name_index(dst_n, DST_COUNT, json_object_get(v, "dst")),
-        .rejected = json_string_value(json_object_get(v, "rejected")),
-        .overlap = (enum cts_overlap)name_index(overlap_n, OVERLAP_COUNT, json_object_get(v, "overlap")),
-        .data = (enum cts_data)name_index(data_n, DATA_COUNT, json_object_get(v, "data")),
-        .reader = (enum cts_reader)name_index(reader_n, READER_COUNT, json_object_get(v, "reader")),
-        .landed = (enum cts_dst)name_index(dst_n, DST_COUNT, json_object_get(v, "landed")),
-        .capture = (enum cts_cap_outcome)name_index(capture_n, CTS_CAP_OUTCOME_COUNT, json_object_get(v, "capture")),
-        .depth = (enum cts_depth)name_index(depth_n, CTS_DEPTH_COUNT, json_object_get(v, "depth")),
-        .queued = json_integer_value(json_object_get(v, "queued")),
-        .stall = (enum cts_stall)name_index(stall_n, CTS_STALL_COUNT, json_object_get(v, "other_thread")),
-        .pool = (enum cts_pool)name_index(pool_n, CTS_POOL_COUNT, json_object_get(v, "pool")),
-    };
+    struct cts_verdict d = {0};
+    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++) {
+        const json_t *x = json_object_get(v, o->key);
+        if (!o->names)
+            *(const char **)((char *)&d + o->at) = json_string_value(x);
+        else
+            cts_outcome_set(&d, o, cts_outcome_parse(o, json_string_value(x)));
+        if (o->count_key)
+            *cts_outcome_count_of(&d, o) = json_integer_value(json_object_get(v, o->count_key));
+    }
+    return d;
 }
 
 void cts_case_view(struct cts_case_view *v, const char *id, const json_t *c)
@@ -171,13 +153,13 @@ struct cts_case_clause cts_case_clause(const struct cts_case_view *v, size_t i)
 
 int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
 {
-    if (!a->rejected != !b->rejected || (a->rejected && strcmp(a->rejected, b->rejected)))
-        return 0;
-    return a->host == b->host && a->op_after == b->op_after && a->third_blocking == b->third_blocking &&
-           a->third_nonblocking == b->third_nonblocking && a->src == b->src && a->dst == b->dst &&
-           a->overlap == b->overlap && a->data == b->data && a->reader == b->reader &&
-           a->landed == b->landed && a->capture == b->capture && a->depth == b->depth && a->queued == b->queued &&
-           a->stall == b->stall && a->pool == b->pool;
+    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++) {
+        const char *x = o->names ? NULL : cts_outcome_name(a, o), *y = o->names ? NULL : cts_outcome_name(b, o);
+        if (cts_outcome_get(a, o) != cts_outcome_get(b, o) || (x && y && strcmp(x, y)) ||
+            (o->count_key && cts_outcome_count_in(a, o) != cts_outcome_count_in(b, o)))
+            return 0;
+    }
+    return 1;
 }
 
 void cts_env_view(struct cts_env_view *e, const json_t *m)

@@ -1,0 +1,133 @@
+/* The verdict's fields, registered once (outcome.h), and their values' names.
+ * The names are part of every committed matrix: changing one changes what
+ * the matrices say, so don't. */
+#include "outcome.h"
+
+#include <string.h>
+
+static const char *const host_names[] = {NULL, "returns", "waits"};
+static const char *const order_names[] = {NULL, "runs", "held", "held_anyway"};
+static const char *const src_names[] = {NULL, "at_call", "after_return", "partial"};
+static const char *const dst_names[] = {NULL, "complete", "pending"};
+static const char *const overlap_names[] = {NULL, "overlaps", "partial", "shares", "serializes"};
+static const char *const data_names[] = {NULL, "ordered", "stale", "partial"};
+static const char *const reader_names[] = {NULL, "saw", "missed"};
+static const char *const capture_names[CTS_CAP_OUTCOME_COUNT] = {NULL,     "graph",          "ran",  "refused",
+                                                                 "ended",  "accepted_ended", "lost", "refused_effect"};
+static const char *const depth_names[CTS_DEPTH_COUNT] = {NULL, "found", "none", "beside"};
+static const char *const stall_names[CTS_STALL_COUNT] = {NULL, "unaffected", "stalls", "brief"};
+static const char *const pool_names[CTS_POOL_COUNT] = {NULL, "refused", "other_block", "reused_after", "reused_now"};
+
+#define N(a) (int)(sizeof a / sizeof *a)
+#define AT(member) offsetof(struct cts_verdict, member)
+/* key, names, count, member, always, CSV column */
+#define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0}
+
+const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
+    /* Whether the call returned while the gate held its work (W or A). */
+    NAMED("host", host_names, host, 1, "host"),
+    /* Work queued after the call, seen while the gate was closed: on the op
+     * stream, and on a third blocking and non-blocking stream. */
+    NAMED("op_after", order_names, op_after, 1, "op_after"),
+    NAMED("third_blocking", order_names, third_blocking, 1, "third_blocking"),
+    NAMED("third_nonblocking", order_names, third_nonblocking, 1, "third_nonblocking"),
+    /* When a copy read its host source, and whether a host destination was complete at the return. */
+    NAMED("src", src_names, src, 1, "src"),
+    NAMED("dst", dst_names, dst, 1, "dst"),
+    /* The documented rejection's error, where the call was rejected. */
+    {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0},
+    /* The overlap family's pair. */
+    NAMED("overlap", overlap_names, overlap, 0, NULL),
+    /* Data order (written cases): the bytes the copy moved, and what work after it read. */
+    NAMED("data", data_names, data, 0, NULL),
+    NAMED("reader", reader_names, reader, 0, NULL),
+    /* A synchronous copy's or memset's destination right after the return. */
+    NAMED("landed", dst_names, landed, 0, NULL),
+    /* The capture family's: what the capture made of the call. */
+    NAMED("capture", capture_names, capture, 0, "capture_outcome"),
+    /* The depth family's: the depth found (queued), none up to queued, or a call beside a full queue. */
+    {"depth", depth_names, CTS_DEPTH_COUNT, AT(depth), 0, "depth", "queued", AT(queued),
+     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE},
+    /* The stall family's: what a second thread's commands did during the call. */
+    NAMED("other_thread", stall_names, stall, 0, "other_thread"),
+    /* The pool family's: what the allocation got from a tight pool. */
+    NAMED("pool", pool_names, pool, 0, "pool"),
+};
+
+const struct cts_outcome *cts_outcome_find(const char *key)
+{
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
+        if (!strcmp(cts_outcomes[k].key, key))
+            return &cts_outcomes[k];
+    return NULL;
+}
+
+int cts_outcome_get(const struct cts_verdict *v, const struct cts_outcome *o)
+{
+    const char *p = (const char *)v + o->at;
+    if (!o->names)
+        return *(const char *const *)p != NULL;
+    return *(const int *)p;
+}
+
+const char *cts_outcome_name(const struct cts_verdict *v, const struct cts_outcome *o)
+{
+    if (!o->names)
+        return *(const char *const *)((const char *)v + o->at);
+    int x = cts_outcome_get(v, o);
+    return (unsigned)x < (unsigned)o->count ? o->names[x] : "?";
+}
+
+int cts_outcome_parse(const struct cts_outcome *o, const char *name)
+{
+    for (int i = 1; name && o->names && i < o->count; i++)
+        if (!strcmp(o->names[i], name))
+            return i;
+    return 0;
+}
+
+void cts_outcome_set(struct cts_verdict *v, const struct cts_outcome *o, int value)
+{
+    if (o->names)
+        *(int *)((char *)v + o->at) = value;
+    if (o->count_key)
+        *cts_outcome_count_of(v, o) = 0;
+}
+
+void cts_outcome_clear(struct cts_verdict *v, const struct cts_outcome *o)
+{
+    if (!o->names)
+        *(const char **)((char *)v + o->at) = NULL;
+    cts_outcome_set(v, o, 0);
+}
+
+int cts_outcome_counted(const struct cts_verdict *v, const struct cts_outcome *o)
+{
+    int x = cts_outcome_get(v, o);
+    return o->count_key && x > 0 && x < 32 && (o->count_with >> x & 1u);
+}
+
+long long *cts_outcome_count_of(struct cts_verdict *v, const struct cts_outcome *o)
+{
+    return (long long *)((char *)v + o->count_at);
+}
+
+long long cts_outcome_count_in(const struct cts_verdict *v, const struct cts_outcome *o)
+{
+    return *(const long long *)((const char *)v + o->count_at);
+}
+
+/* The names cts.h declares, from the same tables. */
+#define NAME_OF(fn, type, names)                                          \
+    const char *fn(type x) { return (unsigned)x < (unsigned)N(names) ? names[x] : "?"; }
+NAME_OF(cts_host_name, enum cts_host, host_names)
+NAME_OF(cts_order_name, enum cts_order, order_names)
+NAME_OF(cts_src_name, enum cts_src, src_names)
+NAME_OF(cts_dst_name, enum cts_dst, dst_names)
+NAME_OF(cts_overlap_name, enum cts_overlap, overlap_names)
+NAME_OF(cts_data_name, enum cts_data, data_names)
+NAME_OF(cts_reader_name, enum cts_reader, reader_names)
+NAME_OF(cts_cap_outcome_name, enum cts_cap_outcome, capture_names)
+NAME_OF(cts_depth_name, enum cts_depth, depth_names)
+NAME_OF(cts_stall_name, enum cts_stall, stall_names)
+NAME_OF(cts_pool_name, enum cts_pool, pool_names)

@@ -1,0 +1,52 @@
+/* The verdict's fields: one descriptor a kind of outcome, registered once,
+ * in one table (outcome.c), as apis.def registers calls.  Everything that
+ * writes, reads, checks, combines, compares or tabulates a verdict loops
+ * over cts_outcomes[] instead of naming the fields: the matrix's writer
+ * (matrix.c) and validator (matrix_check.c), the repetitions' combination
+ * (classify.c), the case view (view.c), CSV and diff.  A new kind of
+ * outcome is a member of struct cts_verdict and one entry here. */
+#ifndef CTS_OUTCOME_H
+#define CTS_OUTCOME_H
+
+#include "cts.h"
+
+#include <stddef.h>
+
+struct cts_outcome {
+    const char *key;          /* its member of a case's "verdict" in the matrix ("pool") */
+    const char *const *names; /* each value's name, [0] NULL (NA: null, or left out); NULL: a string
+                               * (the documented rejection's error), NULL where NA */
+    int count;                /* values, NA included (0 for a string) */
+    size_t at;                /* offsetof(struct cts_verdict, <member>): an enum, or a const char * */
+    int always;               /* in every case's verdict, null where NA; else only where it has a value */
+    const char *csv;          /* its CSV column (render --format csv); NULL: none */
+    /* A count that some values carry (the depth family's "queued" with found
+     * and none): its key, offsetof its long long, and bit (1 << value) of each
+     * value that carries it. */
+    const char *count_key;
+    size_t count_at;
+    unsigned count_with;
+};
+
+#define CTS_OUTCOME_COUNT 15
+/* In the order a VARIES reason names them. */
+extern const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT];
+/* The entry whose key is `key`; NULL if none. */
+const struct cts_outcome *cts_outcome_find(const char *key);
+
+/* A field's value in v: the enum's (0: NA); for a string, 1 where set. */
+int cts_outcome_get(const struct cts_verdict *v, const struct cts_outcome *o);
+/* Its name ("waits"), the string itself, or NULL where NA ("?" out of range). */
+const char *cts_outcome_name(const struct cts_verdict *v, const struct cts_outcome *o);
+/* The value whose name is `name`; 0 (NA) where none is (or name is NULL). */
+int cts_outcome_parse(const struct cts_outcome *o, const char *name);
+/* Sets a named field's value (and 0 its count). */
+void cts_outcome_set(struct cts_verdict *v, const struct cts_outcome *o, int value);
+/* Clears the field (NA; its count 0). */
+void cts_outcome_clear(struct cts_verdict *v, const struct cts_outcome *o);
+/* Whether the field's value carries its count, and where that count is. */
+int cts_outcome_counted(const struct cts_verdict *v, const struct cts_outcome *o);
+long long *cts_outcome_count_of(struct cts_verdict *v, const struct cts_outcome *o);
+long long cts_outcome_count_in(const struct cts_verdict *v, const struct cts_outcome *o);
+
+#endif
