@@ -4,7 +4,8 @@
  * once; a case with no verdict writes only the fields of every verdict, null;
  * a VARIES reason names a field by its key, a count with its value; and,
  * for each case of the committed matrices given (argv), the verdict the view
- * reads is written back exactly as the matrix holds it. */
+ * reads is written back exactly as the matrix holds it, and a PASS case's
+ * cell symbol is the one its verdict gives. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "matrix.h"
@@ -125,7 +126,7 @@ static void varies_reason(void)
 
 /* The committed matrix: each case's verdict, read and written again, is what the matrix holds. */
 struct walk {
-    size_t cases, differ;
+    size_t cases, differ, symbols, symbols_differ;
 };
 static int each_case(void *ctx, const char *id, const json_t *c)
 {
@@ -142,6 +143,13 @@ static int each_case(void *ctx, const char *id, const json_t *c)
     }
     json_decref(again);
     w->cases++;
+    if (v.status == CTS_PASS && v.has_symbol) { /* the cell symbol, from the verdict alone */
+        char sym[32];
+        cts_verdict_symbol(&v.verdict, sym, sizeof sym);
+        w->symbols++;
+        if (strcmp(sym, v.symbol) && w->symbols_differ++ < 5)
+            fprintf(stderr, "%s: the matrix's symbol %s, the verdict's %s\n", id, v.symbol, sym);
+    }
     return 0;
 }
 
@@ -160,9 +168,11 @@ int main(int argc, char **argv)
             return 1;
         }
         json_decref(m);
-        printf("%s: %zu cases, %zu written differently\n", argv[i], w.cases, w.differ);
-        CHECK(w.cases > 0);
+        printf("%s: %zu cases, %zu written differently; %zu symbols, %zu differ\n", argv[i], w.cases, w.differ,
+               w.symbols, w.symbols_differ);
+        CHECK(w.cases > 0 && w.symbols > 0);
         CHECK_INT(w.differ, 0);
+        CHECK_INT(w.symbols_differ, 0);
     }
     return check_failures ? 1 : 0;
 }
