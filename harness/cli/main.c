@@ -123,7 +123,7 @@ static int cmd_render(int argc, char **argv)
     if (cts_output_check(out, &in, 1, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
     /* The tree lives until the process ends (report.h): it is not freed. */
-    json_t *m = cts_matrix_load(in, err, sizeof err);
+    json_t *m = cts_matrix_load_shown(in, err, sizeof err);
     if (!m)
         return cts_die(EXIT_USAGE, "%s", err);
     if (o.thresholds && !json_is_object(json_object_get(m, "thresholds")))

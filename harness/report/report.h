@@ -124,6 +124,12 @@ const char *cts_th_unit(const json_t *row);
 void cts_put_th_limit(FILE *f, const json_t *row);
 /* A matrix's cases in declaration order (ties by id); malloc'ed, NULL if out of memory. */
 struct cts_case_view *cts_sorted_cases(const json_t *m, size_t *n);
+/* A matrix loaded and validated as cts_matrix_load does, but holding of each
+ * case only what the renderers show (its evidence reduced to the view's
+ * times, the idle time and the latency), each string, verdict and spec kept
+ * once however many cases share it: render's input, a third of the memory
+ * of the whole tree.  NULL and a one-line reason on failure. */
+json_t *cts_matrix_load_shown(const char *path, char *err, size_t errlen);
 /* A name from a table of { name, words } pairs ending in { NULL }; name itself if absent. */
 struct cts_words {
     const char *name, *words;

@@ -451,3 +451,81 @@ struct cts_case_view *cts_sorted_cases(const json_t *m, size_t *n)
     *n = k;
     return rows;
 }
+
+/* ---- the matrix as the renderers read it ------------------------------------- */
+
+/* What of a case's evidence the renderers show (the view's times and
+ * repetitions, the CSV's idle time as written, Markdown's latency table). */
+static const char *const shown_evidence[] = {"idle_call_us",         "repetitions", "call_us",
+                                             "rep_timeout_us",       "timeout_us",  "latency",
+                                             "release_to_return_us", NULL};
+
+struct lean {
+    json_t *cases;   /* the cases kept */
+    json_t *strings; /* each string kept once, by its value */
+    json_t *shared;  /* each object or array kept once, by its text: a verdict, a spec */
+};
+
+/* A new reference to v, or to the value equal to it kept already. */
+static json_t *shared(struct lean *l, json_t *v)
+{
+    json_t *kept;
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        if (!(kept = json_object_get(l->strings, s)) &&
+            (!(kept = json_deep_copy(v)) || json_object_set_new(l->strings, s, kept)))
+            return NULL; /* (v is the loader's, dropped after the case) */
+        return json_incref(kept);
+    }
+    if (!json_is_object(v) && !json_is_array(v))
+        return json_deep_copy(v);
+    char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!text)
+        return NULL;
+    if (!(kept = json_object_get(l->shared, text)) && (kept = json_deep_copy(v)) &&
+        json_object_set_new(l->shared, text, kept))
+        kept = NULL;
+    free(text);
+    return json_incref(kept);
+}
+
+static int keep_case(void *ctx, const char *id, const json_t *c)
+{
+    struct lean *l = ctx;
+    json_t *k = json_object(), *x;
+    const char *key;
+    int bad = !k;
+    json_object_foreach((json_t *)c, key, x)
+    {
+        if (!strcmp(key, "shape")) /* a 2D/3D call's width and height: not shown */
+            continue;
+        if (bad || strcmp(key, "evidence")) {
+            bad = bad || json_object_set_new(k, key, shared(l, x));
+            continue;
+        }
+        json_t *ev = json_object();
+        bad = !ev || json_object_set_new(k, key, ev);
+        for (size_t i = 0; !bad && shown_evidence[i]; i++) {
+            json_t *e = json_object_get(x, shown_evidence[i]);
+            if (e)
+                bad = json_object_set_new(ev, shown_evidence[i], json_deep_copy(e));
+        }
+    }
+    bad = bad || json_object_set_new(l->cases, id, k);
+    return bad ? -1 : 0;
+}
+
+json_t *cts_matrix_load_shown(const char *path, char *err, size_t errlen)
+{
+    struct lean l = {json_object(), json_object(), json_object()};
+    json_t *m = l.cases && l.strings && l.shared ? cts_matrix_load_each(path, keep_case, &l, err, errlen) : NULL;
+    json_decref(l.strings); /* the values stay, held by the cases */
+    json_decref(l.shared);
+    if (m && json_object_set_new(m, "cases", l.cases)) {
+        snprintf(err, errlen, "out of memory reading '%s'", path);
+        return NULL;
+    }
+    if (!m)
+        json_decref(l.cases);
+    return m;
+}
