@@ -106,32 +106,18 @@ static int render_opts(int argc, char **argv, struct render_opts *o)
     return 0;
 }
 
-/* Renders a matrix (a committed one, say) to standard output, or into
- * --out (written whole or not at all; "-" is standard output).  The output
- * may not be the input.  --section thresholds: the matrix's `thresholds`
- * member, which it must have. */
-static int cmd_render(int argc, char **argv)
+/* The rendering of m, as cmd_render asks. */
+static int render_to(const json_t *m, const struct render_opts *o, const char *in, const char *out)
 {
     static int (*const render[])(const json_t *, FILE *) = {cts_render_markdown, cts_render_csv,
                                                            cts_render_html};
-    struct render_opts o = {0};
-    int rc = render_opts(argc, argv, &o);
-    if (rc)
-        return rc;
-    const char *in = argv[optind], *out = o.out;
     char err[512];
-    if (cts_output_check(out, &in, 1, err, sizeof err))
-        return cts_die(EXIT_USAGE, "%s", err);
-    /* The tree lives until the process ends (report.h): it is not freed. */
-    json_t *m = cts_matrix_load_shown(in, err, sizeof err);
-    if (!m)
-        return cts_die(EXIT_USAGE, "%s", err);
-    if (o.thresholds && !json_is_object(json_object_get(m, "thresholds")))
+    if (o->thresholds && !json_is_object(json_object_get(m, "thresholds")))
         return cts_die(EXIT_USAGE, "'%s' has no thresholds (sync-cts thresholds adds them)", in);
     struct cts_outfile mf;
     if (cts_output_open(&mf, out, &in, 1, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
-    if ((o.thresholds ? cts_render_csv_thresholds : render[o.fmt])(m, mf.f)) {
+    if ((o->thresholds ? cts_render_csv_thresholds : render[o->fmt])(m, mf.f)) {
         int unwritable = ferror(mf.f);
         cts_outfile_abort(&mf);
         if (unwritable)
@@ -141,6 +127,29 @@ static int cmd_render(int argc, char **argv)
     if (cts_outfile_commit(&mf, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
     return 0;
+}
+
+/* Renders a matrix (a committed one, say) to standard output, or into
+ * --out (written whole or not at all; "-" is standard output).  The output
+ * may not be the input.  --section thresholds: the matrix's `thresholds`
+ * member, which it must have.  The matrix is read as the renderers see it
+ * (cts_matrix_load_shown), and freed. */
+static int cmd_render(int argc, char **argv)
+{
+    struct render_opts o = {0};
+    int rc = render_opts(argc, argv, &o);
+    if (rc)
+        return rc;
+    const char *in = argv[optind], *out = o.out;
+    char err[512];
+    if (cts_output_check(out, &in, 1, err, sizeof err))
+        return cts_die(EXIT_USAGE, "%s", err);
+    json_t *m = cts_matrix_load_shown(in, err, sizeof err);
+    if (!m)
+        return cts_die(EXIT_USAGE, "%s", err);
+    rc = render_to(m, &o, in, out);
+    json_decref(m); /* (not in the loader's arena: its cases were copied out of it) */
+    return rc;
 }
 
 /* ---- judge ------------------------------------------------------------------------ */
