@@ -173,6 +173,23 @@ for want in "right after it returned, its destination's sample bytes, read outsi
     "The documentation leaves it open: DRV-SYNC-MEMCPY-PAGEABLE-H2D (may, about landed)"; do
     grep -qF -- "$want" "$tmp/out" || fail "cite of a copy that had not landed lacks '$want': $(cat "$tmp/out")"
 done
+# cite reads only the case asked for, stepping over the others unread: a string of another case
+# holding quotes, brackets and commas does not lose its place, and a matrix cut short inside a
+# case it steps over is refused.
+small_matrix "$tmp/small.json"
+"$cts" cite "$one" "$tmp/small.json" >"$tmp/want" 2>&1 || fail "cite of the small matrix exited $?: $(cat "$tmp/want")"
+python3 - "$tmp/small.json" "$one" <<'PY' || fail "python3 could not make a matrix of awkward strings"
+import json, sys
+m = json.load(open(sys.argv[1]))
+for cid, c in m["cases"].items():
+    if cid != sys.argv[2]:
+        c["reason"] = 'a "quoted" \\ {brace} [bracket], comma: } ] , "'
+json.dump(m, open(sys.argv[1], "w"), indent=1)
+PY
+"$cts" cite "$one" "$tmp/small.json" >"$tmp/out" 2>&1 || fail "cite past awkward strings exited $?: $(cat "$tmp/out")"
+cmp -s "$tmp/out" "$tmp/want" || fail "cite past awkward strings: $(diff "$tmp/want" "$tmp/out")"
+head -c 20000 "$tmp/small.json" >"$tmp/cut.json"
+expect 2 "'$tmp/cut.json' is not JSON" cite "$one" "$tmp/cut.json"
 expect 2 "cite wants a case id" cite
 expect 2 "cite takes a case id and one matrix, not 'extra'" cite "$one" "$tmp/judged.json" extra
 # An unknown id: the ids sharing the longest prefix with it, then by id; none that share nothing.

@@ -309,13 +309,21 @@ struct cite_scan {
     struct cts_nearest near;
 };
 
-static int cite_case(void *ctx, const char *id, const json_t *c)
+/* Only the case asked for is read; every other id is weighed as a nearest one. */
+static int cite_wants(void *ctx, const char *id)
 {
     struct cite_scan *s = ctx;
     if (!strcmp(id, s->want))
-        return (s->found = json_deep_copy(c)) ? 0 : -1;
+        return 1;
     cts_nearest_add(&s->near, s->want, id);
     return 0;
+}
+
+static int cite_case(void *ctx, const char *id, const json_t *c)
+{
+    (void)id;
+    struct cite_scan *s = ctx;
+    return (s->found = json_deep_copy(c)) ? 0 : -1;
 }
 
 /* The exit status of a citation written (rc: cts_cite's): standard output
@@ -334,7 +342,7 @@ static int cite_threshold(json_t *m, const char *path, const char *id, const jso
 {
     char err[512];
     struct cite_scan base = {.want = json_string_value(json_object_get(row, "base_case"))};
-    json_t *again = base.want ? cts_matrix_load_each(path, cite_case, &base, err, sizeof err) : NULL;
+    json_t *again = base.want ? cts_matrix_load_some(path, cite_wants, cite_case, &base, err, sizeof err) : NULL;
     json_decref(again); /* only the base case is wanted of this second reading */
     if (!again || !base.found) {
         json_decref(base.found);
@@ -363,7 +371,7 @@ static int cmd_cite(int argc, char **argv)
     if (cts_case_id_check(id, err, sizeof err)) /* before reading anything: no matrix has it */
         return cts_die(EXIT_USAGE, "%s", err);
     struct cite_scan scan = {.want = id};
-    json_t *m = cts_matrix_load_each(path, cite_case, &scan, err, sizeof err);
+    json_t *m = cts_matrix_load_some(path, cite_wants, cite_case, &scan, err, sizeof err);
     if (!m) {
         json_decref(scan.found);
         return cts_die(EXIT_USAGE, "%s", err);

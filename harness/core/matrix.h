@@ -36,6 +36,16 @@ json_t *cts_matrix_load(const char *path, char *err, size_t errlen);
  * discarded).  A whole matrix's tree is never held. */
 typedef int (*cts_case_fn)(void *ctx, const char *id, const json_t *c);
 json_t *cts_matrix_load_each(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen);
+/* The same, the cases read by two threads (a large matrix, as cts_matrix_load
+ * reads it): each may be called from both at once, never twice for one case,
+ * in no set order; it locks what it shares. */
+json_t *cts_matrix_load_each_in_two(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen);
+/* The same for the cases whose id want(ctx, id) returns non-zero for; the
+ * others are stepped over unread (their strings and nesting followed,
+ * nothing decoded or validated): `cite` reads one case of a matrix so. */
+typedef int (*cts_want_fn)(void *ctx, const char *id);
+json_t *cts_matrix_load_some(const char *path, cts_want_fn want, cts_case_fn each, void *ctx, char *err,
+                             size_t errlen);
 /* 0 when id could be a case id, else -1 and a one-line reason (too long,
  * empty, a control character). */
 int cts_case_id_check(const char *id, char *err, size_t errlen);

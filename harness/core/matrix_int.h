@@ -62,6 +62,8 @@ struct walk {
     char *err;
     size_t errlen;
     cts_case_fn each; /* NULL: every case goes into the tree */
+    cts_want_fn want; /* with each: NULL, every case; else only those it wants, the others stepped over */
+    int each_in_two;  /* with each: it may be called from two threads at once (cts_matrix_load_each_in_two) */
     void *ctx;
     json_t *top, *ids, *refs;
     int case_bad;

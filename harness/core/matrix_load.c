@@ -181,7 +181,8 @@ static int check_loaded(const char *path, json_t *m, const struct walk *w, char 
     return bad;
 }
 
-static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen)
+static json_t *load(const char *path, cts_want_fn want, cts_case_fn each, int in_two, void *ctx, char *err,
+                    size_t errlen)
 {
     size_t len = 0;
     cts_mx_arena_install();
@@ -189,7 +190,8 @@ static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, si
     char *text = read_matrix_text(path, &len, err, errlen);
     if (!text)
         return NULL;
-    struct walk w = {.path = path, .s = text, .n = len, .err = err, .errlen = errlen, .each = each, .ctx = ctx};
+    struct walk w = {.path = path, .s = text, .n = len, .err = err, .errlen = errlen, .each = each, .want = want,
+                     .each_in_two = in_two, .ctx = ctx};
     w.top = json_object();
     w.refs = json_object();
     w.ids = each ? json_object() : NULL;
@@ -213,10 +215,21 @@ static json_t *load(const char *path, cts_case_fn each, void *ctx, char *err, si
 
 json_t *cts_matrix_load(const char *path, char *err, size_t errlen)
 {
-    return load(path, NULL, NULL, err, errlen);
+    return load(path, NULL, NULL, 0, NULL, err, errlen);
 }
 
 json_t *cts_matrix_load_each(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen)
 {
-    return load(path, each, ctx, err, errlen);
+    return load(path, NULL, each, 0, ctx, err, errlen);
+}
+
+json_t *cts_matrix_load_each_in_two(const char *path, cts_case_fn each, void *ctx, char *err, size_t errlen)
+{
+    return load(path, NULL, each, 1, ctx, err, errlen);
+}
+
+json_t *cts_matrix_load_some(const char *path, cts_want_fn want, cts_case_fn each, void *ctx, char *err,
+                             size_t errlen)
+{
+    return load(path, want, each, 0, ctx, err, errlen);
 }

@@ -62,6 +62,34 @@ static json_t *value(struct walk *w)
     return v;
 }
 
+/* Past the JSON value at the walk's position, unread: its strings (with
+ * their escapes) and nesting followed, nothing else looked at. */
+static int skip_value(struct walk *w)
+{
+    size_t depth = 0;
+    skip_ws(w);
+    while (w->i < w->n) {
+        char ch = w->s[w->i++];
+        if (ch == '"') {
+            while (w->i < w->n && w->s[w->i] != '"')
+                w->i += w->s[w->i] == '\\' ? 2 : 1;
+            if (w->i >= w->n)
+                break;
+            w->i++;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+        } else if ((ch == '}' || ch == ']') && depth) {
+            if (--depth == 0)
+                return 0;
+        } else if (!depth && (ch == '}' || ch == ']' || ch == ',')) {
+            w->i--; /* a scalar's end, the member's: next() reads it */
+            return 0;
+        }
+    }
+    w->i = w->n;
+    return syntax(w, "the text ends inside a case");
+}
+
 /* A key and its colon. */
 static json_t *key(struct walk *w)
 {
@@ -148,14 +176,28 @@ static void *read_part(void *arg)
     cts_mx_arena_alone = 1;
     p->rc = -1;
     for (;;) {
+        struct arena_mark mark = cts_mx_arena_mark();
         json_t *k = key(w), *c = k ? value(w) : NULL;
         if (!c)
             break;
         validate_case(w, json_string_value(k), c);
+        if (w->each) { /* handed on, then dropped: its id kept (outside the arena) for duplicates */
+            json_t *id = json_string(json_string_value(k));
+            int oom = !id || (!w->case_bad && w->each(w->ctx, json_string_value(k), c) != 0);
+            cts_mx_arena_rewind(mark);
+            k = id, c = json_null();
+            if (oom) {
+                json_decref(id);
+                snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+                break;
+            }
+        }
         if (p->n + 2 > p->cap) {
             size_t cap = p->cap ? 2 * p->cap : 8192;
             json_t **kv = realloc(p->kv, cap * sizeof *kv);
             if (!kv) {
+                if (w->each)
+                    json_decref(k);
                 snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
                 break;
             }
@@ -223,12 +265,13 @@ static int merge_part(struct walk *w, json_t *cases, struct part *p)
     }
     for (size_t j = 0; j < p->n && !rc; j += 2) {
         const char *id = json_string_value(p->kv[j]);
-        if (json_object_get(cases, id)) {
+        json_t *into = w->each ? w->ids : cases; /* each: the ids alone, the cases handed on */
+        if (json_object_get(into, id)) {
             rc = appears_twice(w, id);
             break;
         }
-        cts_mx_arena_on = 1;
-        if (json_object_set_new(cases, id, p->kv[j + 1])) {
+        cts_mx_arena_on = !w->each;
+        if (json_object_set_new(into, id, p->kv[j + 1])) {
             snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
             rc = -1;
         }
@@ -278,6 +321,8 @@ static int read_cases_in_two(struct walk *w, json_t *cases, size_t comma)
         w->i = p[1].w.i + 1; /* past the '}' */
     for (int k = 0; k < 2; k++) {
         json_decref(p[k].w.refs);
+        for (size_t j = 0; w->each && j < p[k].n; j += 2)
+            json_decref(p[k].kv[j]); /* the ids, outside the arena (into w->ids holds its own copy) */
         free(p[k].kv);
     }
     free(p);
@@ -296,7 +341,7 @@ static int walk_cases(struct walk *w)
         w->i++;
         return 0;
     }
-    size_t comma = w->each ? 0 : split_point(w);
+    size_t comma = w->each && !w->each_in_two ? 0 : split_point(w);
     if (comma) {
         int rc = read_cases_in_two(w, cases, comma);
         if (rc <= 0)
@@ -304,10 +349,23 @@ static int walk_cases(struct walk *w)
     }
     for (int more = 1; more > 0; more = next(w)) {
         struct arena_mark mark = cts_mx_arena_mark();
-        json_t *k = key(w), *c = k ? value(w) : NULL;
+        json_t *k = key(w);
+        const char *id = k ? json_string_value(k) : NULL;
+        if (id && w->want && !w->want(w->ctx, id)) { /* stepped over: only its id is kept, for duplicates */
+            if (json_object_get(w->ids, id))
+                return appears_twice(w, id);
+            if (json_object_set_new(w->ids, id, json_null())) {
+                snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
+                return -1;
+            }
+            cts_mx_arena_rewind(mark); /* k with it */
+            if (skip_value(w))
+                return -1;
+            continue;
+        }
+        json_t *c = k ? value(w) : NULL;
         if (!c)
             return -1;
-        const char *id = json_string_value(k);
         if (json_object_get(w->ids ? w->ids : cases, id))
             return appears_twice(w, id);
         validate_case(w, id, c);

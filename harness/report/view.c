@@ -8,6 +8,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,34 +462,39 @@ static const char *const shown_evidence[] = {"idle_call_us",         "repetition
                                              "release_to_return_us", NULL};
 
 struct lean {
+    pthread_mutex_t lock; /* the loader's two threads both keep cases */
     json_t *cases;   /* the cases kept */
     json_t *strings; /* each string kept once, by its value */
     json_t *shared;  /* each object or array kept once, by its text: a verdict, a spec */
 };
 
-/* A new reference to v, or to the value equal to it kept already. */
+/* The value equal to v kept already (a new reference), or a copy of v kept now. */
+static json_t *kept_as(struct lean *l, json_t *table, const char *key, json_t *v)
+{
+    pthread_mutex_lock(&l->lock);
+    json_t *kept = json_object_get(table, key);
+    if (!kept && (kept = json_deep_copy(v)) && json_object_set_new(table, key, kept))
+        kept = NULL;
+    json_incref(kept);
+    pthread_mutex_unlock(&l->lock);
+    return kept;
+}
+
+/* A new reference to v, or to the value equal to it kept already: a string
+ * by its value, an object or array by its text. */
 static json_t *shared(struct lean *l, json_t *v)
 {
-    json_t *kept;
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        if (!(kept = json_object_get(l->strings, s)) &&
-            (!(kept = json_deep_copy(v)) || json_object_set_new(l->strings, s, kept)))
-            return NULL; /* (v is the loader's, dropped after the case) */
-        return json_incref(kept);
-    }
+    if (json_is_string(v))
+        return kept_as(l, l->strings, json_string_value(v), v);
     if (!json_is_object(v) && !json_is_array(v))
         return json_deep_copy(v);
     char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-    if (!text)
-        return NULL;
-    if (!(kept = json_object_get(l->shared, text)) && (kept = json_deep_copy(v)) &&
-        json_object_set_new(l->shared, text, kept))
-        kept = NULL;
+    json_t *kept = text ? kept_as(l, l->shared, text, v) : NULL;
     free(text);
-    return json_incref(kept);
+    return kept;
 }
 
+/* A case as kept (cts_matrix_load_each_in_two: called from two threads at once). */
 static int keep_case(void *ctx, const char *id, const json_t *c)
 {
     struct lean *l = ctx;
@@ -511,14 +517,21 @@ static int keep_case(void *ctx, const char *id, const json_t *c)
                 bad = json_object_set_new(ev, shown_evidence[i], json_deep_copy(e));
         }
     }
-    bad = bad || json_object_set_new(l->cases, id, k);
+    if (bad) {
+        json_decref(k);
+        return -1;
+    }
+    pthread_mutex_lock(&l->lock);
+    bad = json_object_set_new(l->cases, id, k); /* (which frees k where it fails) */
+    pthread_mutex_unlock(&l->lock);
     return bad ? -1 : 0;
 }
 
 json_t *cts_matrix_load_shown(const char *path, char *err, size_t errlen)
 {
-    struct lean l = {json_object(), json_object(), json_object()};
-    json_t *m = l.cases && l.strings && l.shared ? cts_matrix_load_each(path, keep_case, &l, err, errlen) : NULL;
+    struct lean l = {PTHREAD_MUTEX_INITIALIZER, json_object(), json_object(), json_object()};
+    json_t *m = l.cases && l.strings && l.shared ? cts_matrix_load_each_in_two(path, keep_case, &l, err, errlen)
+                                                 : NULL;
     json_decref(l.strings); /* the values stay, held by the cases */
     json_decref(l.shared);
     if (m && json_object_set_new(m, "cases", l.cases)) {

@@ -3,7 +3,8 @@
  * what those commands do with it, for a matrix that passed validation is one they trust.
  *
  * Invariants besides the sanitizers': both ways of reading accept the same files (with as many
- * cases), and a refusal gives a reason.
+ * cases), and a refusal gives a reason; so do render's reading (cts_matrix_load_shown) and
+ * cite's (cts_matrix_load_some), which steps over the cases it does not want.
  *
  * jansson allocates with malloc here, not in the loader's arena (matrix_arena.c), so that
  * AddressSanitizer bounds every value.  The arena never frees a case's key or a case
@@ -78,6 +79,48 @@ static int count_case(void *ctx, const char *id, const json_t *c)
     return 0;
 }
 
+/* cite's reading: every other case, the rest stepped over unread. */
+struct some {
+    size_t seen, passed;
+};
+static int every_other(void *ctx, const char *id)
+{
+    (void)id;
+    return ++((struct some *)ctx)->seen % 2;
+}
+static int count_some(void *ctx, const char *id, const json_t *c)
+{
+    (void)id, (void)c;
+    ((struct some *)ctx)->passed++;
+    return 0;
+}
+
+/* The readings that hold less than the whole tree (cite's, render's) accept what the whole
+ * reading accepts (cite's may accept more: what it steps over it does not validate), with
+ * the cases they should hold; a refusal gives a reason. */
+static void partial_readings(const char *path, const json_t *m)
+{
+    char err[768];
+    size_t all = json_object_size(json_object_get(m, "cases"));
+    struct some k = {0};
+    json_t *some = cts_matrix_load_some(path, every_other, count_some, &k, err, sizeof err);
+    if (!some)
+        fuzz_reason("cts_matrix_load_some", err);
+    if (m && !some)
+        FUZZ_FAIL("cts_matrix_load accepts the input, cts_matrix_load_some refuses it (%s)", err);
+    if (m && k.passed != (all + 1) / 2)
+        FUZZ_FAIL("cts_matrix_load_some passed %zu cases of %zu, not every other one", k.passed, all);
+    json_decref(some);
+    json_t *shown = cts_matrix_load_shown(path, err, sizeof err);
+    if (!m != !shown)
+        FUZZ_FAIL("cts_matrix_load %s the input, cts_matrix_load_shown %s it (%s)", m ? "accepts" : "refuses",
+                  shown ? "accepts" : "refuses", err);
+    if (m && json_object_size(json_object_get(shown, "cases")) != all)
+        FUZZ_FAIL("cts_matrix_load_shown kept %zu cases of %zu", json_object_size(json_object_get(shown, "cases")),
+                  all);
+    json_decref(shown);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_file(data, size);
@@ -97,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         use(m);
     }
+    partial_readings(path, m);
     json_decref(top);
     json_decref(m);
     return 0;
