@@ -626,8 +626,8 @@ static void pool_case(struct buf *b, const struct cts_case_view *v)
 static void pair_case(struct buf *b, const struct cts_case_view *v)
 {
     static const char *const verdict_words[] = {"", "ran at once (overlaps)", "partly overlapped (partial)",
-                                                "ran at once but no faster than one after the other, both "
-                                                "slowed (shares)",
+                                                ("ran at once but no faster than one after the other, both "
+                                                 "slowed (shares)"),
                                                 "ran one after the other (serializes)"};
     int high = !strcmp(v->with, "kernel_high");
     say(b, "Two operations issued one after the other from one host thread: %s on %s, then %s on %s%s. ",
