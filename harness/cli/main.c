@@ -276,11 +276,11 @@ static int cmd_check(int argc, char **argv)
     struct cts_known known = {0};
     if (kpath && cts_known_load(kpath, &known, err, sizeof err))
         return cts_die(EXIT_USAGE, "%s", err);
-    /* The matrices live until the process ends (report.h): they are not freed. */
-    json_t *m = cts_matrix_load(argv[optind], err, sizeof err), *w = NULL, *b = NULL;
+    /* Each matrix as a report reads it: its cases without the evidence no view shows. */
+    json_t *m = cts_matrix_load_shown(argv[optind], err, sizeof err), *w = NULL, *b = NULL;
     int rc = -1;
     if (!m || (wpath && !(w = cts_waivers_load(wpath, err, sizeof err))) ||
-        (bpath && !(b = cts_matrix_load(bpath, err, sizeof err))))
+        (bpath && !(b = cts_matrix_load_shown(bpath, err, sizeof err))))
         rc = cts_die(EXIT_USAGE, "%s", err);
     else if (!json_is_object(json_object_get(m, "spec")))
         rc = cts_die(EXIT_USAGE, "'%s' is not judged against the documentation: run sync-cts judge on it",
@@ -289,6 +289,8 @@ static int cmd_check(int argc, char **argv)
         rc = cts_die(EXIT_USAGE, "%s", err);
     int failing = rc < 0 ? cts_check(m, w, b, kpath ? &known : NULL, stdout, err, sizeof err) : 0;
     json_decref(w);
+    json_decref(m);
+    json_decref(b);
     cts_known_free(&known);
     if (rc >= 0)
         return rc;

@@ -127,8 +127,10 @@ struct cts_case_view *cts_sorted_cases(const json_t *m, size_t *n);
 /* A matrix loaded and validated as cts_matrix_load does, but holding of each
  * case only what the renderers show (its evidence reduced to the view's
  * times, the idle time and the latency), each string, verdict and spec kept
- * once however many cases share it: render's input, a third of the memory
- * of the whole tree.  NULL and a one-line reason on failure. */
+ * once however many cases share it, the cases in id order (a committed
+ * matrix's own): what render and check read, some 40 %
+ * of the memory of the whole tree.  Freed with json_decref.  NULL and a
+ * one-line reason on failure. */
 json_t *cts_matrix_load_shown(const char *path, char *err, size_t errlen);
 /* A name from a table of { name, words } pairs ending in { NULL }; name itself if absent. */
 struct cts_words {

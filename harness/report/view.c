@@ -527,6 +527,28 @@ static int keep_case(void *ctx, const char *id, const json_t *c)
     return bad ? -1 : 0;
 }
 
+/* The cases in id order (a committed matrix's own; two threads kept them in no set order). */
+static json_t *in_id_order(json_t *cases)
+{
+    size_t n = json_object_size(cases), k = 0;
+    const char **ids = malloc((n ? n : 1) * sizeof *ids);
+    json_t *sorted = json_object(), *c;
+    const char *id;
+    int bad = !ids || !sorted;
+    json_object_foreach(cases, id, c)
+        if (!bad)
+            ids[k++] = id;
+    if (!bad)
+        qsort(ids, n, sizeof *ids, cmp_key);
+    for (size_t i = 0; !bad && i < n; i++)
+        bad = json_object_set(sorted, ids[i], json_object_get(cases, ids[i]));
+    free(ids);
+    json_decref(cases);
+    if (bad)
+        json_decref(sorted);
+    return bad ? NULL : sorted;
+}
+
 json_t *cts_matrix_load_shown(const char *path, char *err, size_t errlen)
 {
     struct lean l = {PTHREAD_MUTEX_INITIALIZER, json_object(), json_object(), json_object()};
@@ -534,11 +556,15 @@ json_t *cts_matrix_load_shown(const char *path, char *err, size_t errlen)
                                                  : NULL;
     json_decref(l.strings); /* the values stay, held by the cases */
     json_decref(l.shared);
-    if (m && json_object_set_new(m, "cases", l.cases)) {
+    if (!m) {
+        json_decref(l.cases);
+        return NULL;
+    }
+    json_t *cases = in_id_order(l.cases);
+    if (!cases || json_object_set_new(m, "cases", cases)) {
+        json_decref(m);
         snprintf(err, errlen, "out of memory reading '%s'", path);
         return NULL;
     }
-    if (!m)
-        json_decref(l.cases);
     return m;
 }
