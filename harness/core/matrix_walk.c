@@ -14,11 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void skip_ws(struct walk *w)
+/* Past the whitespace at p. */
+static size_t past_ws(const char *s, size_t p, size_t n)
 {
-    while (w->i < w->n && (w->s[w->i] == ' ' || w->s[w->i] == '\t' || w->s[w->i] == '\n' || w->s[w->i] == '\r'))
-        w->i++;
+    while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r'))
+        p++;
+    return p;
 }
+
+static void skip_ws(struct walk *w) { w->i = past_ws(w->s, w->i, w->n); }
 
 static int peek(struct walk *w)
 {
@@ -62,32 +66,44 @@ static json_t *value(struct walk *w)
     return v;
 }
 
-/* Past the JSON value at the walk's position, unread: its strings (with
- * their escapes) and nesting followed, nothing else looked at. */
-static int skip_value(struct walk *w)
+/* Where the JSON value at i (after any whitespace) ends, unread: past its
+ * closing quote or bracket, or at the ',', '}' or ']' after a scalar; its
+ * strings (with their escapes) and nesting followed, nothing else looked at.
+ * SIZE_MAX where the text ends first. */
+static size_t past_value(const char *s, size_t i, size_t n)
 {
     size_t depth = 0;
-    skip_ws(w);
-    while (w->i < w->n) {
-        char ch = w->s[w->i++];
+    while (i < n) {
+        char ch = s[i++];
         if (ch == '"') {
-            while (w->i < w->n && w->s[w->i] != '"')
-                w->i += w->s[w->i] == '\\' ? 2 : 1;
-            if (w->i >= w->n)
+            while (i < n && s[i] != '"')
+                i += s[i] == '\\' ? 2 : 1;
+            if (i >= n)
                 break;
-            w->i++;
+            if (i++, !depth)
+                return i;
         } else if (ch == '{' || ch == '[') {
             depth++;
         } else if ((ch == '}' || ch == ']') && depth) {
             if (--depth == 0)
-                return 0;
+                return i;
         } else if (!depth && (ch == '}' || ch == ']' || ch == ',')) {
-            w->i--; /* a scalar's end, the member's: next() reads it */
-            return 0;
+            return i - 1;
         }
     }
-    w->i = w->n;
-    return syntax(w, "the text ends inside a case");
+    return SIZE_MAX;
+}
+
+/* Past the value at the walk's position, unread (a case cts_matrix_load_some steps over). */
+static int skip_value(struct walk *w)
+{
+    size_t end = past_value(w->s, w->i, w->n);
+    if (end == SIZE_MAX) {
+        w->i = w->n;
+        return syntax(w, "the text ends inside a case");
+    }
+    w->i = end;
+    return 0;
 }
 
 /* A key and its colon. */
@@ -222,36 +238,25 @@ static void *read_part(void *arg)
 }
 
 /* The comma between two cases at or after the middle of what is left of
- * the text, or 0. */
+ * the text, found member by member (past_value), or 0: the cases end
+ * before it, or the text is not well formed on the way. */
 static size_t split_point(const struct walk *w)
 {
     if (w->n - w->i < ((size_t)4 << 20))
         return 0;
-    size_t target = w->i + (w->n - w->i) / 2;
-    int depth = 0, in_string = 0;
-    for (size_t p = w->i; p < w->n; p++) {
-        char c = w->s[p];
-        if (in_string) {
-            if (c == '\\')
-                p++;
-            else if (c == '"')
-                in_string = 0;
-            continue;
-        }
-        switch (c) {
-        case '"': in_string = 1; break;
-        case '{': case '[': depth++; break;
-        case '}': case ']':
-            if (depth-- == 0)
-                return 0; /* the cases end before the middle */
-            break;
-        case ',':
-            if (!depth && p >= target)
-                return p;
-            break;
-        }
+    const char *s = w->s;
+    size_t target = w->i + (w->n - w->i) / 2, p = w->i;
+    for (;;) {
+        p = past_ws(s, past_value(s, p, w->n), w->n); /* the id */
+        if (p >= w->n || s[p] != ':' || (p = past_value(s, p + 1, w->n)) == SIZE_MAX) /* the case */
+            return 0;
+        p = past_ws(s, p, w->n);
+        if (p >= w->n || s[p] != ',')
+            return 0;
+        if (p >= target)
+            return p;
+        p++;
     }
-    return 0;
 }
 
 /* A half that was read, put into the cases in file order, its first wrong
