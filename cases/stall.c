@@ -16,10 +16,17 @@
  * Verdict `other_thread` (cts_stall_decide, harness/core/classify.c): "stalls", a
  * command that began during the call, early enough to have returned before
  * the call did had it taken no longer than the control's slowest, returned
- * only after the call returned and took more than twice the control's
- * slowest; "unaffected", none did, and at least one began and returned
- * inside a call of 5 us or more; "brief", neither (a call shorter than
- * that, or over before a command could begin and end inside it).
+ * only after the call returned (or was held three quarters of the call's own
+ * time) and took more than twice the control's slowest; "unaffected", none
+ * did, and at least one began and returned inside a call of 5 us or more;
+ * "brief", neither (a call shorter than that, or over before a command could
+ * begin and end inside it).  Times are the threads' own (less their run
+ * delay), and a window where the second thread waited for a processor longer
+ * than its pace at once, or the calling thread of a call that returned on its
+ * own more than that in all, proves no "unaffected" or "brief": measured
+ * again (KEPT_TRIES).  The second thread sleeps between commands with the
+ * shortest slice; the calling thread sleeps outside the call with a long one
+ * (cts_thread_slice: what a busy host's scheduler grants without privilege).
  *
  * Proof.  The held work is the gate (harness/families/stallgate.c), opened by its
  * watchdog (which makes no CUDA call) STALL_US after the call began, unless
@@ -72,13 +79,20 @@
 #include "../harness/families/stallgate.h"
 
 #include <cuda_runtime_api.h>
+#include <errno.h>
+#include <linux/futex.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SMALL 1 /* size index 1: 4 KiB */
 #define LARGE 6 /* size index 6: 16 MiB */
@@ -96,6 +110,11 @@
 #define MAX_CMDS 16384
 #define MIN_CONTROL 20      /* commands a control window must have timed */
 #define TRIES 3
+#define SECOND_SLICE_US 100.0  /* the second thread's slice, the shortest (cts_thread_slice) */
+#define CALLER_SLICE_US 50000.0 /* the calling thread's, while the family runs: longer than a 16 MiB
+                                 * cudaHostAlloc under load (24 ms, H200) */
+#define KEPT_TRIES 40       /* a try where the second thread was kept from a processor (a busy host) is
+                             * made again, at most this many times a repetition, before it counts */
 #define BRIEF_TRIES 10      /* a call that returned with no command of the second thread inside it is
                              * made again, at most this many times a repetition, before it is "brief"
                              * (cudaMemGetInfo, 11-64 us, fits a command of one every PACE_US only
@@ -269,7 +288,7 @@ static int needs(const struct cts_case *c, char *why, size_t len)
         return cts_need_driver("cuModuleLoadData", why, len) ? -1 : cts_need_driver("cuModuleUnload", why, len);
     case CTS_API_MALLOC_MANAGED: return cts_need_attribute(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory", why, len);
     case CTS_API_LAUNCH:
-        if (cts_fresh_left() >= 2 * (BRIEF_TRIES + 2 * TRIES))
+        if (cts_fresh_left() >= 2 * (BRIEF_TRIES + KEPT_TRIES + 2 * TRIES))
             return 0;
         snprintf(why, len, "only %d never-launched kernels are left", cts_fresh_left());
         return -1;
@@ -638,32 +657,70 @@ static int setup(void)
 struct window {
     int with;
     pthread_t thread;
-    atomic_int stop, left, kick; /* kick: begin a command now (the call is beginning) */
+    atomic_int stop, left, kick; /* kick: begin a command now (the call is beginning); a futex word */
     atomic_long made;
     cudaError_t err;
     struct cts_stall_cmd cmd[MAX_CMDS];
 };
 
+/* This (the calling) thread's waits outside the call: asleep, 50 us at a time
+ * (the scheduler keeps a thread that slept more of a turn than one that spun). */
+static void nap(void)
+{
+    struct timespec t = {0, 50000};
+    nanosleep(&t, NULL);
+}
+
+static void wake(atomic_int *word) { (void)syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
+
+/* Sleeps until `until` (monotonic us) or a kick, whichever comes first. */
+static void pause_until(struct window *w, double until)
+{
+    struct timespec at = {(time_t)(until / 1e6), (long)(fmod(until, 1e6) * 1e3)};
+    while (!atomic_load(&w->stop) && !atomic_load(&w->kick) && cts_now_us() < until)
+        (void)syscall(SYS_futex, &w->kick, FUTEX_WAIT_BITSET_PRIVATE, 0, &at, NULL, FUTEX_BITSET_MATCH_ANY);
+    atomic_store(&w->kick, 0);
+}
+
+/* What the second thread may ask of the scheduler without privilege: its
+ * timers to the nanosecond (a pace of 50 us, not the default 50 us slack
+ * late), and the shortest slice (cts_thread_slice: it wakes before busy
+ * threads end theirs). */
+static void ask_scheduler(void)
+{
+    (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    (void)cts_thread_slice(SECOND_SLICE_US);
+}
+
+/* The second thread: a command every PACE_US (or at once when kicked),
+ * sleeping between them, each timed with its run delay. */
 static void *second_thread(void *arg)
 {
     struct window *w = arg;
+    ask_scheduler();
+    int fd = cts_schedstat_open();
+    double last = cts_schedstat_delay_us(fd);
     w->err = cudaSetDevice(ON_PEER(w->with) ? d.peer : d.device);
     while (w->err == cudaSuccess && !atomic_load(&w->stop)) {
         long i = atomic_load(&w->made);
+        double rb = cts_schedstat_delay_us(fd);
         double b = cts_now_us();
         cudaError_t err = command(w->with);
         double e = cts_now_us();
+        double re = cts_schedstat_delay_us(fd);
         if (err != cudaSuccess) {
             w->err = err;
             break;
         }
         if (i < MAX_CMDS) {
-            w->cmd[i] = (struct cts_stall_cmd){b, e};
+            w->cmd[i] = (struct cts_stall_cmd){b, e, re - rb, rb - last};
             atomic_store(&w->made, i + 1);
         }
-        while (cts_now_us() - b < PACE_US && !atomic_load(&w->stop) && !atomic_exchange(&w->kick, 0))
-            ;
+        last = re;
+        pause_until(w, b + PACE_US);
     }
+    if (fd >= 0)
+        close(fd);
     atomic_store(&w->left, 1);
     return NULL;
 }
@@ -681,10 +738,19 @@ static int start_second(struct window *w, int with, char *why, size_t len)
         snprintf(why, len, "harness: the second thread could not start");
         return -1;
     }
+    /* Asleep meanwhile: a thread that wakes is given a fresh slice, and the
+     * call comes right after (cts_thread_slice). */
     double t0 = cts_now_us();
     while (!atomic_load(&w->left) && (atomic_load(&w->made) < 2 || cts_now_us() - t0 < LEAD_US))
-        ;
+        nap();
     return 0;
+}
+
+/* Begins a command of the second thread now (it is asleep, or in one: then as that returns). */
+static void kick_second(struct window *w)
+{
+    atomic_store(&w->kick, 1);
+    wake(&w->kick);
 }
 
 /* Tells it to stop and waits EXIT_LIMIT_US for it to leave its loop (the gate
@@ -692,6 +758,7 @@ static int start_second(struct window *w, int with, char *why, size_t len)
 static int stop_second(struct window *w)
 {
     atomic_store(&w->stop, 1);
+    wake(&w->kick);
     for (double t0 = cts_now_us(); !atomic_load(&w->left);)
         if (cts_now_us() - t0 > EXIT_LIMIT_US)
             return 0;
@@ -704,6 +771,7 @@ static int finish(struct window *w, cudaStream_t held, char *why, size_t len)
 {
     int bad = cts_sg_drain(&d.g, held, d.own, why, len);
     atomic_store(&w->stop, 1);
+    wake(&w->kick);
     pthread_join(w->thread, NULL);
     cudaError_t err = cudaStreamSynchronize(second_stream(w->with));
     if (!bad && (w->err != cudaSuccess || err != cudaSuccess)) {
@@ -716,9 +784,10 @@ static int finish(struct window *w, cudaStream_t held, char *why, size_t len)
 }
 
 /* The control: the same hold, the second thread CONTROL_US long, no call.
- * Its slowest and median command into *slowest, *median: 0; -1 with why (the
- * harness failed); 1 with why (it proves nothing: the second thread was not
- * out of a command in time, or timed too few: a loaded host; measured again). */
+ * Its slowest and median command (their own times) into *slowest, *median:
+ * 0; -1 with why (the harness failed); 1 with why (it proves nothing: the
+ * second thread was not out of a command in time, or timed too few: a loaded
+ * host; measured again); 2 with why (likewise: it was kept from a processor). */
 static struct window win; /* one window at a time (big: in static storage) */
 static int control(const struct call *x, int with, double *slowest, double *median, char *why, size_t len)
 {
@@ -731,7 +800,7 @@ static int control(const struct call *x, int with, double *slowest, double *medi
     }
     double t0 = cts_now_us(), t1;
     while ((t1 = cts_now_us()) - t0 < CONTROL_US && !atomic_load(&win.left))
-        ;
+        nap(); /* this thread asleep, as it is not in a call: it keeps its turn for the call */
     int left = stop_second(&win);
     int bad = finish(&win, held, why, len);
     if (bad)
@@ -741,17 +810,16 @@ static int control(const struct call *x, int with, double *slowest, double *medi
         return 1;
     }
     static double t[MAX_CMDS];
-    size_t n = 0;
-    for (long i = 0; i < atomic_load(&win.made); i++)
-        if (win.cmd[i].begin_us >= t0 && win.cmd[i].begin_us < t1)
-            t[n++] = win.cmd[i].end_us - win.cmd[i].begin_us;
+    double kept;
+    size_t n = cts_stall_control(win.cmd, (size_t)atomic_load(&win.made), t0, t1, t, slowest, median, &kept);
     if (n < MIN_CONTROL) {
         snprintf(why, len, "the control timed only %zu commands in %.0f ms", n, CONTROL_US / 1e3);
         return 1;
     }
-    qsort(t, n, sizeof *t, cts_cmp_double);
-    *slowest = t[n - 1];
-    *median = t[n / 2];
+    if (kept > CTS_STALL_KEPT_US) {
+        snprintf(why, len, "the control's second thread waited %.0f us at once for a processor", kept);
+        return 2;
+    }
     return 0;
 }
 
@@ -791,10 +859,12 @@ static int try_call(const struct call *x, int with, double stall_us, double cont
         return -1;
     }
     cts_sg_arm(&d.g, stall_us);
+    double rd0 = cts_run_delay_us();
+    kick_second(&win); /* its command begins as the call does (a wake-up takes microseconds) */
     double t0 = cts_now_us();
-    atomic_store(&win.kick, 1);
     cudaError_t cerr = call(x, &s);
     double t1 = cts_now_us();
+    double caller_delay = cts_run_delay_us() - rd0;
     f->t.returned = cerr == cudaSuccess && cts_sg_returned_closed(&d.g);
     double rel = cts_sg_released_us(&d.g);
     f->t.early = !f->t.returned && (isnan(rel) || t1 < rel);
@@ -803,7 +873,7 @@ static int try_call(const struct call *x, int with, double stall_us, double cont
     f->after_us = f->t.returned ? NAN : t1 - rel;
     if (f->t.returned)
         while (cts_now_us() - t1 < TAIL_US)
-            ;
+            nap();
     f->stuck = !stop_second(&win) && f->t.returned && cts_sg_closed(&d.g);
     int bad = finish(&win, held, why, len);
     cudaError_t cl = cleanup(x, &s);
@@ -824,7 +894,8 @@ static int try_call(const struct call *x, int with, double stall_us, double cont
      * 37a734b: an event record begun as cudaDeviceSynchronize woke took tens of us
      * in every try, at either hold, and the case was INCONCLUSIVE). */
     double end = !f->t.returned && !f->t.early && !isnan(rel) ? rel : t1;
-    cts_stall_decide(win.cmd, (size_t)atomic_load(&win.made), t0, end, control_us, &f->obs);
+    cts_stall_decide(win.cmd, (size_t)atomic_load(&win.made), t0, end, control_us, end == t1 ? caller_delay : 0,
+                     &f->obs);
     f->obs.control_us = control_us;
     f->obs.tracked_us = f->obs.stall_us = f->obs.tracked_stall_us = NAN; /* a wait's, where tracked */
     return 0;
@@ -832,11 +903,26 @@ static int try_call(const struct call *x, int with, double stall_us, double cont
 
 /* ---- one repetition ------------------------------------------------------------- */
 
+/* A note of a try that proved nothing, for the reason of an INCONCLUSIVE. */
+static void note(char *seen, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(char *seen, size_t len, const char *fmt, ...)
+{
+    size_t n = strlen(seen);
+    if (n + 2 >= len)
+        return;
+    if (n)
+        n += (size_t)snprintf(seen + n, len - n, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(seen + n, len - n, fmt, ap);
+    va_end(ap);
+}
+
 static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct cts_result *res)
 {
-    char seen[200] = "";
+    char seen[240] = "";
     double stall = STALL_US; /* made longer after a wait that did not follow it (a long call) */
-    for (int t = 0, brief = 0; t < TRIES; t++) {
+    for (int t = 0, brief = 0, kept = 0; t < TRIES; t++) {
         double slowest, median;
         struct stall_try a, b = {0};
         int ctl = control(x, with, &slowest, &median, r->reason, sizeof r->reason);
@@ -844,9 +930,11 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
             r->status = CTS_BROKEN;
             return;
         }
-        if (ctl > 0) { /* proves nothing: another try */
-            size_t n = strlen(seen);
-            snprintf(seen + n, sizeof seen - n, "%s%.80s", t ? "; " : "", r->reason);
+        if (ctl > 0) { /* proves nothing: another try (one that does not count, if the host was busy) */
+            if (ctl == 2 && ++kept < KEPT_TRIES)
+                t--;
+            else
+                note(seen, sizeof seen, "%.80s", r->reason);
             r->reason[0] = '\0';
             res->window_retries++;
             continue;
@@ -860,8 +948,10 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
         int again;
         enum cts_host h = a.stuck ? CTS_HOST_NA : cts_beside_decide(&a.t, NULL, GROW(stall), TRACK_FRACTION, &again);
         enum cts_stall v = CTS_STALL_NA;
-        if (h == CTS_HOST_RETURNS && a.obs.verdict == CTS_STALL_BRIEF && ++brief < BRIEF_TRIES) {
-            t--; /* nothing fitted inside the call: again (not a failed try) */
+        if (h == CTS_HOST_RETURNS && ((a.obs.verdict == CTS_STALL_BRIEF && ++brief < BRIEF_TRIES) ||
+                                      (a.obs.verdict == CTS_STALL_NA && ++kept < KEPT_TRIES))) {
+            t--; /* nothing fitted inside the call, or the second thread was kept from a processor: again
+                  * (not a failed try) */
             res->window_retries++;
             continue;
         }
@@ -889,9 +979,6 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
                 r->stall.tracked_stall_us = stall * STALL_FACTOR;
             }
         }
-        char more[64] = "";
-        if (h == CTS_HOST_WAITS && v == CTS_STALL_NA)
-            snprintf(more, sizeof more, " (stalled %.0f us, then %.0f us)", a.obs.stalled_us, b.obs.stalled_us);
         if (v != CTS_STALL_NA) {
             r->host = h;
             r->stall.verdict = v;
@@ -899,13 +986,21 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
             return;
         }
         res->window_retries++;
-        size_t n = strlen(seen);
-        snprintf(seen + n, sizeof seen - n, "%s%s at %.0f ms%s%s", t ? "; " : "",
-                 a.stuck        ? "a command still inside after the call"
-                 : a.t.returned ? "returned"
-                 : a.t.early    ? "returned before the watchdog opened the gate"
-                                : "waited",
-                 stall / 1e3, h == CTS_HOST_WAITS ? ", the stall not tracked" : "", more);
+        int starved = a.obs.verdict == CTS_STALL_NA || (h == CTS_HOST_WAITS && b.obs.verdict == CTS_STALL_NA);
+        if (starved && ++kept < KEPT_TRIES) {
+            t--;
+            continue;
+        }
+        note(seen, sizeof seen, "%s at %.0f ms%s", a.stuck        ? "a command still inside after the call"
+                                                   : a.t.returned ? "returned"
+                                                   : a.t.early    ? "returned before the watchdog opened the gate"
+                                                                  : "waited",
+             stall / 1e3, h == CTS_HOST_WAITS ? ", the stall not tracked" : "");
+        if (starved)
+            note(seen, sizeof seen, "the second thread waited %.0f us at once for a processor",
+                 fmax(a.obs.kept_us, h == CTS_HOST_WAITS ? b.obs.kept_us : 0));
+        else if (h == CTS_HOST_WAITS)
+            note(seen, sizeof seen, "stalled %.0f us, then %.0f us", a.obs.stalled_us, b.obs.stalled_us);
         if (!a.stuck && !a.t.returned && !a.t.early && h != CTS_HOST_WAITS)
             stall *= STALL_FACTOR; /* its time did not follow the release: a call longer than the stall time */
     }
@@ -931,6 +1026,8 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         snprintf(res->reason, sizeof res->reason, "harness: no such stall call");
         return;
     }
+    double slice = cts_thread_slice_us(); /* the calling thread's, given back after */
+    (void)cts_thread_slice(CALLER_SLICE_US);
     for (int i = 0; i < repeat; i++) {
         struct cts_rep *r = &res->reps[i];
         cts_rep_begin(r);
@@ -939,6 +1036,8 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         if (r->status != CTS_PASS)
             break;
     }
+    if (!isnan(slice))
+        (void)cts_thread_slice(slice);
     cts_classify_measured(res, STALL_US); /* the repetitions' median call time stands in for an idle one */
 }
 

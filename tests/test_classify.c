@@ -500,43 +500,116 @@ int main(void)
     {
         struct cts_stall_obs o;
         struct cts_stall_cmd ran_on[] = {{900, 905}, {1000, 1006}, {5000, 5009}, {10990, 10996}, {11001, 11004}};
-        CHECK_INT(cts_stall_decide(ran_on, 5, 1000, 11000, 12, &o), CTS_STALL_UNAFFECTED);
+        CHECK_INT(cts_stall_decide(ran_on, 5, 1000, 11000, 12, 0, &o), CTS_STALL_UNAFFECTED);
         CHECK_INT(o.commands, 3); /* begun during the call: not the one before, nor the one after */
         CHECK_INT(o.inside, 3);
         CHECK(fabs(o.slowest_us - 9) < 1e-9);
         CHECK(isnan(o.stalled_us));
         /* One began at 2,000 and returned only after the call (at 11,004): stalled. */
         struct cts_stall_cmd held[] = {{1000, 1006}, {2000, 11004}, {11010, 11014}};
-        CHECK_INT(cts_stall_decide(held, 3, 1000, 11000, 12, &o), CTS_STALL_STALLS);
+        CHECK_INT(cts_stall_decide(held, 3, 1000, 11000, 12, 0, &o), CTS_STALL_STALLS);
         CHECK_INT(o.commands, 2);
         CHECK_INT(o.inside, 1);
         CHECK(fabs(o.stalled_us - 9004) < 1e-9);
         /* Began 5 us before the return, returned 4 us after it: it would have
          * run over the call's end anyway (less than the control's slowest before it). */
         struct cts_stall_cmd late[] = {{1000, 1006}, {10995, 11004}};
-        CHECK_INT(cts_stall_decide(late, 2, 1000, 11000, 12, &o), CTS_STALL_UNAFFECTED);
+        CHECK_INT(cts_stall_decide(late, 2, 1000, 11000, 12, 0, &o), CTS_STALL_UNAFFECTED);
         /* Began early enough, but took no more than twice the control's slowest. */
         struct cts_stall_cmd slowish[] = {{10980, 11003}};
-        CHECK_INT(cts_stall_decide(slowish, 1, 1000, 11000, 12, &o), CTS_STALL_BRIEF);
+        CHECK_INT(cts_stall_decide(slowish, 1, 1000, 11000, 12, 0, &o), CTS_STALL_BRIEF);
         slowish[0].end_us = 11005; /* 25 us: more than twice 12 */
-        CHECK_INT(cts_stall_decide(slowish, 1, 1000, 11000, 12, &o), CTS_STALL_STALLS);
+        CHECK_INT(cts_stall_decide(slowish, 1, 1000, 11000, 12, 0, &o), CTS_STALL_STALLS);
         /* The control's slowest 0.7 us (event records): a stall must also be 10 us longer. */
         struct cts_stall_cmd jitter[] = {{10995, 11003}}; /* 8 us, over the call's end */
-        CHECK_INT(cts_stall_decide(jitter, 1, 1000, 11000, 0.7, &o), CTS_STALL_BRIEF);
+        CHECK_INT(cts_stall_decide(jitter, 1, 1000, 11000, 0.7, 0, &o), CTS_STALL_BRIEF);
         jitter[0].end_us = 11007; /* 12 us */
-        CHECK_INT(cts_stall_decide(jitter, 1, 1000, 11000, 0.7, &o), CTS_STALL_STALLS);
+        CHECK_INT(cts_stall_decide(jitter, 1, 1000, 11000, 0.7, 0, &o), CTS_STALL_STALLS);
         /* A call of 3 us: no command began and returned inside it. */
         struct cts_stall_cmd brief[] = {{990, 996}, {1001, 1007}};
-        CHECK_INT(cts_stall_decide(brief, 2, 1000, 1003, 12, &o), CTS_STALL_BRIEF);
+        CHECK_INT(cts_stall_decide(brief, 2, 1000, 1003, 12, 0, &o), CTS_STALL_BRIEF);
         CHECK_INT(o.commands, 1);
         CHECK_INT(o.inside, 0);
         /* A call of 1 us with an event record of 0.6 us inside it: still brief (under 5 us). */
         struct cts_stall_cmd fits[] = {{1000.2, 1000.8}};
-        CHECK_INT(cts_stall_decide(fits, 1, 1000, 1001, 0.7, &o), CTS_STALL_BRIEF);
+        CHECK_INT(cts_stall_decide(fits, 1, 1000, 1001, 0.7, 0, &o), CTS_STALL_BRIEF);
         CHECK_INT(o.inside, 1);
-        CHECK_INT(cts_stall_decide(fits, 1, 1000, 1005, 0.7, &o), CTS_STALL_UNAFFECTED);
-        CHECK_INT(cts_stall_decide(NULL, 0, 1000, 11000, 12, &o), CTS_STALL_BRIEF);
+        CHECK_INT(cts_stall_decide(fits, 1, 1000, 1005, 0.7, 0, &o), CTS_STALL_UNAFFECTED);
+        CHECK_INT(cts_stall_decide(NULL, 0, 1000, 11000, 12, 0, &o), CTS_STALL_BRIEF);
         CHECK_INT(o.commands, 0);
+
+        /* A busy host: what the second thread waited for a processor (run
+         * delay) is not a stall, and a window where it waited longer than its
+         * pace at once proves no UNAFFECTED or BRIEF (NA: measured again). */
+        struct cts_stall_cmd preempted[] = {{1000, 1006, 0, 0}, {2000, 6020, 4005, 0}, {6030, 6036, 0, 2}};
+        CHECK_INT(cts_stall_decide(preempted, 3, 1000, 6010, 12, 0, &o), CTS_STALL_NA); /* 4,020 us, 15 its own */
+        CHECK(fabs(o.slowest_us - 15) < 1e-9);
+        CHECK(isnan(o.stalled_us));
+        CHECK(fabs(o.kept_us - 4005) < 1e-9);
+        preempted[1].delay_us = 40; /* 40 us kept: within the pace; the rest is its own, held */
+        CHECK_INT(cts_stall_decide(preempted, 3, 1000, 6010, 12, 0, &o), CTS_STALL_STALLS);
+        CHECK(fabs(o.stalled_us - 3980) < 1e-9);
+        CHECK(fabs(o.kept_us - 40) < 1e-9);
+        preempted[1].delay_us = 4005;
+        preempted[1].end_us = 10000; /* held 3,995 us of its own besides: a stall, however long kept */
+        CHECK_INT(cts_stall_decide(preempted, 3, 1000, 6010, 12, 0, &o), CTS_STALL_STALLS);
+        /* Kept between two commands: the gap that overlaps the call counts, one before it does not. */
+        struct cts_stall_cmd gap[] = {{900, 905, 0, 0}, {1001, 1006, 0, 90}, {5000, 5006, 0, 3900}, {5050, 5056, 0, 1}};
+        CHECK_INT(cts_stall_decide(gap, 4, 1000, 5060, 12, 0, &o), CTS_STALL_NA);
+        CHECK(fabs(o.kept_us - 3900) < 1e-9);
+        gap[2].gap_delay_us = 30;
+        CHECK_INT(cts_stall_decide(gap, 4, 1000, 5060, 12, 0, &o), CTS_STALL_NA); /* 90 us, from 905 to 1001 */
+        gap[1].gap_delay_us = 20;
+        CHECK_INT(cts_stall_decide(gap, 4, 1000, 5060, 12, 0, &o), CTS_STALL_UNAFFECTED);
+        CHECK(fabs(o.kept_us - 30) < 1e-9);
+        gap[0].delay_us = 4000; /* over before the call began: not the call's */
+        CHECK_INT(cts_stall_decide(gap, 4, 1000, 5060, 12, 0, &o), CTS_STALL_UNAFFECTED);
+        /* A gap that ends after the call but began inside it counts. */
+        CHECK_INT(cts_stall_decide(gap, 3, 1000, 1020, 12, 0, &o), CTS_STALL_UNAFFECTED);
+        gap[2].gap_delay_us = 3900; /* kept from 1006 until 5000: past the call's end at 1020 */
+        CHECK_INT(cts_stall_decide(gap, 3, 1000, 1020, 12, 0, &o), CTS_STALL_NA);
+        gap[2].gap_delay_us = NAN; /* not known (no schedstat): judged as before */
+        CHECK_INT(cts_stall_decide(gap, 3, 1000, 1020, 12, 0, &o), CTS_STALL_UNAFFECTED);
+        CHECK(isnan(o.kept_us));
+
+        /* Held through the call, all but its end, and returned just inside it:
+         * the call's last work after letting it go was slower under load (H200,
+         * cudaMalloc of 16 MiB: 287 us, its command held 280 us of its own). */
+        struct cts_stall_cmd whole[] = {{1002, 1282, 0, 0}, {1283, 1284, 0, 0}};
+        CHECK_INT(cts_stall_decide(whole, 2, 1000, 1287, 5.8, 0, &o), CTS_STALL_STALLS);
+        CHECK(fabs(o.stalled_us - 280) < 1e-9);
+        CHECK_INT(o.inside, 2);
+        whole[0].end_us = 1200; /* 198 us: under three quarters of the call, and inside it */
+        CHECK_INT(cts_stall_decide(whole, 2, 1000, 1287, 5.8, 0, &o), CTS_STALL_UNAFFECTED);
+        /* ... but three quarters of the call's own time: its thread waited 40 us for a processor */
+        CHECK_INT(cts_stall_decide(whole, 2, 1000, 1287, 5.8, 40, &o), CTS_STALL_STALLS);
+
+        /* The calling thread kept from a processor in the call: a command held
+         * by it may have returned before its late return: no proof of
+         * UNAFFECTED; a stall stays one. */
+        struct cts_stall_cmd caller[] = {{1000, 1030, 0, 0}, {2500, 2506, 0, 1}};
+        CHECK_INT(cts_stall_decide(caller, 2, 1000, 2554, 0.7, 0, &o), CTS_STALL_UNAFFECTED);
+        CHECK_INT(cts_stall_decide(caller, 2, 1000, 2554, 0.7, 1300, &o), CTS_STALL_NA);
+        CHECK(fabs(o.kept_us - 1300) < 1e-9);
+        CHECK_INT(cts_stall_decide(caller, 2, 1000, 2554, 0.7, 49, &o), CTS_STALL_UNAFFECTED);
+        caller[0].end_us = 2600; /* returned after the call: held by it, however late it returned */
+        CHECK_INT(cts_stall_decide(caller, 1, 1000, 2554, 0.7, 1300, &o), CTS_STALL_STALLS);
+        CHECK_INT(cts_stall_decide(caller, 1, 1000, 2554, 0.7, NAN, &o), CTS_STALL_STALLS);
+        CHECK(isnan(o.kept_us));
+
+        /* The control: own times, sorted; and its longest wait for a processor. */
+        {
+            struct cts_stall_cmd ctl[] = {{0, 3, 0, 0}, {50, 52, 0, 1}, {100, 4110, 4000, 2}, {4150, 4151, 0, 7}};
+            double times[4], slowest, median, kept;
+            CHECK_INT(cts_stall_control(ctl, 4, 40, 5000, times, &slowest, &median, &kept), 3);
+            CHECK(fabs(slowest - 10) < 1e-9); /* 4,010 us, 4,000 of them kept */
+            CHECK(fabs(median - 2) < 1e-9);
+            CHECK(fabs(kept - 4000) < 1e-9);
+            CHECK_INT(cts_stall_control(ctl, 4, 4120, 5000, times, &slowest, &median, &kept), 1);
+            CHECK(fabs(kept - 7) < 1e-9);
+            CHECK_INT(cts_stall_control(ctl, 4, 9000, 9100, times, &slowest, &median, &kept), 0);
+            CHECK(isnan(slowest) && isnan(median));
+        }
 
         /* Tracking a call that waited: the stalled command's time must grow
          * with the stall time (10 ms, then 40 ms: 30 ms longer). */

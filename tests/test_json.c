@@ -70,7 +70,7 @@ static void check_measured_evidence(const struct cts_case *c)
                                           .inside = 199 - i, .slowest_us = 10012.34, .control_us = 9.87,
                                           .control_median_us = 4.04, .stalled_us = i ? NAN : 10012.34,
                                           .tracked_us = i ? NAN : 40020.06, .stall_us = i ? NAN : 10000,
-                                          .tracked_stall_us = i ? NAN : 40000};
+                                          .tracked_stall_us = i ? NAN : 40000, .kept_us = i ? NAN : 3.04};
         p->pool = i ? (struct cts_pool_obs){.outcome = CTS_POOL_REUSED_NOW, .same_block = 1, .later_held = 0}
                     : (struct cts_pool_obs){.outcome = CTS_POOL_REFUSED, .error = "cudaErrorMemoryAllocation",
                                             .later_held = -1};
@@ -89,7 +89,7 @@ static void check_measured_evidence(const struct cts_case *c)
                    "\"tracked_stall_us\":[40000.0,40000.0],\"tracked_us\":[40167.0,40167.0]}");
     member_text(j, "stall", got, sizeof got);
     CHECK_STR(got, "{\"commands\":[200,200],\"control_median_us\":[4.0,4.0],\"control_us\":[9.9,9.9],"
-                   "\"inside\":[199,198],\"slowest_us\":[10012.3,10012.3],\"stall_us\":[10000.0,null],"
+                   "\"inside\":[199,198],\"kept_us\":[3.0,null],\"slowest_us\":[10012.3,10012.3],\"stall_us\":[10000.0,null],"
                    "\"stalled_us\":[10012.3,null],\"tracked_stall_us\":[40000.0,null],\"tracked_us\":[40020.1,null]}");
     member_text(j, "pool", got, sizeof got);
     CHECK_STR(got, "{\"error\":[\"cudaErrorMemoryAllocation\",null],\"later_held\":[null,false],"

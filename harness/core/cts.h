@@ -456,31 +456,53 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
  * than it; UNAFFECTED: no such command, and at least one began and returned
  * inside a call of 5 us or more; BRIEF: neither (the call was over before a
  * command of the second thread could begin and end inside it, or took less
- * than 5 us, about a kernel launch). */
+ * than 5 us, about a kernel launch).  A command's time is its own: less what
+ * its thread waited for a processor during it (schedstat's run delay), so
+ * that a busy CPU cannot make a stall; and a window where the second thread
+ * waited for a processor more than CTS_STALL_KEPT_US at once may have missed
+ * the call's hold: it proves no UNAFFECTED or BRIEF (NA: measured again). */
 enum cts_stall { CTS_STALL_NA, CTS_STALL_UNAFFECTED, CTS_STALL_STALLS, CTS_STALL_BRIEF, CTS_STALL_COUNT };
+#define CTS_STALL_KEPT_US 50.0 /* the second thread's pace: kept longer, it missed a command's beginning */
 const char *cts_stall_name(enum cts_stall s); /* "unaffected", "stalls", "brief"; NULL for NA */
 struct cts_stall_obs {
     enum cts_stall verdict;
     long long commands;  /* the second thread's commands that began during the call */
     long long inside;    /* ... and returned before it did */
-    double slowest_us;   /* the slowest of those that began during the call */
-    double control_us;   /* the slowest command of the control window */
+    double slowest_us;   /* the slowest of those that began during the call (their own time) */
+    double control_us;   /* the slowest command of the control window (its own time) */
     double control_median_us;
-    double stalled_us;   /* STALLS: the longest stalled command's time */
+    double stalled_us;   /* STALLS: the longest stalled command's own time */
     double tracked_us;   /* ... measured again with the longer stall time, where the call waited
                           * (which proved that the stalled command followed the call) */
     double stall_us, tracked_stall_us; /* the stall times (the watchdog's), where the call waited */
+    double kept_us;      /* the second thread's longest wait for a processor during the call, at once,
+                          * or the calling thread's whole wait in it, the longer (NAN: not known,
+                          * schedstat unreadable) */
 };
-/* One command of the second thread: when it began and returned (host clock, us). */
+/* One command of the second thread: when it began and returned (host clock,
+ * us), how long its thread waited for a processor during it, and between the
+ * previous command's return and its beginning (run delay; NAN: not known). */
 struct cts_stall_cmd {
-    double begin_us, end_us;
+    double begin_us, end_us, delay_us, gap_delay_us;
 };
 /* Pure (classify.c): the verdict of one window of the second thread's
  * commands (in the order made) against a call from call_begin_us to
- * call_end_us, the control's slowest command control_us; fills o's
- * commands, inside, slowest_us, stalled_us and verdict. */
+ * call_end_us, the control's slowest command control_us, the calling thread
+ * having waited caller_delay_us for a processor in the call (0 where that does
+ * not matter: a call judged up to the release of the held work it waited
+ * for); fills o's commands, inside, slowest_us, stalled_us, kept_us and
+ * verdict (NA: either thread was kept from a processor longer than
+ * CTS_STALL_KEPT_US, and nothing stalled: a stalled command that returned
+ * inside a call whose own return was late is no proof that none stalled). */
 enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, double call_begin_us,
-                                double call_end_us, double control_us, struct cts_stall_obs *o);
+                                double call_end_us, double control_us, double caller_delay_us,
+                                struct cts_stall_obs *o);
+/* Pure: the control window from begin_us to end_us: the number of commands
+ * begun in it, their slowest and median own time into *slowest and *median
+ * (sorting times[], room for n), and the second thread's longest wait for a
+ * processor in it into *kept (as cts_stall_decide's kept_us). */
+size_t cts_stall_control(const struct cts_stall_cmd *cmd, size_t n, double begin_us, double end_us, double *times,
+                         double *slowest, double *median, double *kept);
 /* Pure: where the call waited, a (the first try's verdict) measured again as
  * b with a stall time grow_us longer: a's verdict, but STALLS only where b
  * stalled too and its stalled command's time grew by at least `fraction` of

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -33,10 +34,14 @@ static double read_delay(int fd)
  * that opened it, whoever reads it later). */
 static _Thread_local int own_fd = -1;
 
+int cts_schedstat_open(void) { return open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC); }
+
+double cts_schedstat_delay_us(int fd) { return read_delay(fd); }
+
 static int own_schedstat(void)
 {
     if (own_fd < 0)
-        own_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+        own_fd = cts_schedstat_open();
     return own_fd;
 }
 
@@ -46,6 +51,34 @@ int cts_thread_realtime(void)
 {
     struct sched_param sp = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
     return sp.sched_priority >= 0 && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+}
+
+/* struct sched_attr (linux/sched/types.h, its first version), which glibc before 2.41 lacks. */
+struct slice_attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+};
+
+double cts_thread_slice_us(void)
+{
+    struct slice_attr a = {0};
+    if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0u) || a.policy != SCHED_OTHER)
+        return NAN;
+    return (double)a.runtime / 1e3;
+}
+
+int cts_thread_slice(double us)
+{
+    struct slice_attr a = {0};
+    if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0u) || a.policy != SCHED_OTHER)
+        return 0;
+    a.size = sizeof a;
+    a.flags = 0;
+    a.runtime = (uint64_t)(us * 1e3);
+    return syscall(SYS_sched_setattr, 0, &a, 0u) == 0;
 }
 
 static void open_flag(struct cts_latch *l)

@@ -28,10 +28,24 @@ double cts_now_us(void); /* CLOCK_MONOTONIC in microseconds */
 /* How long the calling thread has waited for a processor since it began
  * (schedstat's run delay, microseconds; NAN where the kernel does not say). */
 double cts_run_delay_us(void);
+/* The calling thread's schedstat, opened for any thread to read (close it when
+ * done: threads that come and go would leak cts_run_delay_us's own), and the
+ * run delay in it (NAN where it cannot be read). */
+int cts_schedstat_open(void);
+double cts_schedstat_delay_us(int fd);
 /* Puts the calling thread in SCHED_FIFO at its lowest priority, so that it
  * runs when it wakes on a loaded host: 1, or 0 where not permitted.  For
  * watchdogs, which sleep but for a few instructions. */
 int cts_thread_realtime(void);
+/* What a thread may ask of the scheduler without privilege, where the kernel
+ * has EEVDF's custom slices (Linux 6.12 and later): the calling thread's slice
+ * (the time it runs before another of its processor's threads may; 100 us to
+ * 100 ms): 1, or 0 where refused.  A short one lets a thread that wakes run
+ * before busy threads end theirs; a long one keeps a running thread on its
+ * processor through a call.  cts_thread_slice_us: the present one (NAN: not
+ * known). */
+int cts_thread_slice(double us);
+double cts_thread_slice_us(void);
 
 int cts_latch_start(struct cts_latch *l, volatile unsigned int *flag);
 void cts_latch_stop(struct cts_latch *l);

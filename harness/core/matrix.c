@@ -178,13 +178,13 @@ static json_t *depth_value(const struct cts_rep *rep, int k)
 /* The stall family's second thread, during the call and in the control
  * (docs/method.md, "Other-thread stalls"). */
 static const char *const stall_names[] = {"commands", "inside", "slowest_us", "control_us", "control_median_us",
-                                          "stalled_us", "tracked_us", "stall_us", "tracked_stall_us"};
+                                          "stalled_us", "tracked_us", "stall_us", "tracked_stall_us", "kept_us"};
 static int stall_has(const struct cts_rep *p) { return p->stall.verdict != CTS_STALL_NA; }
 static json_t *stall_value(const struct cts_rep *rep, int k)
 {
     const struct cts_stall_obs *p = &rep->stall;
     double x[] = {p->slowest_us, p->control_us, p->control_median_us, p->stalled_us,
-                  p->tracked_us, p->stall_us, p->tracked_stall_us};
+                  p->tracked_us, p->stall_us, p->tracked_stall_us, p->kept_us};
     return k == 0 ? json_integer(p->commands) : k == 1 ? json_integer(p->inside) : us(x[k - 2]);
 }
 
