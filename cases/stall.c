@@ -997,7 +997,7 @@ static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct 
                                                                   : "waited",
              stall / 1e3, h == CTS_HOST_WAITS ? ", the stall not tracked" : "");
         if (starved)
-            note(seen, sizeof seen, "the second thread waited %.0f us at once for a processor",
+            note(seen, sizeof seen, "a thread waited %.0f us for a processor (kept_us)",
                  fmax(a.obs.kept_us, h == CTS_HOST_WAITS ? b.obs.kept_us : 0));
         else if (h == CTS_HOST_WAITS)
             note(seen, sizeof seen, "stalled %.0f us, then %.0f us", a.obs.stalled_us, b.obs.stalled_us);

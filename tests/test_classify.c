@@ -597,6 +597,16 @@ int main(void)
         CHECK_INT(cts_stall_decide(caller, 1, 1000, 2554, 0.7, NAN, &o), CTS_STALL_STALLS);
         CHECK(isnan(o.kept_us));
 
+        /* Nothing fitted inside a call of 40 us whose second thread waited 30 us
+         * for a processor (H200 under load: cudaMemGetInfo came out brief in
+         * some repetitions): the wait may be why; under 10 us it is not. */
+        struct cts_stall_cmd nofit[] = {{990, 996, 0, 0}, {1035, 1041, 0, 30}};
+        CHECK_INT(cts_stall_decide(nofit, 2, 1000, 1040, 5, 0, &o), CTS_STALL_NA);
+        nofit[1].gap_delay_us = 8;
+        CHECK_INT(cts_stall_decide(nofit, 2, 1000, 1040, 5, 0, &o), CTS_STALL_BRIEF);
+        CHECK_INT(cts_stall_decide(nofit, 2, 1000, 1040, 5, 12, &o), CTS_STALL_NA); /* the caller's */
+        CHECK_INT(cts_stall_decide(nofit, 2, 1000, 1004, 5, 12, &o), CTS_STALL_BRIEF); /* under 5 us */
+
         /* The control: own times, sorted; and its longest wait for a processor. */
         {
             struct cts_stall_cmd ctl[] = {{0, 3, 0, 0}, {50, 52, 0, 1}, {100, 4110, 4000, 2}, {4150, 4151, 0, 7}};

@@ -402,10 +402,13 @@ enum cts_stall cts_stall_decide(const struct cts_stall_cmd *cmd, size_t n, doubl
     o->kept_us = kept_over(cmd, n, call_begin_us, call_end_us);
     if (caller_delay_us > o->kept_us || isnan(caller_delay_us))
         o->kept_us = caller_delay_us;
-    o->verdict = !isnan(o->stalled_us)                                        ? CTS_STALL_STALLS
-                 : o->kept_us > CTS_STALL_KEPT_US                             ? CTS_STALL_NA
-                 : o->inside && call_end_us - call_begin_us >= STALL_BRIEF_US ? CTS_STALL_UNAFFECTED
-                                                                             : CTS_STALL_BRIEF;
+    double call = call_end_us - call_begin_us;
+    o->verdict = !isnan(o->stalled_us)                   ? CTS_STALL_STALLS
+                 : o->kept_us > CTS_STALL_KEPT_US        ? CTS_STALL_NA
+                 : call < STALL_BRIEF_US                 ? CTS_STALL_BRIEF
+                 : o->inside                             ? CTS_STALL_UNAFFECTED
+                 : o->kept_us > STALL_SLACK_US           ? CTS_STALL_NA /* nothing fitted: the wait may be why */
+                                                         : CTS_STALL_BRIEF;
     return o->verdict;
 }
 
