@@ -1,128 +1,24 @@
 /* Markdown rendering of a matrix: environment, summary, what went wrong,
  * then one table per group (API x direction) whose rows are call variants and
- * whose columns are busy placements.
+ * whose columns are busy placements (the thresholds section:
+ * markdown_thresholds.c).
  *
  * Every string that comes from the matrix is escaped for where it goes
- * (md() below): as text, nothing in it can open raw HTML, an entity, a code
+ * (cts_md, markdown_text.c): as text, nothing in it can open raw HTML, an entity, a code
  * span, a link or a table cell (a ']' is escaped only before '(': the
  * quotes' "[...]" stay as they are); in a code span, the delimiter is longer
  * than any run of backticks in it; in an attribute, it is entity-escaped;
  * a link is made only of an http(s) URL with nothing in it to escape. */
 #define _GNU_SOURCE
+#include "markdown_int.h"
 #include "report.h"
 #include "spec.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* in_link: the text of a link, where every bracket is escaped; elsewhere
- * only a ']' right before '(' is, which is all a link needs to form (a
- * reference link needs a definition at the start of a line, and no string
- * from the matrix starts a line). */
-static void md_text(FILE *f, const char *s, int in_link)
-{
-    for (; *s; s++)
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '|': case '`': case '\\':
-            fputc('\\', f);
-            fputc(*s, f);
-            break;
-        case '[': case ']':
-            if (in_link || (*s == ']' && s[1] == '('))
-                fputc('\\', f);
-            fputc(*s, f);
-            break;
-        default: fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-        }
-}
-
-void cts_md_text(FILE *f, const char *s) { md_text(f, s, 0); }
-
-void cts_md_code(FILE *f, const char *s, int in_table)
-{
-    size_t run = 0, longest = 0, n = strlen(s);
-    for (const char *p = s; *p; p++) {
-        run = *p == '`' ? run + 1 : 0;
-        longest = run > longest ? run : longest;
-    }
-    int pad = n && (s[0] == '`' || s[n - 1] == '`'); /* a space each side, which CommonMark strips */
-    for (size_t i = 0; i <= longest; i++)
-        fputc('`', f);
-    if (pad)
-        fputc(' ', f);
-    for (; *s; s++) {
-        if (*s == '|' && in_table)
-            fputc('\\', f); /* GFM reads \| as | even inside a code span in a table */
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-    }
-    if (pad)
-        fputc(' ', f);
-    for (size_t i = 0; i <= longest; i++)
-        fputc('`', f);
-}
-
-/* An HTML attribute value inside a table cell. */
-static void md_attr(FILE *f, const char *s) { cts_html_escape(f, s, 1); }
-
-/* [text](url) where url is an http(s) URL with nothing to escape; else
- * the text and the URL, as text. */
-static void md_link(FILE *f, const char *text, const char *url)
-{
-    int ok = !strncmp(url, "https://", 8) || !strncmp(url, "http://", 7);
-    for (const char *p = url; ok && *p; p++)
-        ok = (unsigned char)*p > 0x20 && *p != 0x7f && !strchr("<>()|`\\\"'[]", *p);
-    if (ok) {
-        fputc('[', f);
-        md_text(f, text, 1);
-        fprintf(f, "](%s)", url);
-    } else {
-        cts_md_text(f, text);
-        if (*url) {
-            fputs(" (", f);
-            cts_md_text(f, url);
-            fputc(')', f);
-        }
-    }
-}
-
-/* fprintf for Markdown: %s a string of ours, written as is; from the
- * matrix, %t text, %T a code span in a table cell, %C one elsewhere, %A an
- * attribute value in a table cell, %L a link (text, URL); %z a size_t, %f
- * a double (%.1f), %d a long long. */
-static void md(FILE *f, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    for (const char *p = fmt; *p; p++) {
-        if (*p != '%') {
-            fputc(*p, f);
-            continue;
-        }
-        switch (*++p) {
-        case 's': fputs(va_arg(ap, const char *), f); break;
-        case 't': cts_md_text(f, va_arg(ap, const char *)); break;
-        case 'T': cts_md_code(f, va_arg(ap, const char *), 1); break;
-        case 'C': cts_md_code(f, va_arg(ap, const char *), 0); break;
-        case 'A': md_attr(f, va_arg(ap, const char *)); break;
-        case 'L': {
-            const char *text = va_arg(ap, const char *);
-            md_link(f, text, va_arg(ap, const char *));
-            break;
-        }
-        case 'z': fprintf(f, "%zu", va_arg(ap, size_t)); break;
-        case 'f': fprintf(f, "%.1f", va_arg(ap, double)); break;
-        case 'd': fprintf(f, "%lld", va_arg(ap, long long)); break;
-        default: fputc('%', f); if (*p) fputc(*p, f); else p--;
-        }
-    }
-    va_end(ap);
-}
-
+#define md cts_md
 
 #define str cts_json_str
 
@@ -515,91 +411,6 @@ static size_t group_row(FILE *f, const struct row *rows, size_t r, size_t j)
     return e;
 }
 
-/* ---- thresholds (docs/matrix.md, `thresholds`): the sizes where a row's outcome changes ---- */
-
-/* A probe's outcome: "PASS:Qc" as `Qc`, "VARIES:A/W" as VARIES `A/W`,
- * "NOTSUPP" as it is, "" as undecided. */
-static void th_outcome(FILE *f, const char *o)
-{
-    const char *colon = strchr(o, ':');
-    char status[32];
-    if (!*o)
-        fputs("undecided", f);
-    else if (!colon)
-        md(f, "%t", o);
-    else if (!strncmp(o, "PASS:", 5))
-        md(f, "%T", colon + 1);
-    else {
-        snprintf(status, sizeof status, "%.*s", (int)(colon - o), o);
-        md(f, "%t %T", status, colon + 1);
-    }
-}
-
-/* One flip: `Qc` up to 2,097,152 B → `W` from 2,097,153 B. */
-static void th_flip(FILE *f, const json_t *fl, const char *unit)
-{
-    const json_t *below = json_object_get(fl, "below"), *above = json_object_get(fl, "above");
-    th_outcome(f, str(below, "outcome"));
-    fputs(" up to ", f);
-    cts_put_grouped(f, cts_json_int(below, "bytes"));
-    fprintf(f, "%s → ", unit);
-    th_outcome(f, str(above, "outcome"));
-    fputs(" from ", f);
-    cts_put_grouped(f, cts_json_int(above, "bytes"));
-    fputs(unit, f);
-    if (json_is_false(json_object_get(fl, "exact")))
-        fputs(" (not exact)", f);
-    else if (json_is_false(json_object_get(fl, "steady")))
-        fputs(" (alternates)", f);
-}
-
-static void th_row(FILE *f, const char *id, const json_t *r)
-{
-    const json_t *flips = json_object_get(r, "flips");
-    md(f, "| %T | ", id);
-    for (size_t i = 0; i < json_array_size(flips); i++) {
-        fputs(i ? "; then " : "", f);
-        th_flip(f, json_array_get(flips, i), cts_th_unit(r));
-    }
-    if (!json_array_size(flips)) {
-        fputs("no flip up to ", f);
-        cts_put_th_limit(f, r);
-    }
-    if (json_is_true(json_object_get(r, "truncated")))
-        fputs("; more flips not recorded", f);
-    fputs(" | ", f);
-    cts_put_grouped(f, cts_json_int(r, "probes"));
-    if (cts_json_int(r, "undecided"))
-        fprintf(f, " (%lld undecided)", cts_json_int(r, "undecided"));
-    fputs(" |\n", f);
-}
-
-/* The section, where the matrix has a `thresholds` member: the search's
- * run in a line, then each row's flips, rows by id.  0, or -1 if out of memory. */
-static int thresholds(FILE *f, const json_t *m)
-{
-    const json_t *th = json_object_get(m, "thresholds");
-    if (!json_is_object(th))
-        return 0;
-    const json_t *run = json_object_get(th, "run"), *rows = json_object_get(th, "rows");
-    size_t n;
-    const char **ids = cts_sorted_keys(rows, &n);
-    if (!ids)
-        return -1;
-    fprintf(f, "## Thresholds\n\n%lld rows searched up to ", cts_json_int(run, "rows"));
-    cts_put_limit(f, cts_json_int(run, "max_bytes"));
-    md(f, " by `sync-cts thresholds` (suite %t, %t): ", str(run, "suite_revision"), str(run, "date"));
-    cts_put_grouped(f, cts_json_int(run, "probes"));
-    md(f, " probes of %d repetitions each, %f s wall. A flip is the largest size giving one outcome and the "
-          "smallest giving the next.\n\n| row | flips | probes |\n|---|---|---:|\n",
-       cts_json_int(run, "repetitions"), json_number_value(json_object_get(run, "wall_s")));
-    for (size_t i = 0; i < n; i++)
-        th_row(f, ids[i], json_object_get(rows, ids[i]));
-    fputs("\n", f);
-    free(ids);
-    return 0;
-}
-
 /* The cheap calls' latency from 1, 4 and 16 threads at once (evidence): a
  * row for each call, variant and op stream (its busy placements share one
  * measurement), in the cases' order. */
@@ -709,7 +520,7 @@ int cts_render_markdown(const json_t *m, FILE *f)
     coverage(f, m, &k);
     free_clause_counts(&k);
     free(rows);
-    if (thresholds(f, m))
+    if (cts_md_thresholds(f, m))
         return -1;
     return ferror(f) ? -1 : 0;
 }
