@@ -3,7 +3,9 @@
  *   matrix_load.c   a matrix file read (inflated if gzip), walked, and checked as a whole
  *   matrix_walk.c   the walk through a matrix's text, case by case (two threads for a large
  *                   one); case ids
- *   matrix_check.c  the validation of every member a command reads
+ *   matrix_check.c  the validation of every member a command reads (with
+ *                   matrix_check_evidence.c and matrix_check_top.c; what they
+ *                   share: matrix_check_int.h)
  *   matrix_arena.c  the arena loaded matrices live in
  *   outfile.c       (not in this header) files written whole or not at all, and --out
  */
@@ -43,7 +45,7 @@ struct arena_mark cts_mx_arena_mark(void);
 void cts_mx_arena_rewind(struct arena_mark m);
 void cts_mx_arena_install(void);
 
-/* ---- matrix_check.c: validation ------------------------------------------- */
+/* ---- matrix_check.c, matrix_check_top.c: validation ----------------------- */
 /* One case (refs: clause id -> the first case naming it), and the matrix
  * outside its cases: 0, or -1 and why. */
 int cts_mx_check_case(const json_t *c, const char *id, json_t *refs, char *why, size_t len);
