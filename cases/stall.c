@@ -68,74 +68,22 @@
  * The documentation says nothing of other threads beyond RT-SYNC-ANY ("Any
  * CUDA API call may block or synchronize for various reasons such as
  * contention for or unavailability of internal resources"): `other_thread`
- * is RECORDED; the call's own `host` is judged by its own clauses (spec.c). */
-#define _GNU_SOURCE
-#include "../harness/core/cts.h"
+ * is RECORDED; the call's own `host` is judged by its own clauses (spec.c).
+ *
+ * This file: the calls, how each is prepared, made and undone, and the cases;
+ * cases/stall_window.c: the resources, the window and a repetition. */
+#include "stall.h"
 #include "../harness/families/driver.h"
-#include "../harness/engine/engine.h" /* TRACK_FRACTION */
 #include "../harness/families/family.h"
-#include "../harness/families/kernels.h"
-#include "../harness/core/latch.h"
-#include "../harness/families/stallgate.h"
 
-#include <cuda_runtime_api.h>
-#include <errno.h>
-#include <linux/futex.h>
-#include <math.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdarg.h>
-#include <stdatomic.h>
+#include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#define SMALL 1 /* size index 1: 4 KiB */
-#define LARGE 6 /* size index 6: 16 MiB */
-#define STALL_US 10000.0    /* the watchdog opens the gate this long after the call began */
-#define STALL_FACTOR 4.0    /* ... and this many times longer, to track a wait */
-#define GROW(stall) ((STALL_FACTOR - 1) * (stall)) /* how much longer the tracking try's stall time is */
-#define CONTROL_US 10000.0  /* the control window */
-#define LEAD_US 500.0       /* the second thread runs this long before the call or the control */
-#define TAIL_US 1000.0      /* after a call that returned, the gate stays closed this long */
-#define PACE_US 50.0        /* the second thread begins a command this often (at most 800 in 40 ms:
-                             * fewer than a stream queues before a launch blocks, 1,021) */
-#define EXIT_LIMIT_US 50000.0 /* the second thread leaves its loop within this once told (gate closed);
-                               * 5 ms was too short once on a loaded host (H100, b8b2769: the control's
-                               * thread not out in time, with no call: BROKEN) */
-#define MAX_CMDS 16384
-#define MIN_CONTROL 20      /* commands a control window must have timed */
-#define TRIES 3
-#define SECOND_SLICE_US 100.0  /* the second thread's slice, the shortest (cts_thread_slice) */
-#define CALLER_SLICE_US 50000.0 /* the calling thread's, while the family runs: longer than a 16 MiB
-                                 * cudaHostAlloc under load (24 ms, H200) */
-#define KEPT_TRIES 40       /* a try where the second thread was kept from a processor (a busy host) is
-                             * made again, at most this many times a repetition, before it counts */
-#define BRIEF_TRIES 10      /* a call that returned with no command of the second thread inside it is
-                             * made again, at most this many times a repetition, before it is "brief"
-                             * (cudaMemGetInfo, 11-64 us, fits a command of one every PACE_US only
-                             * sometimes: H100, f8eae3d) */
+const char *const stall_withs[] = {"launch", "memcpy_async", "event_record", "peer_launch", "peer_memcpy_async"};
 
-/* The second thread's command; peer_*: the same on the other device (its stream and memory
- * there; NOTSUPP with one device): does a call on this device stall a thread working on another? */
-static const char *const withs[] = {"launch", "memcpy_async", "event_record", "peer_launch", "peer_memcpy_async"};
-enum { WITH_LAUNCH, WITH_MEMCPY, WITH_EVENT, WITH_PEER_LAUNCH, WITH_PEER_MEMCPY, NWITHS };
-#define ON_PEER(w) ((w) >= WITH_PEER_LAUNCH)
-
-static const struct call {
-    enum cts_api api;
-    const char *variant;
-    enum cts_dir dir;
-    enum cts_mem mem;
-    int size_idx;
-    enum cts_op op;
-    enum cts_busy busy;
-    const struct cts_case *lent; /* a lent call (below): its family's own case; NULL here */
-} calls[] = {
+static const struct stall_call calls[] = {
     {CTS_API_DEVICE_SYNCHRONIZE, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
     {CTS_API_STREAM_SYNCHRONIZE, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_NONBLOCKING, CTS_BUSY_SAME},
     {CTS_API_EVENT_SYNCHRONIZE, NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_OP_IMPLIED, CTS_BUSY_NONBLOCKING},
@@ -183,7 +131,7 @@ static const struct lend {
 static struct {
     int made;
     struct cts_case of[NLENDS]; /* each lent case as its family makes it (api 0 and no id: not found) */
-    struct call call[NLENDS];
+    struct stall_call call[NLENDS];
 } lent;
 
 /* Finds each lent case in its family's table, once. */
@@ -203,14 +151,14 @@ static void lend(void)
             if (!strcmp(all[i].id, lends[k].id)) {
                 const struct cts_case *x = &lent.of[k];
                 lent.of[k] = all[i];
-                lent.call[k] = (struct call){x->api, lends[k].variant, x->dir, x->mem, x->size_idx, x->op, x->busy, x};
+                lent.call[k] = (struct stall_call){x->api, lends[k].variant, x->dir, x->mem, x->size_idx, x->op, x->busy, x};
             }
         free(all);
     }
 }
 
 /* The k-th call, own then lent (NULL: a lent one not found). */
-static const struct call *call_at(size_t k)
+const struct stall_call *stall_call_at(size_t k)
 {
     if (k < NCALLS)
         return &calls[k];
@@ -222,12 +170,12 @@ static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
     for (size_t k = 0; k < NCALLS + NLENDS; k++) {
-        const struct call *x = call_at(k);
+        const struct stall_call *x = stall_call_at(k);
         for (int w = 0; x && w < NWITHS; w++, n++) {
             if (!out || n >= cap)
                 continue;
             struct cts_case c = {.family = &cts_family_stall, .api = x->api,
-                                 .variant = x->variant ? x->variant : VARIANT, .with = withs[w], .dir = x->dir,
+                                 .variant = x->variant ? x->variant : VARIANT, .with = stall_withs[w], .dir = x->dir,
                                  .mem = x->mem, .size_idx = x->size_idx, .kind = CTS_KIND_NONE, .op = x->op,
                                  .busy = x->busy};
             if (x->lent) {
@@ -245,10 +193,10 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-static const struct call *call_of(const struct cts_case *c)
+const struct stall_call *stall_call_of(const struct cts_case *c)
 {
     for (size_t k = 0; k < NCALLS + NLENDS; k++) {
-        const struct call *x = call_at(k);
+        const struct stall_call *x = stall_call_at(k);
         if (x && x->api == c->api && x->dir == c->dir && x->mem == c->mem && x->size_idx == c->size_idx &&
             (!x->lent || !strcmp(x->variant, c->variant)))
             return x;
@@ -256,33 +204,29 @@ static const struct call *call_of(const struct cts_case *c)
     return NULL;
 }
 
-static int with_index(const struct cts_case *c)
+int stall_with_index(const struct cts_case *c)
 {
     for (int w = 0; w < NWITHS; w++)
-        if (c->with && !strcmp(c->with, withs[w]))
+        if (c->with && !strcmp(c->with, stall_withs[w]))
             return w;
     return -1;
 }
 
-extern const unsigned char cts_module_image[];
-extern const size_t cts_module_image_size;
 int cts_fresh_take(void);
 int cts_fresh_left(void);
 cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value);
 
-static int lent_needs(const struct cts_case *x, char *why, size_t len);
-
-static int needs(const struct cts_case *c, char *why, size_t len)
+int stall_needs(const struct cts_case *c, char *why, size_t len)
 {
-    int w = with_index(c), count = 0;
+    int w = stall_with_index(c), count = 0;
     if (w >= 0 && ON_PEER(w) && (cudaGetDeviceCount(&count) != cudaSuccess || count < 2)) {
         (void)cudaGetLastError();
-        snprintf(why, len, "one device: no other for the second thread's %s", withs[w]);
+        snprintf(why, len, "one device: no other for the second thread's %s", stall_withs[w]);
         return -1;
     }
-    const struct call *x = call_of(c);
+    const struct stall_call *x = stall_call_of(c);
     if (x && x->lent)
-        return lent_needs(x->lent, why, len);
+        return stall_lent_needs(x->lent, why, len);
     switch (c->api) {
     case CTS_API_CU_MODULE_LOAD_DATA:
         return cts_need_driver("cuModuleLoadData", why, len) ? -1 : cts_need_driver("cuModuleUnload", why, len);
@@ -296,54 +240,38 @@ static int needs(const struct cts_case *c, char *why, size_t len)
     }
 }
 
-/* ---- what the family keeps ----------------------------------------------------- */
+/* ---- what the family keeps (stall.h; made by stall_setup, cases/stall_window.c) ---- */
 
-static struct {
-    int ready, device;
-    char why[CTS_REASON_MAX];
-    struct cts_stallgate g;
-    cudaStream_t own, held, second; /* the call's non-blocking stream, another held one, the second thread's */
-    int peer;                      /* the other device (-1: none), and the second thread's stream and memory there */
-    cudaStream_t second_peer;
-    void *peer_dev;
-    void *dev[2], *pinned[2], *pageable;
-    cudaEvent_t behind, second_event; /* recorded behind the held work; the second thread's */
-    unsigned int *word; /* where a first launch stores */
-    unsigned int stores;
-    void *image; /* the trigger family's module image, copied (cases/trigger.c does so too) */
-    void *big_dev[2], *big_pageable; /* the lent calls' memory, LARGE bytes each */
-} d;
-
-static const char *failed_at = "";
-#define TRY(call) CTS_TRY_AT(failed_at, call)
+struct stall_state stall_d;
+const char *stall_failed_at = "";
 
 static cudaStream_t implied(void) { return cts_build_per_thread() ? cudaStreamPerThread : cudaStreamLegacy; }
 
 /* The stream the case's held work is on. */
-static cudaStream_t held_stream(const struct call *x)
+cudaStream_t stall_held_stream(const struct stall_call *x)
 {
     if (x->busy != CTS_BUSY_SAME)
-        return d.held;
-    return x->op == CTS_OP_IMPLIED ? implied() : d.own;
+        return stall_d.held;
+    return x->op == CTS_OP_IMPLIED ? implied() : stall_d.own;
 }
 
 /* The stream a lent call is given: the handle 0 where it takes none, else its own non-blocking one. */
-static cudaStream_t op_stream(const struct call *x)
+static cudaStream_t op_stream(const struct stall_call *x)
 {
-    return x->op == CTS_OP_IMPLIED ? (cudaStream_t)0 : d.own;
+    return x->op == CTS_OP_IMPLIED ? (cudaStream_t)0 : stall_d.own;
 }
 
 /* ---- lent calls ---------------------------------------------------------------- */
 
-static char lent_at[CTS_REASON_MAX]; /* what failed, for failed_at */
+static char lent_at[CTS_REASON_MAX]; /* what failed, for stall_failed_at */
 
 /* The memory a lent call is given for a kind (NULL: its family's own, or none). */
 static void *lent_memory(enum cts_mem m, int side)
 {
-    return m == CTS_MEM_DEVICE ? d.big_dev[side] : m == CTS_MEM_PAGEABLE ? d.big_pageable : NULL;
+    return m == CTS_MEM_DEVICE ? stall_d.big_dev[side] : m == CTS_MEM_PAGEABLE ? stall_d.big_pageable : NULL;
 }
 
-static int lent_needs(const struct cts_case *x, char *why, size_t len)
+int stall_lent_needs(const struct cts_case *x, char *why, size_t len)
 {
     enum cts_mem src, dst;
     cts_case_buffers(x, &src, &dst);
@@ -363,17 +291,17 @@ static int lent_needs(const struct cts_case *x, char *why, size_t len)
     return x->family->needs ? x->family->needs(x, why, len) : 0;
 }
 
-/* A lent family's hook failed: its error as failed_at, and a placeholder error. */
+/* A lent family's hook failed: its error as stall_failed_at, and a placeholder error. */
 static cudaError_t lent_failed(const struct cts_case *x, const char *hook, const char *error)
 {
     snprintf(lent_at, sizeof lent_at, "the %s family's %s of %s (%s)", x->family->name, hook,
              cts_api_function(x->api), error ? error : "?");
-    failed_at = lent_at;
+    stall_failed_at = lent_at;
     return cudaErrorUnknown;
 }
 
 /* What the call needs, made with the device idle (s: what cleanup undoes). */
-static cudaError_t prepare(const struct call *x, struct cts_scratch *s)
+cudaError_t stall_prepare(const struct stall_call *x, struct cts_scratch *s)
 {
     memset(s, 0, sizeof *s);
     if (x->lent) {
@@ -389,7 +317,7 @@ static cudaError_t prepare(const struct call *x, struct cts_scratch *s)
     case CTS_API_HOST_REGISTER:
     case CTS_API_HOST_UNREGISTER:
         if (!(s->extra = aligned_alloc(4096, n))) {
-            failed_at = "aligned_alloc";
+            stall_failed_at = "aligned_alloc";
             return cudaErrorMemoryAllocation;
         }
         memset(s->extra, 1, n); /* its pages present */
@@ -401,7 +329,7 @@ static cudaError_t prepare(const struct call *x, struct cts_scratch *s)
     case CTS_API_LAUNCH:
         s->value = (unsigned long long)cts_fresh_take();
         if ((int)s->value < 0) {
-            failed_at = "cts_fresh_take (no never-launched kernel left)";
+            stall_failed_at = "cts_fresh_take (no never-launched kernel left)";
             return cudaErrorLaunchFailure;
         }
         break;
@@ -411,12 +339,12 @@ static cudaError_t prepare(const struct call *x, struct cts_scratch *s)
 }
 
 /* The call under test (an error that is not a cudaError_t, a driver API
- * call's or a lent family's: in call_error). */
-static const char *call_error;
-static cudaStream_t op_stream(const struct call *x);
+ * call's or a lent family's: in stall_call_error). */
+const char *stall_call_error;
+static cudaStream_t op_stream(const struct stall_call *x);
 
 /* A lent call: between its family's before and after hooks. */
-static cudaError_t lent_call(const struct call *x, struct cts_scratch *s)
+static cudaError_t lent_call(const struct stall_call *x, struct cts_scratch *s)
 {
     const struct cts_case *c = x->lent;
     enum cts_mem src, dst;
@@ -427,7 +355,7 @@ static cudaError_t lent_call(const struct call *x, struct cts_scratch *s)
     if (c->family->before && c->family->before(c, s, st, &e))
         return lent_failed(c, "before-hook", e);
     if (c->family->issue(c, &args, &e)) {
-        call_error = e;
+        stall_call_error = e;
         return cudaErrorUnknown;
     }
     if (c->family->after && c->family->after(c, s, st, &e))
@@ -435,20 +363,20 @@ static cudaError_t lent_call(const struct call *x, struct cts_scratch *s)
     return cudaSuccess;
 }
 
-static cudaError_t call(const struct call *x, struct cts_scratch *s)
+cudaError_t stall_issue(const struct stall_call *x, struct cts_scratch *s)
 {
     size_t n = x->size_idx >= 0 ? cts_size_bytes(x->size_idx) : 0;
-    call_error = NULL;
+    stall_call_error = NULL;
     if (x->lent)
         return lent_call(x, s);
     switch (x->api) {
     case CTS_API_DEVICE_SYNCHRONIZE: return cudaDeviceSynchronize();
-    case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(d.own);
-    case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(d.behind);
+    case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(stall_d.own);
+    case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(stall_d.behind);
     case CTS_API_MEMCPY:
-        return x->dir == CTS_DIR_H2D ? cudaMemcpy(d.dev[0], d.pageable, n, cudaMemcpyHostToDevice)
-                                     : cudaMemcpy(d.pinned[0], d.dev[1], n, cudaMemcpyDeviceToHost);
-    case CTS_API_MEMCPY_ASYNC: return cudaMemcpyAsync(d.pageable, d.dev[1], n, cudaMemcpyDeviceToHost, d.own);
+        return x->dir == CTS_DIR_H2D ? cudaMemcpy(stall_d.dev[0], stall_d.pageable, n, cudaMemcpyHostToDevice)
+                                     : cudaMemcpy(stall_d.pinned[0], stall_d.dev[1], n, cudaMemcpyDeviceToHost);
+    case CTS_API_MEMCPY_ASYNC: return cudaMemcpyAsync(stall_d.pageable, stall_d.dev[1], n, cudaMemcpyDeviceToHost, stall_d.own);
     case CTS_API_FREE: {
         cudaError_t err = cudaFree(s->ptr);
         if (err == cudaSuccess)
@@ -478,35 +406,35 @@ static cudaError_t call(const struct call *x, struct cts_scratch *s)
     }
     case CTS_API_CU_MODULE_LOAD_DATA: {
         CUmodule m = NULL;
-        CUresult r = cts_drv.cuModuleLoadData(&m, d.image);
+        CUresult r = cts_drv.cuModuleLoadData(&m, stall_d.image);
         s->handle = m;
-        if (r != CUDA_SUCCESS && cts_drv.cuGetErrorName(r, &call_error) != CUDA_SUCCESS)
-            call_error = "an unknown CUresult";
+        if (r != CUDA_SUCCESS && cts_drv.cuGetErrorName(r, &stall_call_error) != CUDA_SUCCESS)
+            stall_call_error = "an unknown CUresult";
         return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
     }
     case CTS_API_LAUNCH:
-        if (++d.stores == 0)
-            d.stores = 1;
-        return cts_launch_fresh((int)s->value, d.own, d.word, d.stores);
+        if (++stall_d.stores == 0)
+            stall_d.stores = 1;
+        return cts_launch_fresh((int)s->value, stall_d.own, stall_d.word, stall_d.stores);
     case CTS_API_MEM_GET_INFO: {
         size_t free_b, total;
         return cudaMemGetInfo(&free_b, &total);
     }
     default: {
         struct cudaDeviceProp p;
-        return cudaGetDeviceProperties(&p, d.device);
+        return cudaGetDeviceProperties(&p, stall_d.device);
     }
     }
 }
 
-/* Undoes prepare() and the call, with the device idle. */
-static cudaError_t cleanup(const struct call *x, struct cts_scratch *s)
+/* Undoes stall_prepare() and the call, with the device idle. */
+cudaError_t stall_cleanup(const struct stall_call *x, struct cts_scratch *s)
 {
     if (x->lent) {
         const char *e = NULL;
         cudaError_t err = cudaDeviceSynchronize();
         if (err != cudaSuccess) {
-            failed_at = "cudaDeviceSynchronize";
+            stall_failed_at = "cudaDeviceSynchronize";
             return err;
         }
         if (x->lent->family->cleanup && x->lent->family->cleanup(x->lent, s, &e))
@@ -534,7 +462,7 @@ static cudaError_t cleanup(const struct call *x, struct cts_scratch *s)
         break;
     case CTS_API_CU_MODULE_LOAD_DATA:
         if (s->handle && cts_drv.cuModuleUnload((CUmodule)s->handle) != CUDA_SUCCESS) {
-            failed_at = "cuModuleUnload";
+            stall_failed_at = "cuModuleUnload";
             return cudaErrorUnknown;
         }
         break;
@@ -543,504 +471,8 @@ static cudaError_t cleanup(const struct call *x, struct cts_scratch *s)
     memset(s, 0, sizeof *s);
     return cudaSuccess;
 }
-
-/* The second thread's command (made with its device current: the peer's for ON_PEER). */
-static cudaError_t command(int w)
-{
-    switch (w) {
-    case WITH_LAUNCH: return cts_launch_sleep(d.second, 0);
-    case WITH_MEMCPY:
-        return cudaMemcpyAsync(d.dev[1], d.pinned[1], cts_size_bytes(SMALL), cudaMemcpyHostToDevice, d.second);
-    case WITH_PEER_LAUNCH: return cts_launch_sleep(d.second_peer, 0);
-    case WITH_PEER_MEMCPY:
-        return cudaMemcpyAsync(d.peer_dev, d.pinned[1], cts_size_bytes(SMALL), cudaMemcpyHostToDevice, d.second_peer);
-    default: return cudaEventRecord(d.second_event, d.second);
-    }
-}
-
-static cudaStream_t second_stream(int w) { return ON_PEER(w) ? d.second_peer : d.second; }
-
-/* The other device's stream and memory for the second thread, and its commands' first use there. */
-static cudaError_t setup_peer(void)
-{
-    int count = 0;
-    TRY(cudaGetDeviceCount(&count));
-    d.peer = count > 1 ? (d.device + 1) % count : -1;
-    if (d.peer < 0)
-        return cudaSuccess;
-    TRY(cudaSetDevice(d.peer));
-    TRY(cudaStreamCreateWithFlags(&d.second_peer, cudaStreamNonBlocking));
-    TRY(cudaMalloc(&d.peer_dev, cts_size_bytes(SMALL)));
-    TRY(command(WITH_PEER_LAUNCH));
-    TRY(command(WITH_PEER_MEMCPY));
-    TRY(cudaStreamSynchronize(d.second_peer));
-    return cudaSetDevice(d.device);
-}
-
-static cudaError_t setup_resources(void)
-{
-    TRY(cudaGetDevice(&d.device));
-    TRY(cudaStreamCreateWithFlags(&d.own, cudaStreamNonBlocking));
-    TRY(cudaStreamCreateWithFlags(&d.held, cudaStreamNonBlocking));
-    TRY(cudaStreamCreateWithFlags(&d.second, cudaStreamNonBlocking));
-    for (int i = 0; i < 2; i++) {
-        TRY(cudaMalloc(&d.dev[i], cts_size_bytes(SMALL)));
-        TRY(cudaMallocHost(&d.pinned[i], cts_size_bytes(SMALL)));
-        TRY(cudaMemset(d.dev[i], 0, cts_size_bytes(SMALL)));
-        memset(d.pinned[i], 0, cts_size_bytes(SMALL));
-    }
-    if (!(d.pageable = calloc(1, cts_size_bytes(SMALL)))) {
-        failed_at = "calloc";
-        return cudaErrorMemoryAllocation;
-    }
-    TRY(cudaMalloc((void **)&d.word, sizeof *d.word));
-    for (int i = 0; i < 2; i++) {
-        TRY(cudaMalloc(&d.big_dev[i], cts_size_bytes(LARGE)));
-        TRY(cudaMemset(d.big_dev[i], 0, cts_size_bytes(LARGE)));
-    }
-    if (!(d.big_pageable = calloc(1, cts_size_bytes(LARGE)))) {
-        failed_at = "calloc";
-        return cudaErrorMemoryAllocation;
-    }
-    if (!(d.image = malloc(cts_module_image_size))) {
-        failed_at = "malloc";
-        return cudaErrorMemoryAllocation;
-    }
-    memcpy(d.image, cts_module_image, cts_module_image_size);
-    TRY(cudaEventCreateWithFlags(&d.behind, cudaEventDisableTiming));
-    TRY(cudaEventCreateWithFlags(&d.second_event, cudaEventDisableTiming));
-    TRY(cudaEventRecord(d.behind, d.held));
-    for (int w = 0; w < NWITHS; w++)
-        if (!ON_PEER(w))
-            TRY(command(w));
-    cudaError_t perr = setup_peer();
-    if (perr != cudaSuccess)
-        return perr;
-    TRY(cts_launch_sleep(d.own, 0));
-    return cudaDeviceSynchronize();
-}
-
-/* Once: the resources, the gate, and every call made with the device idle
- * (not the first launch: each takes a kernel of its own, and launching is
- * warm already). */
-static int setup(void)
-{
-    if (d.ready)
-        return d.why[0] ? -1 : 0;
-    d.ready = 1;
-    cudaError_t err = setup_resources();
-    for (size_t k = 0; err == cudaSuccess && k < NCALLS + NLENDS; k++) {
-        const struct call *x = call_at(k);
-        struct cts_scratch s;
-        char why[CTS_REASON_MAX];
-        struct cts_case probe = {.api = x ? x->api : CTS_API_FAULT, .with = withs[0]};
-        if (!x || x->api == CTS_API_LAUNCH || (x->lent ? lent_needs(x->lent, why, sizeof why) : needs(&probe, why, sizeof why)))
-            continue;
-        if ((err = prepare(x, &s)) == cudaSuccess && (err = call(x, &s)) != cudaSuccess)
-            failed_at = cts_api_function(x->api);
-        if (err == cudaSuccess)
-            err = cudaDeviceSynchronize();
-        if (err == cudaSuccess)
-            err = cleanup(x, &s);
-    }
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(d.why, sizeof d.why, "harness: the stall family's set-up: %s returned %s", failed_at,
-                 cudaGetErrorName(err));
-        return -1;
-    }
-    return cts_sg_init(&d.g, d.why, sizeof d.why);
-}
-
-/* ---- the second thread ----------------------------------------------------------- */
-
-struct window {
-    int with;
-    pthread_t thread;
-    atomic_int stop, left, kick; /* kick: begin a command now (the call is beginning); a futex word */
-    atomic_long made;
-    cudaError_t err;
-    struct cts_stall_cmd cmd[MAX_CMDS];
-};
-
-/* This (the calling) thread's waits outside the call: asleep, 50 us at a time
- * (the scheduler keeps a thread that slept more of a turn than one that spun). */
-static void nap(void)
-{
-    struct timespec t = {0, 50000};
-    nanosleep(&t, NULL);
-}
-
-static void wake(atomic_int *word) { (void)syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
-
-/* Sleeps until `until` (monotonic us) or a kick, whichever comes first. */
-static void pause_until(struct window *w, double until)
-{
-    struct timespec at = {(time_t)(until / 1e6), (long)(fmod(until, 1e6) * 1e3)};
-    while (!atomic_load(&w->stop) && !atomic_load(&w->kick) && cts_now_us() < until)
-        (void)syscall(SYS_futex, &w->kick, FUTEX_WAIT_BITSET_PRIVATE, 0, &at, NULL, FUTEX_BITSET_MATCH_ANY);
-    atomic_store(&w->kick, 0);
-}
-
-/* What the second thread may ask of the scheduler without privilege: its
- * timers to the nanosecond (a pace of 50 us, not the default 50 us slack
- * late), and the shortest slice (cts_thread_slice: it wakes before busy
- * threads end theirs). */
-static void ask_scheduler(void)
-{
-    (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    (void)cts_thread_slice(SECOND_SLICE_US);
-}
-
-/* The second thread: a command every PACE_US (or at once when kicked),
- * sleeping between them, each timed with its run delay. */
-static void *second_thread(void *arg)
-{
-    struct window *w = arg;
-    ask_scheduler();
-    int fd = cts_schedstat_open();
-    double last = cts_schedstat_delay_us(fd);
-    w->err = cudaSetDevice(ON_PEER(w->with) ? d.peer : d.device);
-    while (w->err == cudaSuccess && !atomic_load(&w->stop)) {
-        long i = atomic_load(&w->made);
-        double rb = cts_schedstat_delay_us(fd);
-        double b = cts_now_us();
-        cudaError_t err = command(w->with);
-        double e = cts_now_us();
-        double re = cts_schedstat_delay_us(fd);
-        if (err != cudaSuccess) {
-            w->err = err;
-            break;
-        }
-        if (i < MAX_CMDS) {
-            w->cmd[i] = (struct cts_stall_cmd){b, e, re - rb, rb - last};
-            atomic_store(&w->made, i + 1);
-        }
-        last = re;
-        pause_until(w, b + PACE_US);
-    }
-    if (fd >= 0)
-        close(fd);
-    atomic_store(&w->left, 1);
-    return NULL;
-}
-
-/* Starts the second thread and waits until it has run LEAD_US: 0, or -1 with why. */
-static int start_second(struct window *w, int with, char *why, size_t len)
-{
-    w->with = with;
-    atomic_store(&w->stop, 0);
-    atomic_store(&w->left, 0);
-    atomic_store(&w->kick, 0);
-    atomic_store(&w->made, 0);
-    w->err = cudaSuccess;
-    if (pthread_create(&w->thread, NULL, second_thread, w)) {
-        snprintf(why, len, "harness: the second thread could not start");
-        return -1;
-    }
-    /* Asleep meanwhile: a thread that wakes is given a fresh slice, and the
-     * call comes right after (cts_thread_slice). */
-    double t0 = cts_now_us();
-    while (!atomic_load(&w->left) && (atomic_load(&w->made) < 2 || cts_now_us() - t0 < LEAD_US))
-        nap();
-    return 0;
-}
-
-/* Begins a command of the second thread now (it is asleep, or in one: then as that returns). */
-static void kick_second(struct window *w)
-{
-    atomic_store(&w->kick, 1);
-    wake(&w->kick);
-}
-
-/* Tells it to stop and waits EXIT_LIMIT_US for it to leave its loop (the gate
- * still as it is): 1 if it left, 0 if a command of its was still inside. */
-static int stop_second(struct window *w)
-{
-    atomic_store(&w->stop, 1);
-    wake(&w->kick);
-    for (double t0 = cts_now_us(); !atomic_load(&w->left);)
-        if (cts_now_us() - t0 > EXIT_LIMIT_US)
-            return 0;
-    return 1;
-}
-
-/* Drains, then joins the second thread; 0, or -1/-2 with why (cts_sg_drain), or
- * -1 where the second thread's command failed. */
-static int finish(struct window *w, cudaStream_t held, char *why, size_t len)
-{
-    int bad = cts_sg_drain(&d.g, held, d.own, why, len);
-    atomic_store(&w->stop, 1);
-    wake(&w->kick);
-    pthread_join(w->thread, NULL);
-    cudaError_t err = cudaStreamSynchronize(second_stream(w->with));
-    if (!bad && (w->err != cudaSuccess || err != cudaSuccess)) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "harness: the second thread's %s returned %s", withs[w->with],
-                 cudaGetErrorName(w->err != cudaSuccess ? w->err : err));
-        return -1;
-    }
-    return bad;
-}
-
-/* The control: the same hold, the second thread CONTROL_US long, no call.
- * Its slowest and median command (their own times) into *slowest, *median:
- * 0; -1 with why (the harness failed); 1 with why (it proves nothing: the
- * second thread was not out of a command in time, or timed too few: a loaded
- * host; measured again); 2 with why (likewise: it was kept from a processor). */
-static struct window win; /* one window at a time (big: in static storage) */
-static int control(const struct call *x, int with, double *slowest, double *median, char *why, size_t len)
-{
-    cudaStream_t held = held_stream(x);
-    if (cts_sg_hold(&d.g, held, why, len))
-        return -1;
-    if (start_second(&win, with, why, len)) {
-        (void)cts_sg_drain(&d.g, held, NULL, why, len);
-        return -1;
-    }
-    double t0 = cts_now_us(), t1;
-    while ((t1 = cts_now_us()) - t0 < CONTROL_US && !atomic_load(&win.left))
-        nap(); /* this thread asleep, as it is not in a call: it keeps its turn for the call */
-    int left = stop_second(&win);
-    int bad = finish(&win, held, why, len);
-    if (bad)
-        return -1;
-    if (!left) {
-        snprintf(why, len, "the control's command still inside %.0f ms after it was over", EXIT_LIMIT_US / 1e3);
-        return 1;
-    }
-    static double t[MAX_CMDS];
-    double kept;
-    size_t n = cts_stall_control(win.cmd, (size_t)atomic_load(&win.made), t0, t1, t, slowest, median, &kept);
-    if (n < MIN_CONTROL) {
-        snprintf(why, len, "the control timed only %zu commands in %.0f ms", n, CONTROL_US / 1e3);
-        return 1;
-    }
-    if (kept > CTS_STALL_KEPT_US) {
-        snprintf(why, len, "the control's second thread waited %.0f us at once for a processor", kept);
-        return 2;
-    }
-    return 0;
-}
-
-/* One try of the call with the second thread beside it. */
-struct stall_try {
-    struct cts_beside_try t;   /* returned, early, call_us (cts_beside_decide) */
-    struct cts_stall_obs obs;  /* cts_stall_decide's */
-    int stuck;                 /* a command of the second thread was still inside TAIL_US after a call that
-                                * returned, the gate closed */
-    double after_us;           /* where the call waited: from the opening to its return */
-};
-
-/* 0; -1 with why (the harness); -2 (TIMEOUT); 1 with why (the call failed: FAIL). */
-static int try_call(const struct call *x, int with, double stall_us, double control_us, struct stall_try *f,
-                    char *why, size_t len)
-{
-    memset(f, 0, sizeof *f);
-    struct cts_scratch s;
-    cudaStream_t held = held_stream(x);
-    cudaError_t err = prepare(x, &s);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "harness: preparing the call: %s returned %s", failed_at, cudaGetErrorName(err));
-        return -1;
-    }
-    if (cts_sg_hold(&d.g, held, why, len)) {
-        (void)cleanup(x, &s);
-        return -1;
-    }
-    if ((x->api == CTS_API_EVENT_SYNCHRONIZE && (err = cudaEventRecord(d.behind, held)) != cudaSuccess) ||
-        start_second(&win, with, why, len)) {
-        if (err != cudaSuccess)
-            snprintf(why, len, "harness: recording the event behind the held work returned %s",
-                     cudaGetErrorName(err));
-        (void)cts_sg_drain(&d.g, held, NULL, why, len);
-        (void)cleanup(x, &s);
-        return -1;
-    }
-    cts_sg_arm(&d.g, stall_us);
-    double rd0 = cts_run_delay_us();
-    kick_second(&win); /* its command begins as the call does (a wake-up takes microseconds) */
-    double t0 = cts_now_us();
-    cudaError_t cerr = call(x, &s);
-    double t1 = cts_now_us();
-    double caller_delay = cts_run_delay_us() - rd0;
-    f->t.returned = cerr == cudaSuccess && cts_sg_returned_closed(&d.g);
-    double rel = cts_sg_released_us(&d.g);
-    f->t.early = !f->t.returned && (isnan(rel) || t1 < rel);
-    f->t.filled = f->t.full = 1; /* nothing to fill here: cts_beside_decide reads returned and the times */
-    f->t.call_us = t1 - t0;
-    f->after_us = f->t.returned ? NAN : t1 - rel;
-    if (f->t.returned)
-        while (cts_now_us() - t1 < TAIL_US)
-            nap();
-    f->stuck = !stop_second(&win) && f->t.returned && cts_sg_closed(&d.g);
-    int bad = finish(&win, held, why, len);
-    cudaError_t cl = cleanup(x, &s);
-    if (bad)
-        return bad;
-    if (cerr != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "%s returned %s", cts_api_function(x->api), call_error ? call_error : cudaGetErrorName(cerr));
-        return 1;
-    }
-    if (cl != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "harness: cleaning up after the call: %s returned %s", failed_at, cudaGetErrorName(cl));
-        return -1;
-    }
-    /* A call that waited is judged while it waited, up to the release: a command
-     * begun after the release met the call waking up, not waiting (the H100 at
-     * 37a734b: an event record begun as cudaDeviceSynchronize woke took tens of us
-     * in every try, at either hold, and the case was INCONCLUSIVE). */
-    double end = !f->t.returned && !f->t.early && !isnan(rel) ? rel : t1;
-    cts_stall_decide(win.cmd, (size_t)atomic_load(&win.made), t0, end, control_us, end == t1 ? caller_delay : 0,
-                     &f->obs);
-    f->obs.control_us = control_us;
-    f->obs.tracked_us = f->obs.stall_us = f->obs.tracked_stall_us = NAN; /* a wait's, where tracked */
-    return 0;
-}
-
-/* ---- one repetition ------------------------------------------------------------- */
-
-/* A note of a try that proved nothing, for the reason of an INCONCLUSIVE. */
-static void note(char *seen, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void note(char *seen, size_t len, const char *fmt, ...)
-{
-    size_t n = strlen(seen);
-    if (n + 2 >= len)
-        return;
-    if (n)
-        n += (size_t)snprintf(seen + n, len - n, "; ");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(seen + n, len - n, fmt, ap);
-    va_end(ap);
-}
-
-static void rep_stall(const struct call *x, int with, struct cts_rep *r, struct cts_result *res)
-{
-    char seen[240] = "";
-    double stall = STALL_US; /* made longer after a wait that did not follow it (a long call) */
-    for (int t = 0, brief = 0, kept = 0; t < TRIES; t++) {
-        double slowest, median;
-        struct stall_try a, b = {0};
-        int ctl = control(x, with, &slowest, &median, r->reason, sizeof r->reason);
-        if (ctl < 0) {
-            r->status = CTS_BROKEN;
-            return;
-        }
-        if (ctl > 0) { /* proves nothing: another try (one that does not count, if the host was busy) */
-            if (ctl == 2 && ++kept < KEPT_TRIES)
-                t--;
-            else
-                note(seen, sizeof seen, "%.80s", r->reason);
-            r->reason[0] = '\0';
-            res->window_retries++;
-            continue;
-        }
-        int bad = try_call(x, with, stall, slowest, &a, r->reason, sizeof r->reason);
-        if (bad) {
-            r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
-            return;
-        }
-        r->timeout_us = stall;
-        int again;
-        enum cts_host h = a.stuck ? CTS_HOST_NA : cts_beside_decide(&a.t, NULL, GROW(stall), TRACK_FRACTION, &again);
-        enum cts_stall v = CTS_STALL_NA;
-        if (h == CTS_HOST_RETURNS && ((a.obs.verdict == CTS_STALL_BRIEF && ++brief < BRIEF_TRIES) ||
-                                      (a.obs.verdict == CTS_STALL_NA && ++kept < KEPT_TRIES))) {
-            t--; /* nothing fitted inside the call, or the second thread was kept from a processor: again
-                  * (not a failed try) */
-            res->window_retries++;
-            continue;
-        }
-        if (h == CTS_HOST_RETURNS) {
-            v = a.obs.verdict;
-            r->call_us = a.t.call_us;
-            r->stall = a.obs;
-        } else if (!a.stuck && again) { /* waited: tracked with a longer stall */
-            bad = try_call(x, with, stall * STALL_FACTOR, slowest, &b, r->reason, sizeof r->reason);
-            if (bad) {
-                r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
-                return;
-            }
-            h = cts_beside_decide(&a.t, &b.t, GROW(stall), TRACK_FRACTION, &again);
-            v = h == CTS_HOST_WAITS ? cts_stall_tracked(&a.obs, &b.obs, GROW(stall), TRACK_FRACTION) : CTS_STALL_NA;
-            if (v != CTS_STALL_NA) {
-                r->call_us = b.t.call_us;
-                r->timeout_us = stall * STALL_FACTOR;
-                r->release_to_return_us = b.after_us;
-                r->tracked_from_timeout_us = stall;
-                r->tracked_from_call_us = a.t.call_us;
-                r->stall = a.obs;
-                r->stall.tracked_us = b.obs.stalled_us;
-                r->stall.stall_us = stall;
-                r->stall.tracked_stall_us = stall * STALL_FACTOR;
-            }
-        }
-        if (v != CTS_STALL_NA) {
-            r->host = h;
-            r->stall.verdict = v;
-            r->stall.control_median_us = median;
-            return;
-        }
-        res->window_retries++;
-        int starved = a.obs.verdict == CTS_STALL_NA || (h == CTS_HOST_WAITS && b.obs.verdict == CTS_STALL_NA);
-        if (starved && ++kept < KEPT_TRIES) {
-            t--;
-            continue;
-        }
-        note(seen, sizeof seen, "%s at %.0f ms%s", a.stuck        ? "a command still inside after the call"
-                                                   : a.t.returned ? "returned"
-                                                   : a.t.early    ? "returned before the watchdog opened the gate"
-                                                                  : "waited",
-             stall / 1e3, h == CTS_HOST_WAITS ? ", the stall not tracked" : "");
-        if (starved)
-            note(seen, sizeof seen, "a thread waited %.0f us for a processor (kept_us)",
-                 fmax(a.obs.kept_us, h == CTS_HOST_WAITS ? b.obs.kept_us : 0));
-        else if (h == CTS_HOST_WAITS)
-            note(seen, sizeof seen, "stalled %.0f us, then %.0f us", a.obs.stalled_us, b.obs.stalled_us);
-        if (!a.stuck && !a.t.returned && !a.t.early && h != CTS_HOST_WAITS)
-            stall *= STALL_FACTOR; /* its time did not follow the release: a call longer than the stall time */
-    }
-    r->status = CTS_INCONCLUSIVE;
-    snprintf(r->reason, sizeof r->reason, "no try proved the call and the second thread, %d tries: %s", TRIES,
-             seen);
-}
-
-static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
-{
-    memset(res, 0, sizeof *res);
-    int w = with_index(c);
-    if (w < 0 || setup()) {
-        res->status = CTS_BROKEN;
-        snprintf(res->reason, sizeof res->reason, "%s", w < 0 ? "harness: not a stall case" : d.why);
-        return;
-    }
-    if (repeat > CTS_MAX_REPEAT)
-        repeat = CTS_MAX_REPEAT;
-    const struct call *x = call_of(c);
-    if (!x) {
-        res->status = CTS_BROKEN;
-        snprintf(res->reason, sizeof res->reason, "harness: no such stall call");
-        return;
-    }
-    double slice = cts_thread_slice_us(); /* the calling thread's, given back after */
-    (void)cts_thread_slice(CALLER_SLICE_US);
-    for (int i = 0; i < repeat; i++) {
-        struct cts_rep *r = &res->reps[i];
-        cts_rep_begin(r);
-        res->nreps = i + 1;
-        rep_stall(x, w, r, res);
-        if (r->status != CTS_PASS)
-            break;
-    }
-    if (!isnan(slice))
-        (void)cts_thread_slice(slice);
-    cts_classify_measured(res, STALL_US); /* the repetitions' median call time stands in for an idle one */
-}
+size_t stall_ncalls(void) { return NCALLS + NLENDS; }
 
 const struct cts_family cts_family_stall = {
-    .name = "stall", .generate = generate, .needs = needs, .measure = measure,
+    .name = "stall", .generate = generate, .needs = stall_needs, .measure = stall_measure,
 };
