@@ -41,19 +41,19 @@
  * reasons such as contention for or unavailability of internal resources"
  * (RT-SYNC-ANY).  The depth is RECORDED under that clause; a call that waits
  * beside a full queue in another stream is judged as the call always is (an
- * asynchronous call that waits DEVIATES from its own clause). */
+ * asynchronous call that waits DEVIATES from its own clause).
+ *
+ * queue_full and queue_full_thread, a repetition: cases/depth_full.c. */
 #define _GNU_SOURCE
-#include "../harness/core/cts.h"
+#include "depth.h"
 #include "../harness/engine/engine.h" /* TRACK_FRACTION */
 #include "../harness/families/family.h"
 #include "../harness/families/kernels.h"
 #include "../harness/core/latch.h"
 #include "../harness/core/spec.h"
-#include "../harness/families/stallgate.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,19 +69,11 @@
  * A scan of 65,536 after the managed family would take hours. */
 #define SCAN_MAX_HOSTFN 2048
 #define BYTES 4096u              /* each copy's and memset's size (size index 1, "4KiB") */
-#define STALL_US 10000.0         /* the watchdog opens the gate after this long with no return */
-#define STALL_FACTOR 4.0         /* ... and this many times longer, to track a wait */
-#define STUCK_US 2000.0          /* the filling thread is inside its launch this long: blocked */
-#define TRIES 3
 
 static const char *const variants[] = {"queue_depth", "queue_full", "queue_full_thread"};
 enum { DEPTH, FULL, FULL_THREAD, NVARIANTS };
 
-static const struct call {
-    enum cts_api api;
-    enum cts_dir dir;
-    enum cts_mem mem;
-} calls[] = {
+const struct depth_call depth_calls[] = {
     {CTS_API_LAUNCH, CTS_DIR_NONE, CTS_MEM_NONE},
     {CTS_API_MEMCPY_ASYNC, CTS_DIR_H2D, CTS_MEM_PINNED},
     {CTS_API_MEMCPY_ASYNC, CTS_DIR_H2D, CTS_MEM_PAGEABLE},
@@ -93,7 +85,7 @@ static const struct call {
     {CTS_API_LAUNCH_HOST_FUNC, CTS_DIR_NONE, CTS_MEM_NONE},
     {CTS_API_GRAPH_LAUNCH, CTS_DIR_NONE, CTS_MEM_NONE},
 };
-#define NCALLS (sizeof calls / sizeof *calls)
+#define NCALLS (sizeof depth_calls / sizeof *depth_calls)
 static const enum cts_op ops[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
 #define NOPS_ (sizeof ops / sizeof *ops)
 
@@ -113,8 +105,8 @@ static size_t generate(struct cts_case *out, size_t cap)
             for (size_t o = 0; o < NOPS_; o++, n++) {
                 if (!out || n >= cap)
                     continue;
-                struct cts_case c = {.family = &cts_family_depth, .api = calls[k].api, .variant = variants[v],
-                                     .dir = calls[k].dir, .mem = calls[k].mem, .size_idx = -1,
+                struct cts_case c = {.family = &cts_family_depth, .api = depth_calls[k].api, .variant = variants[v],
+                                     .dir = depth_calls[k].dir, .mem = depth_calls[k].mem, .size_idx = -1,
                                      .kind = CTS_KIND_NONE, .op = ops[o],
                                      .busy = v == DEPTH ? CTS_BUSY_SAME : CTS_BUSY_NONBLOCKING};
                 if (c.mem != CTS_MEM_NONE) {
@@ -131,16 +123,7 @@ static size_t generate(struct cts_case *out, size_t cap)
 
 /* ---- what the family keeps --------------------------------------------------- */
 
-static struct {
-    int ready, device;
-    char why[CTS_REASON_MAX];
-    struct cts_stallgate g;
-    cudaStream_t blocking, nonblocking, full; /* the op streams of their kinds; the stream filled */
-    void *pinned[2], *dev[2], *pageable;
-    cudaEvent_t recorded, complete;
-    cudaGraphExec_t graph;
-    long long fill;       /* launches the full stream takes (its launch depth), 0 before the scan */
-} d;
+struct depth_state depth_d;
 
 static atomic_llong hostfn_ran; /* host functions run so far (what a stream that will not drain says) */
 static void CUDART_CB nothing(void *arg)
@@ -160,9 +143,9 @@ static cudaError_t make_graph(void)
     TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     TRY(cts_launch_sleep(s, 0));
     TRY(cudaStreamEndCapture(s, &g));
-    TRY(cudaGraphInstantiate(&d.graph, g, 0));
+    TRY(cudaGraphInstantiate(&depth_d.graph, g, 0));
     TRY(cudaGraphDestroy(g));
-    TRY(cudaGraphUpload(d.graph, s));
+    TRY(cudaGraphUpload(depth_d.graph, s));
     TRY(cudaStreamSynchronize(s));
     TRY(cudaStreamDestroy(s));
     return cudaSuccess;
@@ -170,24 +153,24 @@ static cudaError_t make_graph(void)
 
 static cudaError_t setup_resources(void)
 {
-    TRY(cudaGetDevice(&d.device));
-    TRY(cudaStreamCreateWithFlags(&d.blocking, cudaStreamDefault));
-    TRY(cudaStreamCreateWithFlags(&d.nonblocking, cudaStreamNonBlocking));
-    TRY(cudaStreamCreateWithFlags(&d.full, cudaStreamNonBlocking));
+    TRY(cudaGetDevice(&depth_d.device));
+    TRY(cudaStreamCreateWithFlags(&depth_d.blocking, cudaStreamDefault));
+    TRY(cudaStreamCreateWithFlags(&depth_d.nonblocking, cudaStreamNonBlocking));
+    TRY(cudaStreamCreateWithFlags(&depth_d.full, cudaStreamNonBlocking));
     for (int i = 0; i < 2; i++) {
-        TRY(cudaMallocHost(&d.pinned[i], BYTES));
-        TRY(cudaMalloc(&d.dev[i], BYTES));
-        memset(d.pinned[i], 0, BYTES);
+        TRY(cudaMallocHost(&depth_d.pinned[i], BYTES));
+        TRY(cudaMalloc(&depth_d.dev[i], BYTES));
+        memset(depth_d.pinned[i], 0, BYTES);
     }
-    d.pageable = calloc(1, BYTES);
-    if (!d.pageable) {
+    depth_d.pageable = calloc(1, BYTES);
+    if (!depth_d.pageable) {
         failed_at = "calloc";
         return cudaErrorMemoryAllocation;
     }
-    TRY(cudaEventCreateWithFlags(&d.recorded, cudaEventDisableTiming));
-    TRY(cudaEventCreateWithFlags(&d.complete, cudaEventDisableTiming));
-    TRY(cudaEventRecord(d.complete, d.nonblocking));
-    TRY(cudaEventSynchronize(d.complete));
+    TRY(cudaEventCreateWithFlags(&depth_d.recorded, cudaEventDisableTiming));
+    TRY(cudaEventCreateWithFlags(&depth_d.complete, cudaEventDisableTiming));
+    TRY(cudaEventRecord(depth_d.complete, depth_d.nonblocking));
+    TRY(cudaEventSynchronize(depth_d.complete));
     return make_graph();
 }
 
@@ -196,42 +179,42 @@ static cudaStream_t op_stream(enum cts_op op)
     switch (op) {
     case CTS_OP_LEGACY: return cudaStreamLegacy;
     case CTS_OP_PERTHREAD: return cudaStreamPerThread;
-    case CTS_OP_BLOCKING: return d.blocking;
-    default: return d.nonblocking;
+    case CTS_OP_BLOCKING: return depth_d.blocking;
+    default: return depth_d.nonblocking;
     }
 }
 
 static size_t call_index(const struct cts_case *c)
 {
     for (size_t k = 0; k < NCALLS; k++)
-        if (calls[k].api == c->api && calls[k].dir == c->dir && calls[k].mem == c->mem)
+        if (depth_calls[k].api == c->api && depth_calls[k].dir == c->dir && depth_calls[k].mem == c->mem)
             return k;
     return 0;
 }
 
 static long long scan_max(size_t k)
 {
-    return calls[k].api == CTS_API_LAUNCH_HOST_FUNC ? SCAN_MAX_HOSTFN : SCAN_MAX;
+    return depth_calls[k].api == CTS_API_LAUNCH_HOST_FUNC ? SCAN_MAX_HOSTFN : SCAN_MAX;
 }
 
-static cudaError_t issue(size_t k, cudaStream_t s)
+cudaError_t depth_issue(size_t k, cudaStream_t s)
 {
-    const struct call *x = &calls[k];
+    const struct depth_call *x = &depth_calls[k];
     switch (x->api) {
     case CTS_API_LAUNCH: return cts_launch_sleep(s, 0);
     case CTS_API_MEMCPY_ASYNC:
         switch (x->dir) {
         case CTS_DIR_H2D:
-            return cudaMemcpyAsync(d.dev[1], x->mem == CTS_MEM_PAGEABLE ? d.pageable : d.pinned[0], BYTES,
-                                   cudaMemcpyHostToDevice, s);
-        case CTS_DIR_D2H: return cudaMemcpyAsync(d.pinned[1], d.dev[0], BYTES, cudaMemcpyDeviceToHost, s);
-        default: return cudaMemcpyAsync(d.dev[1], d.dev[0], BYTES, cudaMemcpyDeviceToDevice, s);
+            return cudaMemcpyAsync(depth_d.dev[1], x->mem == CTS_MEM_PAGEABLE ? depth_d.pageable : depth_d.pinned[0],
+                                   BYTES, cudaMemcpyHostToDevice, s);
+        case CTS_DIR_D2H: return cudaMemcpyAsync(depth_d.pinned[1], depth_d.dev[0], BYTES, cudaMemcpyDeviceToHost, s);
+        default: return cudaMemcpyAsync(depth_d.dev[1], depth_d.dev[0], BYTES, cudaMemcpyDeviceToDevice, s);
         }
-    case CTS_API_MEMSET_ASYNC: return cudaMemsetAsync(d.dev[1], 0, BYTES, s);
-    case CTS_API_EVENT_RECORD: return cudaEventRecord(d.recorded, s);
-    case CTS_API_STREAM_WAIT_EVENT: return cudaStreamWaitEvent(s, d.complete, 0);
+    case CTS_API_MEMSET_ASYNC: return cudaMemsetAsync(depth_d.dev[1], 0, BYTES, s);
+    case CTS_API_EVENT_RECORD: return cudaEventRecord(depth_d.recorded, s);
+    case CTS_API_STREAM_WAIT_EVENT: return cudaStreamWaitEvent(s, depth_d.complete, 0);
     case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, nothing, NULL);
-    default: return cudaGraphLaunch(d.graph, s);
+    default: return cudaGraphLaunch(depth_d.graph, s);
     }
 }
 
@@ -240,37 +223,37 @@ static cudaError_t issue(size_t k, cudaStream_t s)
 static int fill_depth(char *why, size_t len);
 static int setup(void)
 {
-    if (d.ready)
-        return d.why[0] ? -1 : 0;
-    d.ready = 1;
+    if (depth_d.ready)
+        return depth_d.why[0] ? -1 : 0;
+    depth_d.ready = 1;
     cudaError_t err = setup_resources();
     for (size_t k = 0; err == cudaSuccess && k < NCALLS; k++)
         for (size_t o = 0; err == cudaSuccess && o < NOPS_; o++) {
             failed_at = "warming up a call";
-            if ((err = issue(k, op_stream(ops[o]))) == cudaSuccess)
+            if ((err = depth_issue(k, op_stream(ops[o]))) == cudaSuccess)
                 err = cudaStreamSynchronize(op_stream(ops[o]));
         }
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        snprintf(d.why, sizeof d.why, "harness: the depth family's set-up: %s returned %s", failed_at,
+        snprintf(depth_d.why, sizeof depth_d.why, "harness: the depth family's set-up: %s returned %s", failed_at,
                  cudaGetErrorName(err));
         return -1;
     }
-    if (cts_sg_init(&d.g, d.why, sizeof d.why))
+    if (cts_sg_init(&depth_d.g, depth_d.why, sizeof depth_d.why))
         return -1;
-    return fill_depth(d.why, sizeof d.why);
+    return fill_depth(depth_d.why, sizeof depth_d.why);
 }
 
 /* ---- the gate (harness/families/stallgate.c) ------------------------------------------ */
 
-static int returned_closed(void) { return cts_sg_returned_closed(&d.g); }
+int depth_returned_closed(void) { return cts_sg_returned_closed(&depth_d.g); }
 
 /* After the call(s): opens the gate and waits for the streams; 0, or -1 with
  * why, or -2 with why (and the host functions that ran) where they did not drain. */
-static int drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
+int depth_drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
 {
     long long ran = atomic_load(&hostfn_ran);
-    int bad = cts_sg_drain(&d.g, a, b, why, len);
+    int bad = cts_sg_drain(&depth_d.g, a, b, why, len);
     if (bad == -2) {
         size_t n = strlen(why);
         snprintf(why + n, len - n, "; %lld host functions ran meanwhile", atomic_load(&hostfn_ran) - ran);
@@ -279,8 +262,6 @@ static int drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
 }
 
 /* ---- a scan ------------------------------------------------------------------- */
-
-#define GROW_US ((STALL_FACTOR - 1) * STALL_US) /* how much longer the second stall time is */
 
 /* Makes call k on s until one returns after the flag opened, at most max
  * times (the gate already holds s's work).  The error a call returned, with
@@ -293,17 +274,17 @@ static cudaError_t scan_calls(size_t k, cudaStream_t s, long long max, struct ct
     memset(sc, 0, sizeof *sc);
     for (long long i = 0; i < max; i++) {
         double t0 = cts_now_us();
-        cudaError_t err = issue(k, s);
+        cudaError_t err = depth_issue(k, s);
         double t1 = cts_now_us();
         if (err != cudaSuccess)
             return err;
-        if (returned_closed()) {
+        if (depth_returned_closed()) {
             sc->queued++;
             if (nt < SAMPLES && (i & 63) == 0)
                 t[nt++] = t1 - t0;
             continue;
         }
-        double rel = cts_sg_released_us(&d.g);
+        double rel = cts_sg_released_us(&depth_d.g);
         sc->stopped = 1;
         sc->early = isnan(rel) || t1 < rel;
         sc->blocked_us = t1 - t0;
@@ -320,17 +301,17 @@ static cudaError_t scan_calls(size_t k, cudaStream_t s, long long max, struct ct
  * (the call failed: FAIL). */
 static int scan(size_t k, cudaStream_t s, double stall_us, struct cts_depth_scan *sc, char *why, size_t len)
 {
-    if (cts_sg_hold(&d.g, s, why, len))
+    if (cts_sg_hold(&depth_d.g, s, why, len))
         return -1;
-    cts_sg_arm(&d.g, stall_us);
+    cts_sg_arm(&depth_d.g, stall_us);
     cudaError_t err = scan_calls(k, s, scan_max(k), sc);
-    int bad = drain(s, NULL, why, len);
+    int bad = depth_drain(s, NULL, why, len);
     if (bad == -2)
         return -2;
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        snprintf(why, len, "%s returned %s after %lld calls", cts_api_function(calls[k].api), cudaGetErrorName(err),
-                 sc->queued);
+        snprintf(why, len, "%s returned %s after %lld calls", cts_api_function(depth_calls[k].api),
+                 cudaGetErrorName(err), sc->queued);
         return 1;
     }
     return bad ? -1 : 0;
@@ -342,10 +323,11 @@ static int fill_depth(char *why, size_t len)
 {
     struct cts_depth_scan a, b;
     for (int t = 0; t < TRIES; t++) {
-        if (scan(0, d.full, STALL_US, &a, why, len) || scan(0, d.full, STALL_US * STALL_FACTOR, &b, why, len))
+        if (scan(0, depth_d.full, STALL_US, &a, why, len) ||
+            scan(0, depth_d.full, STALL_US * STALL_FACTOR, &b, why, len))
             return -1;
         if (cts_depth_decide(&a, &b, GROW_US, TRACK_FRACTION) == CTS_DEPTH_FOUND) {
-            d.fill = a.queued;
+            depth_d.fill = a.queued;
             return 0;
         }
     }
@@ -401,178 +383,13 @@ static void rep_depth(size_t k, cudaStream_t s, struct cts_rep *r, struct cts_re
              TRIES, STALL_US / 1e3, STALL_US * STALL_FACTOR / 1e3, seen);
 }
 
-/* The second thread of queue_full_thread: fills d.full with launches until
- * one does not return while the flag is closed. */
-static struct {
-    pthread_t thread;
-    atomic_llong filled;
-    atomic_int inside; /* in a launch */
-    cudaError_t err;
-} filler;
-
-static void *fill_thread(void *arg)
-{
-    (void)arg;
-    filler.err = cudaSetDevice(d.device);
-    for (long long i = 0; filler.err == cudaSuccess && i <= d.fill; i++) {
-        atomic_store(&filler.inside, 1);
-        filler.err = cts_launch_sleep(d.full, 0);
-        atomic_store(&filler.inside, 0);
-        if (filler.err != cudaSuccess)
-            break;
-        if (!returned_closed())
-            break; /* the queue was full: this launch waited for the gate */
-        atomic_store(&filler.filled, i + 1);
-    }
-    return NULL;
-}
-
-struct full_try {
-    struct cts_beside_try t; /* what cts_beside_decide reads */
-    long long filled;        /* launches queued on the full stream first */
-    double after_us;         /* where the call waited: from the opening to its return */
-};
-
-/* The full stream filled to its depth: by this thread (each launch proven
- * not to wait), or by the second thread, waited for until it sits inside
- * the next launch.  The launches queued; *ferr: a launch's error. */
-static long long fill(int threaded, cudaError_t *ferr)
-{
-    long long n = 0;
-    if (!threaded) {
-        while (n < d.fill && (*ferr = cts_launch_sleep(d.full, 0)) == cudaSuccess && returned_closed())
-            n++;
-        return n;
-    }
-    while (cts_sg_closed(&d.g) &&
-           !(atomic_load(&filler.filled) >= d.fill && atomic_load(&filler.inside) &&
-             cts_now_us() - atomic_load(&d.g.last_us) >= STUCK_US))
-        ;
-    return atomic_load(&filler.filled);
-}
-
-/* The call beside the full queue, into f; *ferr: the check launch's error. */
-static cudaError_t beside(size_t k, cudaStream_t s, int threaded, struct full_try *f, cudaError_t *ferr)
-{
-    double t0 = cts_now_us();
-    cudaError_t err = issue(k, s);
-    double t1 = cts_now_us(), rel;
-    f->t.call_us = t1 - t0;
-    f->t.returned = err == cudaSuccess && returned_closed();
-    rel = cts_sg_released_us(&d.g);
-    f->t.early = !f->t.returned && (isnan(rel) || t1 < rel);
-    f->after_us = f->t.returned ? NAN : t1 - rel;
-    f->t.filled = 1;
-    if (!f->t.returned)
-        f->t.full = 1; /* the queue was full when the call was made, and the flag opened since */
-    else if (threaded)
-        f->t.full = atomic_load(&filler.inside); /* the filler still blocked after the call */
-    else /* the next launch on the full stream must wait */
-        f->t.full = (*ferr = cts_launch_sleep(d.full, 0)) == cudaSuccess && !returned_closed();
-    return err;
-}
-
-/* One try of queue_full(_thread) with the given stall time: 0, or -1 with
- * why (the harness), -2 (TIMEOUT) or 1 (the call failed). */
-static int full_try(size_t k, cudaStream_t s, int threaded, double stall_us, struct full_try *f, char *why,
-                    size_t len)
-{
-    memset(f, 0, sizeof *f);
-    if (cts_sg_hold(&d.g, d.full, why, len))
-        return -1;
-    cts_sg_arm(&d.g, stall_us);
-    cudaError_t err = cudaSuccess, ferr = cudaSuccess;
-    if (threaded) {
-        atomic_store(&filler.filled, 0);
-        atomic_store(&filler.inside, 0);
-        if (pthread_create(&filler.thread, NULL, fill_thread, NULL)) {
-            cts_sg_open(&d.g);
-            snprintf(why, len, "harness: the filling thread could not start");
-            return -1;
-        }
-    }
-    f->filled = fill(threaded, &ferr);
-    if (ferr == cudaSuccess && f->filled == d.fill && cts_sg_closed(&d.g))
-        err = beside(k, s, threaded, f, &ferr);
-    if (threaded) {
-        cts_sg_open(&d.g);
-        pthread_join(filler.thread, NULL);
-        if (filler.err != cudaSuccess)
-            ferr = filler.err;
-    }
-    int bad = drain(d.full, s, why, len);
-    if (bad == -2)
-        return -2;
-    if (ferr != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "harness: filling the held stream returned %s", cudaGetErrorName(ferr));
-        return -1;
-    }
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "%s returned %s", cts_api_function(calls[k].api), cudaGetErrorName(err));
-        return 1;
-    }
-    return bad ? -1 : 0;
-}
-
-static void rep_full(size_t k, cudaStream_t s, int threaded, struct cts_rep *r, struct cts_result *res)
-{
-    struct full_try a, b;
-    char seen[160] = "";
-    for (int t = 0; t < TRIES; t++) {
-        int bad = full_try(k, s, threaded, STALL_US, &a, r->reason, sizeof r->reason);
-        if (bad) {
-            r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
-            return;
-        }
-        r->timeout_us = STALL_US;
-        r->depth.fill = a.filled;
-        r->depth.max = d.fill;
-        r->depth.limit = CTS_DEPTH_BESIDE;
-        int again;
-        enum cts_host h = cts_beside_decide(&a.t, NULL, GROW_US, TRACK_FRACTION, &again);
-        if (h == CTS_HOST_RETURNS) {
-            r->host = h;
-            r->call_us = a.t.call_us;
-            return;
-        }
-        if (again) { /* waited: tracked with a longer stall */
-            bad = full_try(k, s, threaded, STALL_US * STALL_FACTOR, &b, r->reason, sizeof r->reason);
-            if (bad) {
-                r->status = bad > 0 ? CTS_FAIL : bad == -2 ? CTS_TIMEOUT : CTS_BROKEN;
-                return;
-            }
-            if (cts_beside_decide(&a.t, &b.t, GROW_US, TRACK_FRACTION, &again) == CTS_HOST_WAITS) {
-                r->host = CTS_HOST_WAITS; /* the longer try, tracked from the first (as the engine's) */
-                r->call_us = b.t.call_us;
-                r->timeout_us = STALL_US * STALL_FACTOR;
-                r->release_to_return_us = b.after_us;
-                r->tracked_from_timeout_us = STALL_US;
-                r->tracked_from_call_us = a.t.call_us;
-                r->depth.blocked_us = a.t.call_us;
-                r->depth.tracked_us = b.t.call_us;
-                r->depth.stall_us = STALL_US;
-                r->depth.tracked_stall_us = STALL_US * STALL_FACTOR;
-                return;
-            }
-        }
-        res->window_retries++;
-        size_t n = strlen(seen);
-        snprintf(seen + n, sizeof seen - n, "%sfilled %lld of %lld%s, %s", t ? "; " : "", a.filled, d.fill,
-                 a.t.full ? "" : " (not full)", a.t.returned ? "returned" : a.t.early ? "returned late" : "waited");
-    }
-    r->status = CTS_INCONCLUSIVE;
-    snprintf(r->reason, sizeof r->reason, "no try proved the call beside a full queue, %d tries: %s", TRIES, seen);
-}
-
 static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
 {
     memset(res, 0, sizeof *res);
     int v = variant_of(c);
     if (v < 0 || setup()) {
         res->status = CTS_BROKEN;
-        snprintf(res->reason, sizeof res->reason, "%s", v < 0 ? "harness: not a depth case" : d.why);
+        snprintf(res->reason, sizeof res->reason, "%s", v < 0 ? "harness: not a depth case" : depth_d.why);
         return;
     }
     if (repeat > CTS_MAX_REPEAT)
@@ -587,7 +404,7 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         if (v == DEPTH)
             rep_depth(k, s, r, res);
         else
-            rep_full(k, s, v == FULL_THREAD, r, res);
+            depth_rep_full(k, s, v == FULL_THREAD, r, res);
         if (r->status != CTS_PASS)
             break;
     }

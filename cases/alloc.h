@@ -1,0 +1,17 @@
+/* The allocation family's own, shared by its two files only: cases/alloc.c
+ * (the family: its cases, how each call is prepared, made and undone) and
+ * cases/alloc_vmm.c (the virtual memory calls).  What the family measures: cases/alloc.c. */
+#ifndef CTS_CASES_ALLOC_H
+#define CTS_CASES_ALLOC_H
+
+#include "../harness/core/cts.h"
+
+#include <stddef.h>
+
+/* cases/alloc_vmm.c: the virtual memory calls' needs(), prepare(), issue() and cleanup() */
+int alloc_need_vmm(const struct cts_case *c, char *why, size_t len);
+int alloc_vmm_prepare(const struct cts_case *c, struct cts_scratch *s, const char **error);
+int alloc_vmm_issue(const struct cts_case *c, struct cts_scratch *s, const char **error);
+int alloc_vmm_cleanup(struct cts_scratch *s, const char **error);
+
+#endif
