@@ -22,35 +22,27 @@
  * flag) once the capture has ended and the device drained, before any launch
  * (ran at once) and after the graph's launch (captured).  cts_capture_judge
  * (harness/core/classify.c) names the outcome.  Every repetition ends its capture
- * and checks that no capture is left; nothing is held (no gate). */
-#include "../harness/core/cts.h"
-#include "../harness/families/family.h"
-#include "../harness/families/kernels.h"
-#include "../harness/core/pattern.h"
+ * and checks that no capture is left; nothing is held (no gate).
+ *
+ * This file: the cases, the lent calls and what the documentation says;
+ * cases/capture_calls.c: the resources, the call, the second thread, the
+ * set-up and the call's effect; cases/capture_rep.c: a repetition, measured;
+ * cases/capture.h: what they share. */
+#include "capture.h"
 #include "../harness/core/spec.h"
 
-#include "../harness/families/driver.h"
-
 #include <cuda_runtime_api.h>
-#include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#define BYTES ((size_t)1 << 20)
-#define SRC_BYTE 0x33
-#define SET_BYTE 0x5a
-#define SEED 7
 
 /* The calls: those that take a stream, then those that do not. */
-static const enum cts_api stream_calls[] = {
+const enum cts_api cap_stream_calls[] = {
     CTS_API_MEMCPY_ASYNC, CTS_API_MEMSET_ASYNC, CTS_API_LAUNCH, CTS_API_LAUNCH_HOST_FUNC, CTS_API_EVENT_RECORD,
     CTS_API_STREAM_WAIT_EVENT, CTS_API_STREAM_QUERY, CTS_API_STREAM_SYNCHRONIZE, CTS_API_MALLOC_ASYNC,
     CTS_API_FREE_ASYNC, CTS_API_STREAM_IS_CAPTURING, CTS_API_STREAM_GET_CAPTURE_INFO, CTS_API_MEMCPY_BATCH_ASYNC,
 };
-static const enum cts_api plain_calls[] = {
+const enum cts_api cap_plain_calls[] = {
     CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE, CTS_API_DEVICE_SYNCHRONIZE, CTS_API_MALLOC, CTS_API_FREE,
     CTS_API_MEMCPY, CTS_API_MEMSET, CTS_API_MALLOC_HOST, CTS_API_HOST_REGISTER, CTS_API_MEM_GET_INFO,
     CTS_API_MEMPOOL_TRIM_TO, CTS_API_MEMPOOL_SET_ATTRIBUTE, CTS_API_CU_MODULE_LOAD_DATA,
@@ -58,11 +50,9 @@ static const enum cts_api plain_calls[] = {
 /* Variant "captured": the event queried or waited for was recorded into the
  * capturing stream right before the call (else it was recorded, and is
  * complete, before the capture began). */
-#define CAPTURED "captured"
 static const enum cts_api event_calls[] = {CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE};
 /* Variant "external": cudaStreamWaitEvent with cudaEventWaitExternal, for an
  * event recorded (and complete) before the capture began. */
-#define EXTERNAL "external"
 /* The capture calls themselves, made while a capture runs: cudaStreamBeginCapture
  * (in the capture's mode) and cudaStreamEndCapture, on the capturing stream,
  * a non-blocking stream of the capturing thread, its legacy stream, and the
@@ -96,17 +86,7 @@ static const enum cts_op capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING, CTS
 /* Variant "first": cudaLaunchKernel of a kernel never launched before in the
  * process (the first_launch family's pool, kernels/first_launch.cu): under
  * lazy loading the launch loads it.  Each repetition takes another. */
-#define FIRST "first"
 static const enum cts_busy first_places[] = {CTS_BUSY_SAME, CTS_BUSY_NONBLOCKING, CTS_BUSY_THREAD_SAME};
-/* cuModuleLoadData of the trigger family's image (cases/trigger.c), unloaded after the capture. */
-extern const unsigned char cts_module_image[];
-extern const size_t cts_module_image_size;
-int cts_fresh_take(void);
-int cts_fresh_left(void);
-cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value);
-#define FRESH_VALUE 0x5a5a0000u
-
-#define N_OF(a) (sizeof(a) / sizeof *(a))
 
 /* ---- lent calls: every other call of the catalogue, as its own family makes it ----
  *
@@ -132,21 +112,16 @@ cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigne
  * overlap family): a new family's calls join the capture axis with no edit
  * here. */
 static const enum cts_op lent_capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
-#define LEND_BYTES ((size_t)1 << 20)
 
-static struct {
-    struct cts_case *v; /* the representatives, each of its own family */
-    size_t n;
-    int made;
-} lent;
+struct cap_lent_table cap_lent; /* the representatives (capture.h), chosen by lend() */
 
 static int own_call(enum cts_api api)
 {
-    for (size_t i = 0; i < N_OF(stream_calls); i++)
-        if (stream_calls[i] == api)
+    for (size_t i = 0; i < N_OF(cap_stream_calls); i++)
+        if (cap_stream_calls[i] == api)
             return 1;
-    for (size_t i = 0; i < N_OF(plain_calls); i++)
-        if (plain_calls[i] == api)
+    for (size_t i = 0; i < N_OF(cap_plain_calls); i++)
+        if (cap_plain_calls[i] == api)
             return 1;
     return 0;
 }
@@ -184,45 +159,45 @@ static int same_key(const struct cts_case *a, const struct cts_case *b)
 /* The representatives, chosen once from the lending families' tables. */
 static void lend(void)
 {
-    if (lent.made)
+    if (cap_lent.made)
         return;
-    lent.made = 1;
+    cap_lent.made = 1;
     for (size_t l = 0; l < cts_family_count; l++) {
         const struct cts_family *lender = cts_families[l];
         if (lender->measure)
             continue;
         size_t n = lender->generate(NULL, 0);
         struct cts_case *all = calloc(n ? n : 1, sizeof *all);
-        struct cts_case *grown = realloc(lent.v, (lent.n + n + 1) * sizeof *lent.v);
+        struct cts_case *grown = realloc(cap_lent.v, (cap_lent.n + n + 1) * sizeof *cap_lent.v);
         if (!all || !grown) { /* the table is then short; `list` shows it */
             free(all);
             if (grown)
-                lent.v = grown;
+                cap_lent.v = grown;
             return;
         }
-        lent.v = grown;
+        cap_lent.v = grown;
         n = lender->generate(all, n);
         for (size_t i = 0; i < n; i++) {
             if (!lendable(&all[i]))
                 continue;
             size_t k = 0;
-            while (k < lent.n && !same_key(&lent.v[k], &all[i]))
+            while (k < cap_lent.n && !same_key(&cap_lent.v[k], &all[i]))
                 k++;
-            if (k == lent.n)
-                lent.v[lent.n++] = all[i];
-            else if (all[i].size_idx >= 0 && all[i].size > lent.v[k].size)
-                lent.v[k] = all[i];
+            if (k == cap_lent.n)
+                cap_lent.v[cap_lent.n++] = all[i];
+            else if (all[i].size_idx >= 0 && all[i].size > cap_lent.v[k].size)
+                cap_lent.v[k] = all[i];
         }
         free(all);
     }
 }
 
 /* The representative a lent case was made from; NULL for this family's own calls. */
-static const struct cts_case *lent_of(const struct cts_case *c)
+const struct cts_case *cap_lent_of(const struct cts_case *c)
 {
     lend();
-    for (size_t k = 0; k < lent.n; k++) {
-        const struct cts_case *x = &lent.v[k];
+    for (size_t k = 0; k < cap_lent.n; k++) {
+        const struct cts_case *x = &cap_lent.v[k];
         if (x->api == c->api && x->dir == c->dir && x->mem == c->mem && x->size_idx == c->size_idx &&
             x->kind == c->kind && same_variant(x, c))
             return x;
@@ -266,12 +241,12 @@ static size_t generate(struct cts_case *out, size_t cap)
     for (int m = CTS_CAPTURE_GLOBAL; m < CTS_CAPTURE_COUNT; m++) {
         for (int by = CTS_CAPTURE_GLOBAL; by < CTS_CAPTURE_COUNT; by++)
             for (size_t o = 0; o < N_OF(capturing); o++) {
-                for (size_t a = 0; a < N_OF(stream_calls); a++)
+                for (size_t a = 0; a < N_OF(cap_stream_calls); a++)
                     for (size_t p = 0; p < N_OF(stream_places); p++)
-                        n = put(out, cap, n, stream_calls[a], NULL, m, by, capturing[o], stream_places[p]);
-                for (size_t a = 0; a < N_OF(plain_calls); a++)
+                        n = put(out, cap, n, cap_stream_calls[a], NULL, m, by, capturing[o], stream_places[p]);
+                for (size_t a = 0; a < N_OF(cap_plain_calls); a++)
                     for (size_t p = 0; p < N_OF(plain_places); p++)
-                        n = put(out, cap, n, plain_calls[a], NULL, m, by, capturing[o], plain_places[p]);
+                        n = put(out, cap, n, cap_plain_calls[a], NULL, m, by, capturing[o], plain_places[p]);
                 for (size_t a = 0; a < N_OF(peer_calls); a++)
                     n = put(out, cap, n, peer_calls[a], NULL, m, by, capturing[o], CTS_BUSY_THREAD_PEER);
                 for (size_t a = 0; a < N_OF(event_calls); a++)
@@ -287,790 +262,15 @@ static size_t generate(struct cts_case *out, size_t cap)
             }
         lend(); /* the lent calls, in the capture's own mode (each group contiguous) */
         for (size_t o = 0; o < N_OF(lent_capturing); o++)
-            for (size_t k = 0; k < lent.n; k++) {
-                int takes = cts_api_takes_stream(lent.v[k].api);
+            for (size_t k = 0; k < cap_lent.n; k++) {
+                int takes = cts_api_takes_stream(cap_lent.v[k].api);
                 const enum cts_busy *places = takes ? stream_places : plain_places;
                 size_t np = takes ? N_OF(stream_places) : N_OF(plain_places);
                 for (size_t p = 0; p < np; p++)
-                    n = put_lent(out, cap, n, &lent.v[k], m, lent_capturing[o], places[p]);
+                    n = put_lent(out, cap, n, &cap_lent.v[k], m, lent_capturing[o], places[p]);
             }
     }
     return n;
-}
-
-/* ---- the family's own resources (made once, on first use) ------------------ */
-
-static struct {
-    int ready, device;
-    int other;                /* another device (busy_thread_peer), or -1 */
-    char why[CTS_REASON_MAX];
-    unsigned char *src, *dst; /* device, BYTES each */
-    unsigned char *host;      /* 64 KiB of pageable memory to register */
-    cudaStream_t sib_blocking, sib_nonblocking, quiet; /* quiet: the harness's own work */
-    cudaEvent_t done;         /* recorded (and complete) before any capture */
-    cudaEvent_t fresh;        /* what the call records (and a "captured" case's capture) */
-    cudaEvent_t asked;        /* what the call queries or waits for: done, or fresh */
-    cudaMemPool_t pool;       /* the device's default pool */
-    void *spare;              /* what cudaFree frees */
-    void *pooled;             /* what cudaFreeAsync frees */
-    void *made, *made_host, *made_pooled; /* what the call allocated: freed after the capture */
-    CUmodule module;          /* what cuModuleLoadData loaded: unloaded after the capture */
-    cudaGraph_t ended;        /* what cudaStreamEndCapture returned: destroyed after the capture */
-    void *image;              /* the module image, in malloc'ed (aligned) memory */
-    unsigned int *word;       /* what a first-launched kernel stores into */
-    int fresh_kernel;         /* the kernel a "first" case launches (-1: none left) */
-    const struct cts_case *c; /* the case being measured */
-    const struct cts_case *lent; /* its representative, where the call is lent (else NULL) */
-    struct cts_case lc;          /* ... the call as its own family makes it (its op stream) */
-    struct cts_scratch scratch;  /* ... what that family's prepare() keeps for the call */
-    const char *after_error;     /* ... its after()'s error, where that failed (made by the calling thread) */
-    void *lbuf[CTS_MEM_COUNT][2]; /* ... its memory: device, pinned, pageable; LEND_BYTES each */
-    int registered;
-    pthread_t worker;
-} f;
-
-static volatile int host_flag;
-static void CUDART_CB set_flag(void *arg)
-{
-    (void)arg;
-    host_flag = 1;
-}
-
-/* enum cts_capture as cudaStreamCaptureMode (NONE: unused). */
-static const enum cudaStreamCaptureMode capture_modes[] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeGlobal,
-                                                           cudaStreamCaptureModeThreadLocal,
-                                                           cudaStreamCaptureModeRelaxed};
-
-/* The call under test, on stream s (ignored where it takes none). */
-static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
-{
-    cudaError_t err;
-    switch (api) {
-    case CTS_API_MEMCPY_ASYNC: return cudaMemcpyAsync(f.dst, f.src, BYTES, cudaMemcpyDeviceToDevice, s);
-    case CTS_API_MEMSET_ASYNC: return cudaMemsetAsync(f.dst, SET_BYTE, BYTES, s);
-    case CTS_API_LAUNCH:
-        if (f.c && f.c->variant && !strcmp(f.c->variant, FIRST))
-            return f.fresh_kernel < 0 ? cudaErrorInvalidValue : cts_launch_fresh(f.fresh_kernel, s, f.word, FRESH_VALUE);
-        return cts_launch_pattern(s, f.dst, BYTES, SEED, CTS_PATTERN_AFTER);
-    case CTS_API_CU_MODULE_LOAD_DATA: {
-        CUresult r = cts_drv.cuModuleLoadData(&f.module, f.image);
-        if (r != CUDA_SUCCESS)
-            f.module = NULL;
-        return r == CUDA_SUCCESS ? cudaSuccess : (cudaError_t)r; /* the codes agree; named below */
-    }
-    case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, set_flag, NULL);
-    case CTS_API_EVENT_RECORD: return cudaEventRecord(f.fresh, s);
-    case CTS_API_STREAM_WAIT_EVENT:
-        return cudaStreamWaitEvent(s, f.done,
-                                   f.c && f.c->variant && !strcmp(f.c->variant, EXTERNAL) ? cudaEventWaitExternal : 0);
-    case CTS_API_STREAM_BEGIN_CAPTURE: return cudaStreamBeginCapture(s, capture_modes[f.c->capture]);
-    case CTS_API_STREAM_END_CAPTURE: return cudaStreamEndCapture(s, &f.ended);
-    case CTS_API_STREAM_QUERY: return cudaStreamQuery(s);
-    case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(s);
-    case CTS_API_MALLOC_ASYNC: return cudaMallocAsync(&f.made_pooled, 4096, s);
-    case CTS_API_FREE_ASYNC:
-        if ((err = cudaFreeAsync(f.pooled, s)) == cudaSuccess)
-            f.pooled = NULL;
-        return err;
-    case CTS_API_STREAM_IS_CAPTURING: {
-        enum cudaStreamCaptureStatus st;
-        return cudaStreamIsCapturing(s, &st);
-    }
-    case CTS_API_STREAM_GET_CAPTURE_INFO: { /* the status and the capture's id (13.0 added edge data) */
-        enum cudaStreamCaptureStatus st;
-        unsigned long long id = 0;
-#if CUDART_VERSION >= 13000
-        return cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL, NULL);
-#else
-        return cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL);
-#endif
-    }
-    case CTS_API_EVENT_QUERY: return cudaEventQuery(f.asked);
-    case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(f.asked);
-    case CTS_API_MEMPOOL_TRIM_TO: return cudaMemPoolTrimTo(f.pool, 0);
-    case CTS_API_MEMPOOL_SET_ATTRIBUTE: {
-        unsigned long long keep = 0;
-        if ((err = cudaMemPoolGetAttribute(f.pool, cudaMemPoolAttrReleaseThreshold, &keep)) != cudaSuccess)
-            return err;
-        return cudaMemPoolSetAttribute(f.pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
-    case CTS_API_DEVICE_SYNCHRONIZE: return cudaDeviceSynchronize();
-    case CTS_API_MALLOC: return cudaMalloc(&f.made, 4096);
-    case CTS_API_FREE:
-        if ((err = cudaFree(f.spare)) == cudaSuccess)
-            f.spare = NULL;
-        return err;
-    case CTS_API_MEMCPY: return cudaMemcpy(f.dst, f.src, BYTES, cudaMemcpyDeviceToDevice);
-    case CTS_API_MEMSET: return cudaMemset(f.dst, SET_BYTE, BYTES);
-    case CTS_API_MALLOC_HOST: return cudaMallocHost(&f.made_host, 4096);
-    case CTS_API_HOST_REGISTER:
-        if ((err = cudaHostRegister(f.host, 1 << 16, cudaHostRegisterDefault)) == cudaSuccess)
-            f.registered = 1;
-        return err;
-    case CTS_API_MEM_GET_INFO: {
-        size_t free_b, total_b;
-        return cudaMemGetInfo(&free_b, &total_b);
-    }
-    default: return cudaErrorInvalidValue;
-    }
-}
-
-/* A side's memory kind (0 source, 1 destination) of the lent call, and its buffer. */
-static enum cts_mem lent_kind(int side)
-{
-    enum cts_mem src, dst;
-    cts_case_buffers(&f.lc, &src, &dst);
-    return side ? dst : src;
-}
-
-static void *lent_buffer(int side)
-{
-    enum cts_mem m = lent_kind(side);
-    return m >= 0 ? f.lbuf[m][side] : NULL;
-}
-
-/* A call as its own family (lc->family) makes it, by the name of the error it returned. */
-static const char *family_call(const struct cts_case *lc, void *dst, const void *src, cudaStream_t s)
-{
-    struct cts_call call = {.dst = dst, .src = src, .value = SET_BYTE, .stream = s, .scratch = &f.scratch};
-    const char *e = NULL;
-    if (!lc->family->issue(lc, &call, &e))
-        return "cudaSuccess";
-    return e ? e : "cudaErrorUnknown";
-}
-
-/* This family's cudaMemcpyBatchAsync: one 1 MiB copy between its device
- * buffers, source access order "stream", as the copy family makes it. */
-static const struct cts_case batch = {.family = &cts_family_copy, .api = CTS_API_MEMCPY_BATCH_ASYNC,
-                                      .variant = "stream", .dir = CTS_DIR_D2D, .mem = CTS_MEM_DEVICE,
-                                      .size_idx = -1, .size = BYTES, .kind = CTS_KIND_NONE};
-
-/* The call under test on stream s, by the name of the error it returned
- * ("cudaSuccess"): this family's own, or the lent one through its family. */
-static const char *issue(const struct cts_case *c, cudaStream_t s)
-{
-    if (c && f.lent && c == f.c)
-        return family_call(&f.lc, lent_buffer(1), lent_buffer(0), s);
-    if (c->api == CTS_API_MEMCPY_BATCH_ASYNC)
-        return family_call(&batch, f.dst, f.src, s);
-    cudaError_t rc = issue_call(c->api, s);
-    return rc == cudaSuccess ? "cudaSuccess"
-           : c->api == CTS_API_CU_MODULE_LOAD_DATA ? cts_driver_error_name((CUresult)rc) : cudaGetErrorName(rc);
-}
-
-/* The call as a thread makes it: in its own interaction mode `by`, restored
- * after; the thread's last error cleared first (a launch reads it). */
-static const char *call_in_mode(const struct cts_case *c, enum cts_capture by, cudaStream_t s, double *us)
-{
-    enum cudaStreamCaptureMode m = capture_modes[by], back;
-    (void)cudaGetLastError();
-    cudaError_t err = cudaThreadExchangeStreamCaptureMode(&m);
-    if (err != cudaSuccess)
-        return cudaGetErrorName(err);
-    back = m;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    const char *rc = issue(c, s);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    *us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
-    (void)cudaGetLastError(); /* the call's error is its result, not the thread's to carry */
-    if (c == f.c && f.lent && f.lc.family->after) { /* its family's after(), in the thread that made the call */
-        const char *e = NULL;
-        f.after_error = f.lc.family->after(&f.lc, &f.scratch, s, &e) ? (e ? e : "an error") : NULL;
-        (void)cudaGetLastError();
-    }
-    m = back;
-    err = cudaThreadExchangeStreamCaptureMode(&m);
-    return err != cudaSuccess && !strcmp(rc, "cudaSuccess") ? "cudaErrorUnknown" : rc;
-}
-
-/* ---- the second thread: one job at a time ------------------------------- */
-
-static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int pending, done;
-    const struct cts_case *c;
-    enum cts_capture by;
-    cudaStream_t s; /* NULL: its own per-thread default stream... as the job says */
-    enum cts_busy where;
-    const char *rc;
-    double us;
-} job = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
-
-static void *worker(void *arg)
-{
-    (void)arg;
-    if (cudaSetDevice(f.device) != cudaSuccess)
-        return NULL; /* every job then waits in vain: setup() checks the thread runs first */
-    for (;;) {
-        pthread_mutex_lock(&job.mu);
-        while (!job.pending)
-            pthread_cond_wait(&job.cv, &job.mu);
-        pthread_mutex_unlock(&job.mu);
-        double us = 0;
-        const char *rc;
-        /* the device (the other one for busy_thread_peer), whatever a call of the last job made current */
-        cudaError_t err = cudaSetDevice(job.where == CTS_BUSY_THREAD_PEER ? f.other : f.device);
-        cudaStream_t s = job.where == CTS_BUSY_THREAD_LEGACY      ? cudaStreamLegacy
-                         : job.where == CTS_BUSY_THREAD_PERTHREAD ? cudaStreamPerThread
-                                                                  : job.s;
-        rc = err == cudaSuccess ? call_in_mode(job.c, job.by, s, &us) : cudaGetErrorName(err);
-        pthread_mutex_lock(&job.mu);
-        job.rc = rc;
-        job.us = us;
-        job.pending = 0;
-        job.done = 1;
-        pthread_cond_broadcast(&job.cv);
-        pthread_mutex_unlock(&job.mu);
-    }
-    return NULL;
-}
-
-static const char *in_worker(const struct cts_case *c, enum cts_capture by, cudaStream_t cap, enum cts_busy where,
-                             double *us)
-{
-    pthread_mutex_lock(&job.mu);
-    job.c = c, job.by = by, job.s = cap, job.where = where, job.done = 0, job.pending = 1;
-    pthread_cond_broadcast(&job.cv);
-    while (!job.done)
-        pthread_cond_wait(&job.cv, &job.mu);
-    const char *rc = job.rc;
-    *us = job.us;
-    pthread_mutex_unlock(&job.mu);
-    return rc;
-}
-
-#define SETUP(call)                                                                                     \
-    do {                                                                                                \
-        cudaError_t e_ = (call);                                                                        \
-        if (e_ != cudaSuccess) {                                                                        \
-            snprintf(f.why, sizeof f.why, "harness: setting up the capture family: %s returned %s", #call, \
-                     cudaGetErrorName(e_));                                                             \
-            return -1;                                                                                  \
-        }                                                                                               \
-    } while (0)
-
-/* What every repetition starts from: the destination cleared, the flag down,
- * what cudaFree and cudaFreeAsync free there, the device idle. */
-static int lent_samples(void);
-static int reset(void)
-{
-    host_flag = 0;
-    if (f.lent && lent_samples())
-        return -1;
-    SETUP(cudaMemsetAsync(f.dst, 0, BYTES, f.quiet));
-    SETUP(cudaMemsetAsync(f.word, 0, sizeof *f.word, f.quiet));
-    if (!f.spare)
-        SETUP(cudaMalloc(&f.spare, 4096));
-    if (!f.pooled)
-        SETUP(cudaMallocAsync(&f.pooled, 4096, f.quiet));
-    SETUP(cudaDeviceSynchronize());
-    return 0;
-}
-
-/* Frees what the call allocated (after the capture ended, the device idle). */
-static int undo(void)
-{
-    if (f.made)
-        SETUP(cudaFree(f.made));
-    if (f.made_host)
-        SETUP(cudaFreeHost(f.made_host));
-    if (f.made_pooled)
-        SETUP(cudaFreeAsync(f.made_pooled, f.quiet));
-    if (f.registered)
-        SETUP(cudaHostUnregister(f.host));
-    if (f.module) {
-        CUresult r = cts_drv.cuModuleUnload(f.module);
-        f.module = NULL;
-        if (r != CUDA_SUCCESS) {
-            snprintf(f.why, sizeof f.why, "harness: cuModuleUnload returned %s", cts_driver_error_name(r));
-            return -1;
-        }
-    }
-    if (f.ended) {
-        cudaGraph_t g = f.ended;
-        f.ended = NULL;
-        SETUP(cudaGraphDestroy(g));
-    }
-    f.made = f.made_host = f.made_pooled = NULL;
-    f.registered = 0;
-    SETUP(cudaDeviceSynchronize());
-    return 0;
-}
-
-/* Every call once from each thread, outside any capture, and one graph
- * captured, instantiated and launched: no first use falls in a repetition. */
-static int warm_up(void)
-{
-    for (size_t a = 0; a < N_OF(stream_calls) + N_OF(plain_calls); a++) {
-        enum cts_api api = a < N_OF(stream_calls) ? stream_calls[a] : plain_calls[a - N_OF(stream_calls)];
-        char why[CTS_REASON_MAX];
-        if (cts_api_since(api) > CUDART_VERSION ||
-            (api == CTS_API_CU_MODULE_LOAD_DATA && cts_need_driver("cuModuleLoadData", why, sizeof why)))
-            continue; /* its cases are NOTSUPP (needs) */
-        f.asked = f.done;
-        struct cts_case w = {.api = api};
-        for (int t = 0; t < 2; t++) {
-            double us;
-            if (reset())
-                return -1;
-            const char *rc = t ? in_worker(&w, CTS_CAPTURE_GLOBAL, f.sib_nonblocking, CTS_BUSY_THREAD_SAME, &us)
-                               : call_in_mode(&w, CTS_CAPTURE_GLOBAL, f.sib_nonblocking, &us);
-            if (strcmp(rc, "cudaSuccess")) {
-                snprintf(f.why, sizeof f.why, "harness: warming up %s (thread %d) returned %s",
-                         cts_api_function(api), t + 1, rc);
-                return -1;
-            }
-            if (undo())
-                return -1;
-        }
-    }
-    cudaGraph_t g;
-    cudaGraphExec_t x;
-    SETUP(cudaStreamBeginCapture(f.sib_nonblocking, cudaStreamCaptureModeGlobal));
-    SETUP(cudaMemsetAsync(f.dst, SET_BYTE, BYTES, f.sib_nonblocking));
-    SETUP(cudaStreamEndCapture(f.sib_nonblocking, &g));
-    SETUP(cudaGraphInstantiate(&x, g, 0));
-    SETUP(cudaGraphLaunch(x, f.quiet));
-    SETUP(cudaStreamSynchronize(f.quiet));
-    SETUP(cudaGraphExecDestroy(x));
-    SETUP(cudaGraphDestroy(g));
-    return 0;
-}
-
-static int setup(void)
-{
-    if (f.ready)
-        return f.ready < 0 ? -1 : 0;
-    f.ready = -1;
-    SETUP(cudaGetDevice(&f.device));
-    {
-        int count = 0;
-        SETUP(cudaGetDeviceCount(&count));
-        f.other = count > 1 ? (f.device + 1) % count : -1;
-    }
-    SETUP(cudaMalloc((void **)&f.src, BYTES));
-    SETUP(cudaMalloc((void **)&f.dst, BYTES));
-    SETUP(cudaMalloc((void **)&f.word, sizeof *f.word));
-    if (!(f.image = malloc(cts_module_image_size))) {
-        snprintf(f.why, sizeof f.why, "harness: setting up the capture family: out of host memory");
-        return -1;
-    }
-    memcpy(f.image, cts_module_image, cts_module_image_size);
-    SETUP(cudaMemset(f.src, SRC_BYTE, BYTES));
-    SETUP(cudaStreamCreateWithFlags(&f.sib_blocking, cudaStreamDefault));
-    SETUP(cudaStreamCreateWithFlags(&f.sib_nonblocking, cudaStreamNonBlocking));
-    SETUP(cudaStreamCreateWithFlags(&f.quiet, cudaStreamNonBlocking));
-    SETUP(cudaEventCreate(&f.done));
-    SETUP(cudaEventCreate(&f.fresh));
-    SETUP(cudaEventRecord(f.done, f.quiet));
-    SETUP(cudaDeviceGetDefaultMemPool(&f.pool, f.device));
-    SETUP(cudaDeviceSynchronize());
-    for (int side = 0; side < 2; side++) {
-        SETUP(cudaMalloc(&f.lbuf[CTS_MEM_DEVICE][side], LEND_BYTES));
-        SETUP(cudaMallocHost(&f.lbuf[CTS_MEM_PINNED][side], LEND_BYTES));
-        if (!(f.lbuf[CTS_MEM_PAGEABLE][side] = malloc(LEND_BYTES))) {
-            snprintf(f.why, sizeof f.why, "harness: setting up the capture family: out of host memory");
-            return -1;
-        }
-        memset(f.lbuf[CTS_MEM_PAGEABLE][side], 0, LEND_BYTES);
-    }
-    if (!(f.host = aligned_alloc(4096, 1 << 16))) {
-        snprintf(f.why, sizeof f.why, "harness: setting up the capture family: out of host memory");
-        return -1;
-    }
-    if (pthread_create(&f.worker, NULL, worker, NULL)) {
-        snprintf(f.why, sizeof f.why, "harness: setting up the capture family: no second thread");
-        return -1;
-    }
-    if (warm_up())
-        return -1;
-    f.ready = 1;
-    return 0;
-}
-
-/* ---- a lent call's sample bytes (the device idle) ------------------------- */
-
-/* Does the lent call move bytes (a copy or a memset into a destination)? */
-static int lent_moves(void)
-{
-    const struct cts_family *l = f.lc.family;
-    return (l == &cts_family_memcpy || l == &cts_family_copy || l == &cts_family_memset) &&
-           lent_kind(1) != CTS_MEM_NONE && f.lc.size_idx >= 0;
-}
-
-static void lent_offsets(size_t off[3])
-{
-    off[0] = 0, off[1] = f.lc.size / 2, off[2] = f.lc.size - 1;
-}
-
-/* A sample byte of a side: set (set != 0, to *v) or read (into *v). */
-static int lent_byte(int side, size_t off, unsigned char *v, int set)
-{
-    enum cts_mem m = lent_kind(side);
-    const char *e = NULL;
-    if (m == CTS_MEM_OWN) {
-        int rc = set ? f.lc.family->poke(&f.lc, side, off, *v, &e) : f.lc.family->peek(&f.lc, side, off, v, &e);
-        if (rc)
-            snprintf(f.why, sizeof f.why, "harness: the %s family's %s returned %s", f.lc.family->name,
-                     set ? "poke" : "peek", e ? e : "an error");
-        return rc ? -1 : 0;
-    }
-    unsigned char *p = (unsigned char *)lent_buffer(side) + off;
-    if (m == CTS_MEM_DEVICE)
-        SETUP(set ? cudaMemcpy(p, v, 1, cudaMemcpyHostToDevice) : cudaMemcpy(v, p, 1, cudaMemcpyDeviceToHost));
-    else if (set)
-        *p = *v;
-    else
-        *v = *p;
-    return 0;
-}
-
-/* Before the call (and before the graph's launch): the source's samples
- * SRC_BYTE, the destination's cleared. */
-static int lent_samples(void)
-{
-    if (!lent_moves())
-        return 0;
-    size_t off[3];
-    lent_offsets(off);
-    SETUP(cudaDeviceSynchronize());
-    for (int i = 0; i < 3; i++) {
-        unsigned char src = SRC_BYTE, clear = 0;
-        if ((lent_kind(0) != CTS_MEM_NONE && lent_byte(0, off[i], &src, 1)) || lent_byte(1, off[i], &clear, 1))
-            return -1;
-    }
-    return 0;
-}
-
-/* The lent call's effect: its destination's samples, the source's byte
- * (a copy) or the memset's (SET_BYTE), all 2, some 1, none 0; -1 none to see. */
-static int lent_effect(int *out)
-{
-    *out = -1;
-    if (!lent_moves())
-        return 0;
-    size_t off[3];
-    lent_offsets(off);
-    unsigned char want = lent_kind(0) != CTS_MEM_NONE ? SRC_BYTE : SET_BYTE;
-    int seen = 0;
-    for (int i = 0; i < 3; i++) {
-        unsigned char b = 0;
-        if (lent_byte(1, off[i], &b, 0))
-            return -1;
-        seen += b == want;
-    }
-    *out = seen == 3 ? 2 : seen ? 1 : 0;
-    return 0;
-}
-
-/* The operation's effect (the device idle): 2 whole, 1 in part, 0 none; -1
- * for a call that has none to see. */
-static int effect(enum cts_api api, int *out)
-{
-    unsigned char want, b[2];
-    *out = -1;
-    if (f.lent)
-        return lent_effect(out);
-    switch (api) {
-    case CTS_API_LAUNCH_HOST_FUNC: *out = host_flag ? 2 : 0; return 0;
-    case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY: case CTS_API_MEMCPY_BATCH_ASYNC: want = SRC_BYTE; break;
-    case CTS_API_MEMSET_ASYNC: case CTS_API_MEMSET: want = SET_BYTE; break;
-    case CTS_API_LAUNCH:
-        if (f.c && f.c->variant && !strcmp(f.c->variant, FIRST)) { /* the fresh kernel's store */
-            unsigned int w = 0;
-            SETUP(cudaMemcpy(&w, f.word, sizeof w, cudaMemcpyDeviceToHost));
-            *out = f.fresh_kernel >= 0 && w == FRESH_VALUE + (unsigned)f.fresh_kernel ? 2 : 0;
-            return 0;
-        }
-        want = 0; /* the pattern's, below */
-        break;
-    default: return 0;
-    }
-    SETUP(cudaMemcpy(&b[0], f.dst, 1, cudaMemcpyDeviceToHost));
-    SETUP(cudaMemcpy(&b[1], f.dst + BYTES - 1, 1, cudaMemcpyDeviceToHost));
-    int first = api == CTS_API_LAUNCH ? b[0] == cts_pattern_byte(0, SEED, CTS_PATTERN_AFTER) : b[0] == want;
-    int last = api == CTS_API_LAUNCH ? b[1] == cts_pattern_byte(BYTES - 1, SEED, CTS_PATTERN_AFTER) : b[1] == want;
-    *out = first + last;
-    return 0;
-}
-
-/* The captured graph: its nodes, and the effect of one launch of it. */
-static int graph_facts(enum cts_api api, cudaGraph_t g, struct cts_capture_obs *o)
-{
-    size_t n = 0;
-    SETUP(cudaGraphGetNodes(g, NULL, &n));
-    o->node_count = (int)n;
-    if (n) {
-        cudaGraphNode_t nodes[16];
-        size_t k = n < 16 ? n : 16;
-        SETUP(cudaGraphGetNodes(g, nodes, &k));
-        for (size_t i = 0; i < k; i++) {
-            enum cudaGraphNodeType t;
-            SETUP(cudaGraphNodeGetType(nodes[i], &t));
-            o->nodes |= 1u << ((unsigned)t & 31u);
-        }
-    }
-    int seen;
-    if (effect(api, &seen))
-        return -1;
-    if (!n || (seen < 0 && !f.lent)) /* a lent call's graph is launched anyway: what it allocated then exists */
-        return 0;
-    if (reset())
-        return -1;
-    cudaGraphExec_t x;
-    SETUP(cudaGraphInstantiate(&x, g, 0));
-    SETUP(cudaGraphLaunch(x, f.quiet));
-    SETUP(cudaStreamSynchronize(f.quiet));
-    SETUP(cudaGraphExecDestroy(x));
-    return effect(api, &o->launched);
-}
-
-static cudaStream_t place(const struct cts_case *c, cudaStream_t cap)
-{
-    switch (c->busy) {
-    case CTS_BUSY_BLOCKING: return f.sib_blocking;
-    case CTS_BUSY_NONBLOCKING: return f.sib_nonblocking;
-    case CTS_BUSY_LEGACY: return cudaStreamLegacy;
-    case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;
-    default: return cap;
-    }
-}
-
-static int from_worker(enum cts_busy b)
-{
-    return b == CTS_BUSY_THREAD_SAME || b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD ||
-           b == CTS_BUSY_THREAD_PEER;
-}
-
-/* ---- one repetition ---------------------------------------------------------- */
-
-/* A lent call's set-up, before its capture begins: its family's prepare(),
- * then before() on the stream the call will be given. */
-static int lent_begin(const struct cts_case *c, cudaStream_t cap)
-{
-    const char *e = NULL;
-    const struct cts_family *l = f.lc.family;
-    if (l->prepare && l->prepare(&f.lc, &f.scratch, &e)) {
-        snprintf(f.why, sizeof f.why, "harness: the %s family's prepare returned %s", l->name, e ? e : "an error");
-        return -1;
-    }
-    if (l->before && l->before(&f.lc, &f.scratch, place(c, cap), &e)) {
-        snprintf(f.why, sizeof f.why, "harness: the %s family's before returned %s", l->name, e ? e : "an error");
-        return -1;
-    }
-    return 0;
-}
-
-/* ... and its clean-up once the capture ended and its graph was launched
- * (its after() ran right after the call, in the thread that made it: a call
- * that changes its thread's current device puts it back there).  A clean-up
- * that checks the call's work (a launch's store, a limit set) fails where
- * that work never ran: the harness broke only where the call was captured or
- * ran. */
-static int lent_end(enum cts_cap_outcome outcome)
-{
-    const char *e = NULL;
-    const struct cts_family *l = f.lc.family;
-    if (f.after_error) {
-        snprintf(f.why, sizeof f.why, "harness: the %s family's after returned %s", l->name, f.after_error);
-        f.after_error = NULL;
-        return -1;
-    }
-    int rc = l->cleanup ? l->cleanup(&f.lc, &f.scratch, &e) : 0;
-    (void)cudaGetLastError();
-    if (rc && (outcome == CTS_CAP_GRAPH || outcome == CTS_CAP_RAN)) {
-        snprintf(f.why, sizeof f.why, "harness: the %s family's clean-up returned %s", l->name, e ? e : "an error");
-        return -1;
-    }
-    return 0;
-}
-
-/* The op stream a lent call is given, as its family names it. */
-static enum cts_op lent_op(const struct cts_case *c)
-{
-    switch (c->busy) {
-    case CTS_BUSY_BLOCKING: return CTS_OP_BLOCKING;
-    case CTS_BUSY_NONBLOCKING: return CTS_OP_NONBLOCKING;
-    case CTS_BUSY_LEGACY: case CTS_BUSY_THREAD_LEGACY: return CTS_OP_LEGACY;
-    case CTS_BUSY_PERTHREAD: case CTS_BUSY_THREAD_PERTHREAD: return CTS_OP_PERTHREAD;
-    default: return c->op; /* the capturing stream */
-    }
-}
-
-/* Its first use, outside any capture, once a representative: no first use
- * (a module, a pool, a pinned buffer) falls in a repetition. */
-static int lent_warm(const struct cts_case *c)
-{
-    static unsigned char warm[1024];
-    size_t k = (size_t)(f.lent - lent.v);
-    if (k < sizeof warm && warm[k])
-        return 0;
-    struct cts_case w = *c;
-    w.busy = CTS_BUSY_NONBLOCKING;
-    double us;
-    if (reset() || lent_begin(&w, f.sib_nonblocking))
-        return -1;
-    const char *rc = call_in_mode(c, CTS_CAPTURE_GLOBAL, cts_api_takes_stream(c->api) ? f.sib_nonblocking : NULL, &us);
-    SETUP(cudaDeviceSynchronize());
-    if (lent_end(CTS_CAP_RAN))
-        return -1;
-    if (strcmp(rc, "cudaSuccess")) {
-        snprintf(f.why, sizeof f.why, "harness: warming up %s outside any capture returned %s", c->id, rc);
-        return -1;
-    }
-    if (k < sizeof warm)
-        warm[k] = 1;
-    return 0;
-}
-
-/* The capturing stream, made for the repetition (or the per-thread default), and the call's own set-up. */
-static int begin(const struct cts_case *c, cudaStream_t *cap)
-{
-    cudaError_t err = cudaSuccess;
-    if (c->op != CTS_OP_PERTHREAD)
-        SETUP(cudaStreamCreateWithFlags(cap, c->op == CTS_OP_BLOCKING ? cudaStreamDefault : cudaStreamNonBlocking));
-    else
-        *cap = cudaStreamPerThread;
-    if (f.lent && lent_begin(c, *cap))
-        return -1;
-    err = cudaStreamBeginCapture(*cap, capture_modes[c->capture]);
-    f.asked = f.done;
-    if (err == cudaSuccess && c->variant && !strcmp(c->variant, CAPTURED)) {
-        err = cudaEventRecord(f.fresh, *cap); /* an event of the capture */
-        f.asked = f.fresh;
-    }
-    if (err != cudaSuccess) {
-        snprintf(f.why, sizeof f.why, "harness: beginning the capture returned %s", cudaGetErrorName(err));
-        return -1;
-    }
-    return 0;
-}
-
-/* Right after the call: the capture's status, cudaStreamEndCapture's result;
- * then no capture may be left, the device drained. */
-static int end(cudaStream_t cap, struct cts_capture_obs *o, cudaGraph_t *g)
-{
-    enum cudaStreamCaptureStatus st;
-    cudaError_t err = cudaStreamIsCapturing(cap, &st);
-    o->after = err != cudaSuccess ? CTS_CAPST_NA : st == cudaStreamCaptureStatusActive ? CTS_CAPST_ACTIVE
-               : st == cudaStreamCaptureStatusInvalidated                               ? CTS_CAPST_INVALIDATED
-                                                                                        : CTS_CAPST_NONE;
-    o->end = cudaGetErrorName(cudaStreamEndCapture(cap, g));
-    (void)cudaGetLastError();
-    if ((err = cudaDeviceSynchronize()) != cudaSuccess || (err = cudaStreamIsCapturing(cap, &st)) != cudaSuccess ||
-        st != cudaStreamCaptureStatusNone) {
-        snprintf(f.why, sizeof f.why, "harness: after the capture ended, %s",
-                 err != cudaSuccess ? cudaGetErrorName(err) : "the stream still captures");
-        return -1;
-    }
-    return 0;
-}
-
-/* A second capture the call began on the non-blocking stream: ended by this
- * (the capturing) thread, its graph destroyed in undo(). */
-static int end_second(void)
-{
-    enum cudaStreamCaptureStatus st;
-    SETUP(cudaStreamIsCapturing(f.sib_nonblocking, &st));
-    if (st == cudaStreamCaptureStatusNone)
-        return 0;
-    cudaError_t err = cudaStreamEndCapture(f.sib_nonblocking, &f.ended);
-    (void)cudaGetLastError();
-    if (st == cudaStreamCaptureStatusActive && err != cudaSuccess) {
-        snprintf(f.why, sizeof f.why, "harness: ending the second capture returned %s", cudaGetErrorName(err));
-        return -1;
-    }
-    return 0;
-}
-
-/* One repetition; -1 with r BROKEN where the harness failed. */
-static int one_rep(const struct cts_case *c, struct cts_rep *r)
-{
-    struct cts_capture_obs *o = &r->cap;
-    cudaStream_t cap = NULL;
-    cudaGraph_t g = NULL;
-    int own = c->op != CTS_OP_PERTHREAD; /* a stream made for the repetition */
-    cudaError_t err;
-    f.fresh_kernel = c->variant && !strcmp(c->variant, FIRST) ? cts_fresh_take() : -1;
-    memset(&f.scratch, 0, sizeof f.scratch);
-    if (reset() || begin(c, &cap))
-        goto broken;
-    double us = 0;
-    o->rc = from_worker(c->busy) ? in_worker(c, c->capture_by, cap, c->busy, &us)
-                                 : call_in_mode(c, c->capture_by, place(c, cap), &us);
-    r->call_us = us;
-    if (c->api == CTS_API_STREAM_BEGIN_CAPTURE && end_second())
-        goto broken;
-    if (end(cap, o, &g))
-        goto broken;
-    o->eager = o->launched = -1;
-    if (effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)))
-        goto broken;
-    o->outcome = cts_capture_judge(o);
-    if (o->node_count > 0)
-        f.made_pooled = NULL; /* the graph's allocation: it exists only while a launch runs */
-    if ((f.lent && lent_end(o->outcome)) || undo())
-        goto broken;
-    err = g ? cudaGraphDestroy(g) : cudaSuccess;
-    g = NULL;
-    if (err == cudaSuccess && own)
-        err = cudaStreamDestroy(cap);
-    cap = NULL;
-    if (err != cudaSuccess) {
-        snprintf(f.why, sizeof f.why, "harness: destroying the graph or the capturing stream returned %s",
-                 cudaGetErrorName(err));
-        goto broken;
-    }
-    return 0;
-broken:
-    (void)cudaGetLastError();
-    if (g)
-        (void)cudaGraphDestroy(g);
-    if (cap && own)
-        (void)cudaStreamDestroy(cap);
-    r->status = CTS_BROKEN;
-    snprintf(r->reason, sizeof r->reason, "%s", f.why);
-    return -1;
-}
-
-static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
-{
-    memset(res, 0, sizeof *res);
-    if (setup()) {
-        res->status = CTS_BROKEN;
-        snprintf(res->reason, sizeof res->reason, "%s", f.why);
-        return;
-    }
-    if (repeat > CTS_MAX_REPEAT)
-        repeat = CTS_MAX_REPEAT;
-    f.c = c;
-    if ((f.lent = lent_of(c))) {
-        f.lc = *f.lent; /* the call as its family makes it, given the stream of this placement */
-        if (cts_api_takes_stream(c->api))
-            f.lc.op = lent_op(c);
-        if (lent_warm(c)) {
-            res->status = CTS_BROKEN;
-            snprintf(res->reason, sizeof res->reason, "%s", f.why);
-            return;
-        }
-    }
-    for (int i = 0; i < repeat; i++) {
-        struct cts_rep *r = &res->reps[i];
-        memset(r, 0, sizeof *r);
-        r->status = CTS_PASS;
-        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
-        r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
-        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
-        res->nreps = i + 1;
-        if (one_rep(c, r))
-            break;
-    }
-    res->idle_call_us = res->idle_call_max_us = res->reps[0].call_us;
-    res->idle_complete_us = res->idle_complete_max_us = NAN;
-    res->timeout_us = res->window_us = NAN;
-    cts_classify(res);
 }
 
 /* ---- what the documentation says --------------------------------------------- */
@@ -1173,7 +373,7 @@ static void judge(struct cts_judge *j)
 {
     const struct cts_case *c = j->c;
     int blocking = c->op != CTS_OP_NONBLOCKING; /* the per-thread default stream is not non-blocking */
-    const struct cts_case *x = lent_of(c);
+    const struct cts_case *x = cap_lent_of(c);
     if (x) {
         lent_judge(j, x);
         return;
@@ -1247,7 +447,7 @@ static int needs(const struct cts_case *c, char *why, size_t len)
         snprintf(why, len, "one device: no other for the second thread to call on (%d visible)", count);
         return -1;
     }
-    const struct cts_case *x = lent_of(c);
+    const struct cts_case *x = cap_lent_of(c);
     if (x && x->family->needs && x->family->needs(x, why, len))
         return -1;
     if (c->api == CTS_API_CU_MODULE_LOAD_DATA &&
@@ -1261,6 +461,6 @@ static int needs(const struct cts_case *c, char *why, size_t len)
 }
 
 const struct cts_family cts_family_capture = {
-    .name = "capture", .generate = generate, .needs = needs, .measure = measure,
+    .name = "capture", .generate = generate, .needs = needs, .measure = cap_measure,
     .clauses = clauses, .judge = judge, .judges_alone = 1,
 };

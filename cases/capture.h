@@ -1,0 +1,101 @@
+/* The capture family's own, shared by its three files only: cases/capture.c
+ * (the family: its cases, the lent calls, what the documentation says),
+ * cases/capture_calls.c (its resources, the call, the second thread, the
+ * set-up and the call's effect) and cases/capture_rep.c (a repetition,
+ * measured).  What the family measures and why: cases/capture.c. */
+#ifndef CTS_CASES_CAPTURE_H
+#define CTS_CASES_CAPTURE_H
+
+#include "../harness/core/cts.h"
+#include "../harness/families/family.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define N_OF(a) (sizeof(a) / sizeof *(a))
+
+/* The family's own calls (cases/capture.c): those that take a stream, then
+ * those that do not.  Their lengths are checked: a definition of another
+ * length does not compile. */
+extern const enum cts_api cap_stream_calls[13];
+extern const enum cts_api cap_plain_calls[13];
+
+/* The variants (cases/capture.c says what each is). */
+#define CAPTURED "captured"
+#define EXTERNAL "external"
+#define FIRST "first"
+/* A "first" case's kernels: the first_launch family's pool (kernels/first_launch.cu). */
+int cts_fresh_take(void);
+int cts_fresh_left(void);
+cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value);
+
+/* The lent calls (cases/capture.c): their representatives, and a lent call's buffers. */
+#define LEND_BYTES ((size_t)1 << 20)
+struct cap_lent_table {
+    struct cts_case *v; /* the representatives, each of its own family */
+    size_t n;
+    int made;
+};
+extern struct cap_lent_table cap_lent;
+const struct cts_case *cap_lent_of(const struct cts_case *c);
+
+/* enum cts_capture as cudaStreamCaptureMode (NONE: unused; cases/capture_calls.c). */
+extern const enum cudaStreamCaptureMode cap_capture_modes[];
+
+/* The family's own resources (made once, on first use: cap_setup, cases/capture_calls.c). */
+struct cap_state {
+    int ready, device;
+    int other;                /* another device (busy_thread_peer), or -1 */
+    char why[CTS_REASON_MAX];
+    unsigned char *src, *dst; /* device, BYTES each */
+    unsigned char *host;      /* 64 KiB of pageable memory to register */
+    cudaStream_t sib_blocking, sib_nonblocking, quiet; /* quiet: the harness's own work */
+    cudaEvent_t done;         /* recorded (and complete) before any capture */
+    cudaEvent_t fresh;        /* what the call records (and a "captured" case's capture) */
+    cudaEvent_t asked;        /* what the call queries or waits for: done, or fresh */
+    cudaMemPool_t pool;       /* the device's default pool */
+    void *spare;              /* what cudaFree frees */
+    void *pooled;             /* what cudaFreeAsync frees */
+    void *made, *made_host, *made_pooled; /* what the call allocated: freed after the capture */
+    CUmodule module;          /* what cuModuleLoadData loaded: unloaded after the capture */
+    cudaGraph_t ended;        /* what cudaStreamEndCapture returned: destroyed after the capture */
+    void *image;              /* the module image, in malloc'ed (aligned) memory */
+    unsigned int *word;       /* what a first-launched kernel stores into */
+    int fresh_kernel;         /* the kernel a "first" case launches (-1: none left) */
+    const struct cts_case *c; /* the case being measured */
+    const struct cts_case *lent; /* its representative, where the call is lent (else NULL) */
+    struct cts_case lc;          /* ... the call as its own family makes it (its op stream) */
+    struct cts_scratch scratch;  /* ... what that family's prepare() keeps for the call */
+    const char *after_error;     /* ... its after()'s error, where that failed (made by the calling thread) */
+    void *lbuf[CTS_MEM_COUNT][2]; /* ... its memory: device, pinned, pageable; LEND_BYTES each */
+    int registered;
+    pthread_t worker;
+};
+extern struct cap_state cap_f;
+
+#define SETUP(call)                                                                                     \
+    do {                                                                                                \
+        cudaError_t e_ = (call);                                                                        \
+        if (e_ != cudaSuccess) {                                                                        \
+            snprintf(cap_f.why, sizeof cap_f.why, "harness: setting up the capture family: %s returned %s", \
+                     #call, cudaGetErrorName(e_));                                                      \
+            return -1;                                                                                  \
+        }                                                                                               \
+    } while (0)
+
+/* cases/capture_calls.c */
+const char *cap_call_in_mode(const struct cts_case *c, enum cts_capture by, cudaStream_t s, double *us);
+const char *cap_in_worker(const struct cts_case *c, enum cts_capture by, cudaStream_t cap, enum cts_busy where,
+                          double *us);
+int cap_reset(void);
+int cap_undo(void);
+int cap_setup(void);
+int cap_effect(enum cts_api api, int *out);
+
+/* cases/capture_rep.c */
+void cap_measure(const struct cts_case *c, int repeat, struct cts_result *res);
+
+#endif

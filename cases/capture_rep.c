@@ -1,0 +1,291 @@
+/* A repetition of the capture family (cases/capture.c says what the family
+ * measures and why): the captured graph's facts, the lent call's set-up and
+ * clean-up, the capture begun and ended, one repetition, and the measurement. */
+#define _GNU_SOURCE
+#include "capture.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The captured graph: its nodes, and the effect of one launch of it. */
+static int graph_facts(enum cts_api api, cudaGraph_t g, struct cts_capture_obs *o)
+{
+    size_t n = 0;
+    SETUP(cudaGraphGetNodes(g, NULL, &n));
+    o->node_count = (int)n;
+    if (n) {
+        cudaGraphNode_t nodes[16];
+        size_t k = n < 16 ? n : 16;
+        SETUP(cudaGraphGetNodes(g, nodes, &k));
+        for (size_t i = 0; i < k; i++) {
+            enum cudaGraphNodeType t;
+            SETUP(cudaGraphNodeGetType(nodes[i], &t));
+            o->nodes |= 1u << ((unsigned)t & 31u);
+        }
+    }
+    int seen;
+    if (cap_effect(api, &seen))
+        return -1;
+    if (!n || (seen < 0 && !cap_f.lent)) /* a lent call's graph is launched anyway: what it allocated then exists */
+        return 0;
+    if (cap_reset())
+        return -1;
+    cudaGraphExec_t x;
+    SETUP(cudaGraphInstantiate(&x, g, 0));
+    SETUP(cudaGraphLaunch(x, cap_f.quiet));
+    SETUP(cudaStreamSynchronize(cap_f.quiet));
+    SETUP(cudaGraphExecDestroy(x));
+    return cap_effect(api, &o->launched);
+}
+
+static cudaStream_t place(const struct cts_case *c, cudaStream_t cap)
+{
+    switch (c->busy) {
+    case CTS_BUSY_BLOCKING: return cap_f.sib_blocking;
+    case CTS_BUSY_NONBLOCKING: return cap_f.sib_nonblocking;
+    case CTS_BUSY_LEGACY: return cudaStreamLegacy;
+    case CTS_BUSY_PERTHREAD: return cudaStreamPerThread;
+    default: return cap;
+    }
+}
+
+static int from_worker(enum cts_busy b)
+{
+    return b == CTS_BUSY_THREAD_SAME || b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD ||
+           b == CTS_BUSY_THREAD_PEER;
+}
+
+/* ---- one repetition ---------------------------------------------------------- */
+
+/* A lent call's set-up, before its capture begins: its family's prepare(),
+ * then before() on the stream the call will be given. */
+static int lent_begin(const struct cts_case *c, cudaStream_t cap)
+{
+    const char *e = NULL;
+    const struct cts_family *l = cap_f.lc.family;
+    if (l->prepare && l->prepare(&cap_f.lc, &cap_f.scratch, &e)) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: the %s family's prepare returned %s", l->name,
+                 e ? e : "an error");
+        return -1;
+    }
+    if (l->before && l->before(&cap_f.lc, &cap_f.scratch, place(c, cap), &e)) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: the %s family's before returned %s", l->name,
+                 e ? e : "an error");
+        return -1;
+    }
+    return 0;
+}
+
+/* ... and its clean-up once the capture ended and its graph was launched
+ * (its after() ran right after the call, in the thread that made it: a call
+ * that changes its thread's current device puts it back there).  A clean-up
+ * that checks the call's work (a launch's store, a limit set) fails where
+ * that work never ran: the harness broke only where the call was captured or
+ * ran. */
+static int lent_end(enum cts_cap_outcome outcome)
+{
+    const char *e = NULL;
+    const struct cts_family *l = cap_f.lc.family;
+    if (cap_f.after_error) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: the %s family's after returned %s", l->name, cap_f.after_error);
+        cap_f.after_error = NULL;
+        return -1;
+    }
+    int rc = l->cleanup ? l->cleanup(&cap_f.lc, &cap_f.scratch, &e) : 0;
+    (void)cudaGetLastError();
+    if (rc && (outcome == CTS_CAP_GRAPH || outcome == CTS_CAP_RAN)) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: the %s family's clean-up returned %s", l->name,
+                 e ? e : "an error");
+        return -1;
+    }
+    return 0;
+}
+
+/* The op stream a lent call is given, as its family names it. */
+static enum cts_op lent_op(const struct cts_case *c)
+{
+    switch (c->busy) {
+    case CTS_BUSY_BLOCKING: return CTS_OP_BLOCKING;
+    case CTS_BUSY_NONBLOCKING: return CTS_OP_NONBLOCKING;
+    case CTS_BUSY_LEGACY: case CTS_BUSY_THREAD_LEGACY: return CTS_OP_LEGACY;
+    case CTS_BUSY_PERTHREAD: case CTS_BUSY_THREAD_PERTHREAD: return CTS_OP_PERTHREAD;
+    default: return c->op; /* the capturing stream */
+    }
+}
+
+/* Its first use, outside any capture, once a representative: no first use
+ * (a module, a pool, a pinned buffer) falls in a repetition. */
+static int lent_warm(const struct cts_case *c)
+{
+    static unsigned char warm[1024];
+    size_t k = (size_t)(cap_f.lent - cap_lent.v);
+    if (k < sizeof warm && warm[k])
+        return 0;
+    struct cts_case w = *c;
+    w.busy = CTS_BUSY_NONBLOCKING;
+    double us;
+    if (cap_reset() || lent_begin(&w, cap_f.sib_nonblocking))
+        return -1;
+    const char *rc =
+        cap_call_in_mode(c, CTS_CAPTURE_GLOBAL, cts_api_takes_stream(c->api) ? cap_f.sib_nonblocking : NULL, &us);
+    SETUP(cudaDeviceSynchronize());
+    if (lent_end(CTS_CAP_RAN))
+        return -1;
+    if (strcmp(rc, "cudaSuccess")) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: warming up %s outside any capture returned %s", c->id, rc);
+        return -1;
+    }
+    if (k < sizeof warm)
+        warm[k] = 1;
+    return 0;
+}
+
+/* The capturing stream, made for the repetition (or the per-thread default), and the call's own set-up. */
+static int begin(const struct cts_case *c, cudaStream_t *cap)
+{
+    cudaError_t err = cudaSuccess;
+    if (c->op != CTS_OP_PERTHREAD)
+        SETUP(cudaStreamCreateWithFlags(cap, c->op == CTS_OP_BLOCKING ? cudaStreamDefault : cudaStreamNonBlocking));
+    else
+        *cap = cudaStreamPerThread;
+    if (cap_f.lent && lent_begin(c, *cap))
+        return -1;
+    err = cudaStreamBeginCapture(*cap, cap_capture_modes[c->capture]);
+    cap_f.asked = cap_f.done;
+    if (err == cudaSuccess && c->variant && !strcmp(c->variant, CAPTURED)) {
+        err = cudaEventRecord(cap_f.fresh, *cap); /* an event of the capture */
+        cap_f.asked = cap_f.fresh;
+    }
+    if (err != cudaSuccess) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: beginning the capture returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    return 0;
+}
+
+/* Right after the call: the capture's status, cudaStreamEndCapture's result;
+ * then no capture may be left, the device drained. */
+static int end(cudaStream_t cap, struct cts_capture_obs *o, cudaGraph_t *g)
+{
+    enum cudaStreamCaptureStatus st;
+    cudaError_t err = cudaStreamIsCapturing(cap, &st);
+    o->after = err != cudaSuccess ? CTS_CAPST_NA : st == cudaStreamCaptureStatusActive ? CTS_CAPST_ACTIVE
+               : st == cudaStreamCaptureStatusInvalidated                               ? CTS_CAPST_INVALIDATED
+                                                                                        : CTS_CAPST_NONE;
+    o->end = cudaGetErrorName(cudaStreamEndCapture(cap, g));
+    (void)cudaGetLastError();
+    if ((err = cudaDeviceSynchronize()) != cudaSuccess || (err = cudaStreamIsCapturing(cap, &st)) != cudaSuccess ||
+        st != cudaStreamCaptureStatusNone) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: after the capture ended, %s",
+                 err != cudaSuccess ? cudaGetErrorName(err) : "the stream still captures");
+        return -1;
+    }
+    return 0;
+}
+
+/* A second capture the call began on the non-blocking stream: ended by this
+ * (the capturing) thread, its graph destroyed in cap_undo(). */
+static int end_second(void)
+{
+    enum cudaStreamCaptureStatus st;
+    SETUP(cudaStreamIsCapturing(cap_f.sib_nonblocking, &st));
+    if (st == cudaStreamCaptureStatusNone)
+        return 0;
+    cudaError_t err = cudaStreamEndCapture(cap_f.sib_nonblocking, &cap_f.ended);
+    (void)cudaGetLastError();
+    if (st == cudaStreamCaptureStatusActive && err != cudaSuccess) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: ending the second capture returned %s", cudaGetErrorName(err));
+        return -1;
+    }
+    return 0;
+}
+
+/* One repetition; -1 with r BROKEN where the harness failed. */
+static int one_rep(const struct cts_case *c, struct cts_rep *r)
+{
+    struct cts_capture_obs *o = &r->cap;
+    cudaStream_t cap = NULL;
+    cudaGraph_t g = NULL;
+    int own = c->op != CTS_OP_PERTHREAD; /* a stream made for the repetition */
+    cudaError_t err;
+    cap_f.fresh_kernel = c->variant && !strcmp(c->variant, FIRST) ? cts_fresh_take() : -1;
+    memset(&cap_f.scratch, 0, sizeof cap_f.scratch);
+    if (cap_reset() || begin(c, &cap))
+        goto broken;
+    double us = 0;
+    o->rc = from_worker(c->busy) ? cap_in_worker(c, c->capture_by, cap, c->busy, &us)
+                                 : cap_call_in_mode(c, c->capture_by, place(c, cap), &us);
+    r->call_us = us;
+    if (c->api == CTS_API_STREAM_BEGIN_CAPTURE && end_second())
+        goto broken;
+    if (end(cap, o, &g))
+        goto broken;
+    o->eager = o->launched = -1;
+    if (cap_effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)))
+        goto broken;
+    o->outcome = cts_capture_judge(o);
+    if (o->node_count > 0)
+        cap_f.made_pooled = NULL; /* the graph's allocation: it exists only while a launch runs */
+    if ((cap_f.lent && lent_end(o->outcome)) || cap_undo())
+        goto broken;
+    err = g ? cudaGraphDestroy(g) : cudaSuccess;
+    g = NULL;
+    if (err == cudaSuccess && own)
+        err = cudaStreamDestroy(cap);
+    cap = NULL;
+    if (err != cudaSuccess) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: destroying the graph or the capturing stream returned %s",
+                 cudaGetErrorName(err));
+        goto broken;
+    }
+    return 0;
+broken:
+    (void)cudaGetLastError();
+    if (g)
+        (void)cudaGraphDestroy(g);
+    if (cap && own)
+        (void)cudaStreamDestroy(cap);
+    r->status = CTS_BROKEN;
+    snprintf(r->reason, sizeof r->reason, "%s", cap_f.why);
+    return -1;
+}
+
+void cap_measure(const struct cts_case *c, int repeat, struct cts_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (cap_setup()) {
+        res->status = CTS_BROKEN;
+        snprintf(res->reason, sizeof res->reason, "%s", cap_f.why);
+        return;
+    }
+    if (repeat > CTS_MAX_REPEAT)
+        repeat = CTS_MAX_REPEAT;
+    cap_f.c = c;
+    if ((cap_f.lent = cap_lent_of(c))) {
+        cap_f.lc = *cap_f.lent; /* the call as its family makes it, given the stream of this placement */
+        if (cts_api_takes_stream(c->api))
+            cap_f.lc.op = lent_op(c);
+        if (lent_warm(c)) {
+            res->status = CTS_BROKEN;
+            snprintf(res->reason, sizeof res->reason, "%s", cap_f.why);
+            return;
+        }
+    }
+    for (int i = 0; i < repeat; i++) {
+        struct cts_rep *r = &res->reps[i];
+        memset(r, 0, sizeof *r);
+        r->status = CTS_PASS;
+        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
+        r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
+        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        res->nreps = i + 1;
+        if (one_rep(c, r))
+            break;
+    }
+    res->idle_call_us = res->idle_call_max_us = res->reps[0].call_us;
+    res->idle_complete_us = res->idle_complete_max_us = NAN;
+    res->timeout_us = res->window_us = NAN;
+    cts_classify(res);
+}
