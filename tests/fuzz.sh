@@ -13,6 +13,8 @@
 # $CTS_FUZZ_FINDINGS/TARGET/), its report printed with the input's path, and makes the exit
 # status 1.  Exit 2: bad usage, or a target not built.
 #
+# The targets run side by side, one a processor (CTS_FUZZ_JOBS=N: N at once).
+#
 # To run one input again: BUILD/tests/fuzz/fuzz_TARGET FILE (the same environment as below).
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -82,9 +84,24 @@ fuzz() {
     return 1
 }
 
-failed=()
+# The targets side by side, as many at once as there are processors (CTS_FUZZ_JOBS): each its
+# own process, log, corpus and findings; a target's status is read from its own file.
+jobs=${CTS_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: CTS_FUZZ_JOBS must be a whole number, not '$jobs'" >&2; exit 2; }
 for t in "${targets[@]}"; do
-    fuzz "$t" || failed+=("fuzz_$t")
+    rm -f "$work/logs/$t.rc" "$work/logs/$t.said"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    (fuzz "$t" >"$work/logs/$t.said" 2>&1; echo $? >"$work/logs/$t.rc") &
+done
+wait
+failed=() # what each said, in the targets' order: a finding's report whole, on standard error
+for t in "${targets[@]}"; do
+    if [ "$(cat "$work/logs/$t.rc" 2>/dev/null)" = 0 ]; then
+        cat "$work/logs/$t.said"
+    else
+        cat "$work/logs/$t.said" >&2
+        failed+=("fuzz_$t")
+    fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzz: FAILED: ${failed[*]}; inputs saved under $findings" >&2
