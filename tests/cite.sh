@@ -68,9 +68,10 @@ contains "$tmp/out" "1021 calls returned while the work was held"
 contains "$tmp/out" "and the next one waited for it (\`D1021\`): released 10 ms after the last return"
 "$cts" cite launch.queue_full_thread.op_legacy.busy_nonblocking "$tmp/judged.json" >"$tmp/out" 2>&1
 contains "$tmp/out" "whose queue was full (1021 kernel launches queued, and another thread blocked inside its next launch): it waited"
+small_matrix "$tmp/small.json" # (holds $one: the made cases below start from it)
 # A stall case (none measured in the committed matrices: three made from a copy case) gives the call's own
 # verdict, the control's slowest command and what the second thread's commands did during the call.
-python3 - "$tmp/judged.json" "$tmp/stall.json" <<'PY' || fail "python3 could not write the stall matrix"
+python3 - "$tmp/small.json" "$tmp/stall.json" <<'PY' || fail "python3 could not write the stall matrix"
 import copy, json, sys
 m = json.load(open(sys.argv[1]))
 base = m["cases"]["memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"]
@@ -108,7 +109,7 @@ contains "$tmp/out" "during the call, none began and returned inside it: the cal
 rm -f "$tmp/stall.json"
 # A pool case (none measured in the committed matrices: five made from a copy case) gives the pool, the free held
 # on the other stream, whether the call returned or waited, and what it got, with the cell symbol.
-python3 - "$tmp/judged.json" "$tmp/pool.json" <<'PY' || fail "python3 could not write the pool matrix"
+python3 - "$tmp/small.json" "$tmp/pool.json" <<'PY' || fail "python3 could not write the pool matrix"
 import copy, json, sys
 m = json.load(open(sys.argv[1]))
 base = m["cases"]["memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same"]
@@ -162,9 +163,13 @@ rm -f "$tmp/pool.json" "$tmp/pool2.json"
 # Which driver-API copy did so is a race each run draws anew: the first such case the matrix has.
 l=$(python3 - "$tmp/judged.json" <<'PY'
 import json, sys
-m = json.load(open(sys.argv[1]))
-print(next((i for i, c in sorted(m["cases"].items()) if i.startswith("cu_memcpy") and ".h2d.pageable." in i
-            and c["status"] == "PASS" and c["symbol"] == "W~"), ""))
+# A matrix holds one case a line, sorted by id: only the driver-API pageable copies are decoded.
+for line in open(sys.argv[1]):
+    if line.startswith('"cu_memcpy') and ".h2d.pageable." in line[:line.index('"', 1)]:
+        c = json.loads(line[line.index(":") + 1:].rstrip().rstrip(","))
+        if c["status"] == "PASS" and c["symbol"] == "W~":
+            print(line[1:line.index('"', 1)])
+            break
 PY
 )
 [ -n "$l" ] || fail "the H200 matrix has no driver-API pageable copy that waited and had not landed (W~)"
@@ -175,8 +180,7 @@ for want in "right after it returned, its destination's sample bytes, read outsi
 done
 # cite reads only the case asked for, stepping over the others unread: a string of another case
 # holding quotes, brackets and commas does not lose its place, and a matrix cut short inside a
-# case it steps over is refused.
-small_matrix "$tmp/small.json"
+# case it steps over is refused (on the small matrix made above).
 "$cts" cite "$one" "$tmp/small.json" >"$tmp/want" 2>&1 || fail "cite of the small matrix exited $?: $(cat "$tmp/want")"
 python3 - "$tmp/small.json" "$one" <<'PY' || fail "python3 could not make a matrix of awkward strings"
 import json, sys
