@@ -24,25 +24,35 @@ import sys
 from collections import Counter
 
 
-def functions(path):
-    p = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True, text=True)
+HEAD = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+# An instruction less its address, comment, RIP-relative offsets and call/jump targets' addresses.
+NOISE = re.compile(r"^ *[0-9a-f]+:\t|#.*$|\b[0-9a-f]+ (?=<)")
+RIP = re.compile(r"-?0x[0-9a-f]+\(%rip\)")
+
+
+def disassemble(path):
+    """objdump started (both programs' run side by side)."""
+    return subprocess.Popen(["objdump", "-d", "--no-show-raw-insn", path], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def functions(path, p):
+    stdout, stderr = p.communicate()
     if p.returncode != 0:
-        print(f"same-code.py: objdump cannot read '{path}': {p.stderr.strip()}", file=sys.stderr)
+        print(f"same-code.py: objdump cannot read '{path}': {stderr.strip()}", file=sys.stderr)
         sys.exit(2)
     out, name, body = Counter(), None, []
-    for line in p.stdout.split("\n"):
-        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
-        if m or not line.strip():
-            if name:
-                out[(name, hashlib.md5("\n".join(body).encode()).hexdigest())] += 1
-            name, body = (m.group(1), []) if m else (None, [])
+    for line in stdout.split("\n"):
+        if not line.startswith(" "):
+            m = HEAD.match(line)
+            if m or not line.strip():
+                if name:
+                    out[(name, hashlib.md5("\n".join(body).encode()).hexdigest())] += 1
+                name, body = (m.group(1), []) if m else (None, [])
             continue
-        if name and line.startswith(" "):
-            ins = re.sub(r"^ *[0-9a-f]+:\t", "", line)
-            ins = re.sub(r"#.*$", "", ins)
-            ins = re.sub(r"-?0x[0-9a-f]+\(%rip\)", "X(%rip)", ins)
-            ins = re.sub(r"\b[0-9a-f]+ <", "<", ins)
-            body.append(ins.strip())
+        if name:
+            ins = NOISE.sub("", line)
+            body.append((RIP.sub("X(%rip)", ins) if "%rip" in ins else ins).strip())
     if name:
         out[(name, hashlib.md5("\n".join(body).encode()).hexdigest())] += 1
     return out
@@ -52,7 +62,11 @@ def main():
     if len(sys.argv) != 3:
         print("usage: tools/same-code.py OLD NEW", file=sys.stderr)
         sys.exit(2)
-    old, new = functions(sys.argv[1]), functions(sys.argv[2])
+    same = sys.argv[1] == sys.argv[2]
+    p_old = disassemble(sys.argv[1])
+    p_new = None if same else disassemble(sys.argv[2])
+    old = functions(sys.argv[1], p_old)
+    new = old if same else functions(sys.argv[2], p_new)
     gone, added = old - new, new - old
     names_gone, names_added = Counter(n for n, _ in gone.elements()), Counter(n for n, _ in added.elements())
     differ = sorted(set(names_gone) & set(names_added))
