@@ -3,7 +3,8 @@
  * A row is a case without its size (memcpy_async.h2d.pageable.explicit.
  * op_perthread.busy_same).  The rows searched are those whose outcome
  * differs between two sample sizes in a matrix of this build (--matrix),
- * and, with --catalogue, the rows declared below whatever the matrix says.
+ * and, with --catalogue, the rows declared in thresholds_rows.c whatever the
+ * matrix says.
  * Each probe is the row's case at one size, run by the engine as any case
  * (idle measurement, the gate and its proofs, --repeat repetitions);
  * threshold.c chooses the sizes.  The rows, their probes and flips go into
@@ -27,67 +28,8 @@
 #include <time.h>
 
 #include "run_int.h"
+#include "thresholds_int.h"
 
-/* Rows searched whatever the matrix shows (issue 13's list): the pageable
- * host-to-device copies, the pageable device-to-host ones, a 2D copy, the
- * managed copies, the driver API's copies and every memset, each with the
- * held work in its own stream (op_blocking) or the implied one. */
-static const char *const catalogue[] = {
-    "memcpy_async.h2d.pageable.explicit.op_blocking.busy_same",
-    "memcpy.h2d.pageable.explicit.op_implied.busy_same",
-    "memcpy_async.d2h.pageable.explicit.op_blocking.busy_same",
-    "memcpy.d2h.pageable.explicit.op_implied.busy_same",
-    "memcpy2d_async.h2d.pageable.explicit.op_blocking.busy_same",
-    "memcpy_async.h2d.managed.explicit.op_blocking.busy_same",
-    "memcpy.h2d.managed.explicit.op_implied.busy_same",
-    "cu_memcpy_htod_async.h2d.pageable.op_blocking.busy_same",
-    "cu_memcpy_htod.h2d.pageable.op_implied.busy_same",
-    "memset.*.op_implied.busy_same",
-    "memset_async.*.op_blocking.busy_same",
-};
-
-/* A 2D copy's row is searched three ways: by its size (the shape resize
- * gives it), by its width at AXIS_ROWS rows (".by_width"), and by its
- * number of rows AXIS_WIDTH bytes wide (".by_rows"); a probe's `bytes` is
- * then the width or the rows. */
-enum axis { AXIS_BYTES, AXIS_WIDTH, AXIS_ROWS };
-#define AXIS_FIXED_ROWS 4u
-#define AXIS_FIXED_WIDTH 1024u
-static const char *const axis_name[] = {NULL, "width", "rows"};
-
-struct row {
-    char id[CTS_ID_MAX];
-    const struct cts_case *base; /* a case of the row (its smallest sample size) */
-    json_t *samples;             /* sample size label -> "STATUS:symbol" in the matrix */
-    int from_matrix, from_catalogue;
-    enum axis axis;
-};
-
-/* The row id of a sized case: its id without the size segment. */
-static void row_id(const struct cts_case *c, char *buf, size_t len)
-{
-    struct cts_case r = *c;
-    r.size_idx = -1;
-    if (cts_case_make_id(&r))
-        r.id[0] = '\0';
-    snprintf(buf, len, "%s", r.id);
-}
-
-/* Case id -> "STATUS:symbol" of every case of the matrix. */
-static json_t *outcomes_of(const json_t *m)
-{
-    json_t *out = json_object();
-    const char *id;
-    json_t *c;
-    json_object_foreach(json_object_get(m, "cases"), id, c) {
-        json_t *sym = json_object_get(c, "symbol");
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s:%s", json_string_value(json_object_get(c, "status")),
-                 json_is_string(sym) ? json_string_value(sym) : "");
-        json_object_set_new(out, id, json_string(buf));
-    }
-    return out;
-}
 
 /* Idle measurements shared by the rows that differ only in busy placement
  * (the same call, stream and size), as the run's worker shares them. */
@@ -242,117 +184,10 @@ static json_t *search_json(const struct row *r, const struct cts_th_search *s, d
     json_object_set_new(j, "samples", json_incref(r->samples));
     json_object_set_new(j, "probed", probes);
     if (r->axis != AXIS_BYTES)
-        json_object_set_new(j, "axis", json_pack("{s:s,s:I}", "name", axis_name[r->axis], "fixed",
+        json_object_set_new(j, "axis", json_pack("{s:s,s:I}", "name", cts_th_axis_name[r->axis], "fixed",
                                                  (json_int_t)(r->axis == AXIS_WIDTH ? AXIS_FIXED_ROWS
                                                                                     : AXIS_FIXED_WIDTH)));
     return j;
-}
-
-/* Whether the decided outcomes (PASS, VARIES) at a row's sample sizes differ. */
-static int outcomes_differ(const json_t *samples)
-{
-    const char *label, *first = NULL;
-    json_t *v;
-    json_object_foreach((json_t *)samples, label, v) {
-        const char *s = json_string_value(v);
-        if (strncmp(s, "PASS:", 5) && strncmp(s, "VARIES:", 7))
-            continue;
-        if (!first)
-            first = s;
-        else if (strcmp(first, s))
-            return 1;
-    }
-    return 0;
-}
-
-static int in_catalogue(const char *id)
-{
-    for (size_t k = 0; k < sizeof catalogue / sizeof *catalogue; k++)
-        if (fnmatch(catalogue[k], id, 0) == 0)
-            return 1;
-    return 0;
-}
-
-/* For each kept 2D copy row (a height and no depth), its two one-dimension
- * rows after it; rows has room for count.  The new count. */
-static size_t add_axes(struct row *rows, size_t n, size_t count)
-{
-    size_t total = n;
-    for (size_t i = 0; i < n; i++) {
-        const struct cts_case *b = rows[i].base;
-        if (!b->height || b->depth || b->family->resize == NULL)
-            continue;
-        for (enum axis a = AXIS_WIDTH; a <= AXIS_ROWS && total < count; a++) {
-            struct row *r = &rows[total++];
-            *r = rows[i];
-            r->axis = a;
-            r->samples = json_incref(rows[i].samples);
-            snprintf(r->id, sizeof r->id, "%s.by_%s", rows[i].id, axis_name[a]);
-        }
-    }
-    return total;
-}
-
-/* The rows: from the matrix, those whose decided outcomes differ between
- * sizes; with the catalogue, its rows too; all matching glob. */
-static struct row *find_rows(json_t *outcomes, int with_catalogue, const char *glob, size_t *nrows)
-{
-    size_t n = 0, count;
-    const struct cts_case *all = cts_all_cases(&count);
-    struct row *rows = calloc(count, sizeof *rows);
-    json_t *index = json_object();
-    if (!rows || !index) {
-        free(rows);
-        json_decref(index);
-        return NULL;
-    }
-    for (size_t i = 0; i < count; i++) {
-        const struct cts_case *c = &all[i];
-        /* A case its family measures (capture, depth, overlap) is no probe the engine can run: no threshold. */
-        if (c->size_idx < 0 || c->family->measure)
-            continue;
-        char id[CTS_ID_MAX];
-        row_id(c, id, sizeof id);
-        if (!id[0] || (glob && fnmatch(glob, id, 0)))
-            continue;
-        json_t *k = json_object_get(index, id);
-        struct row *r;
-        if (k) {
-            r = &rows[json_integer_value(k)];
-        } else {
-            r = &rows[n];
-            snprintf(r->id, sizeof r->id, "%s", id);
-            r->base = c;
-            r->samples = json_object();
-            json_object_set_new(index, id, json_integer((json_int_t)n++));
-        }
-        json_t *o = json_object_get(outcomes, c->id);
-        if (o)
-            json_object_set(r->samples, cts_size_token(c->size_idx), o);
-    }
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct row *r = &rows[i];
-        r->from_matrix = outcomes_differ(r->samples);
-        /* data-order rows: where the matrix shows them differ, not by the list's globs */
-        r->from_catalogue = with_catalogue && !r->base->writes && in_catalogue(r->id);
-        if (r->from_matrix || r->from_catalogue)
-            rows[kept++] = *r;
-        else
-            json_decref(r->samples);
-    }
-    kept = add_axes(rows, kept, count);
-    json_decref(index);
-    *nrows = kept;
-    return rows;
-}
-
-/* What find_rows returned: each row's samples, and the rows. */
-static void free_rows(struct row *rows, size_t nrows)
-{
-    for (size_t i = 0; i < nrows; i++)
-        json_decref(rows[i].samples);
-    free(rows);
 }
 
 static void print_row(const char *id, const struct cts_th_search *s, double wall_s)
@@ -497,24 +332,25 @@ static json_t *search_rows(const struct th_opts *o, struct row *rows, size_t nro
     return found;
 }
 
-/* Writes m into of (opened before the search) and puts it in place. */
-static int write_matrix(json_t *m, const char *out, struct cts_outfile *ofp)
+/* Writes m into of (opened before the matrix was read) and puts it in place. */
+static int write_matrix(json_t *m, const char *out, struct cts_outfile *of)
 {
     char err[512];
-    struct cts_outfile of = *ofp;
-    int werr = cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, of.f) : cts_matrix_dump(m, of.f);
+    int werr = cts_ends_with(out, ".gz") ? cts_matrix_dump_gz(m, of->f) : cts_matrix_dump(m, of->f);
     if (werr) {
-        cts_outfile_abort(&of);
+        cts_outfile_abort(of);
         return cts_die(EXIT_NO_VERDICT, "cannot write '%s'", out);
     }
-    if (cts_outfile_commit(&of, err, sizeof err))
+    if (cts_outfile_commit(of, err, sizeof err))
         return cts_die(EXIT_NO_VERDICT, "%s", err);
     return 0;
 }
 
 /* The rows listed (--list), or searched and written into the matrix m
- * (nrows > 0): 0, or the one-line error's exit code. */
-static int list_or_search(const struct th_opts *o, json_t *m, struct row *rows, size_t nrows)
+ * through of (nrows > 0): 0, or the one-line error's exit code (of left
+ * open: the caller aborts it). */
+static int list_or_search(const struct th_opts *o, json_t *m, struct row *rows, size_t nrows,
+                          struct cts_outfile *of)
 {
     if (o->list) {
         for (size_t i = 0; i < nrows; i++)
@@ -522,27 +358,15 @@ static int list_or_search(const struct th_opts *o, json_t *m, struct row *rows, 
                    rows[i].from_catalogue ? "  [catalogue]" : "");
         return 0;
     }
-    if (!cts_ends_with(o->out, ".json") && !cts_ends_with(o->out, ".json.gz"))
-        return cts_die(EXIT_USAGE, "--out wants FILE.json or FILE.json.gz, not '%s'", o->out);
-    /* The output opened before the search (minutes on a GPU): one that cannot be written is said
-     * at once (issue 43, D4). */
     char err[512];
-    struct cts_outfile of;
-    if (cts_outfile_open(&of, o->out, err, sizeof err))
-        return cts_die(EXIT_USAGE, "%s", err);
     int rc = cts_run_find_device(o->dev);
-    if (rc) {
-        cts_outfile_abort(&of);
+    if (rc)
         return rc;
-    }
     json_t *env = cts_env_collect(o->dev, err, sizeof err);
-    if (!env) {
-        cts_outfile_abort(&of);
+    if (!env)
         return cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", err);
-    }
     if ((rc = same_setup(m, env))) {
         json_decref(env);
-        cts_outfile_abort(&of);
         return rc;
     }
     size_t probes = 0, max = (size_t)o->mib << 20;
@@ -550,7 +374,6 @@ static int list_or_search(const struct th_opts *o, json_t *m, struct row *rows, 
     json_t *found = search_rows(o, rows, nrows, max, &probes, &rc);
     if (!found) {
         json_decref(env);
-        cts_outfile_abort(&of);
         return rc;
     }
     double total = (cts_now_us() - t0) / 1e6;
@@ -565,40 +388,57 @@ static int list_or_search(const struct th_opts *o, json_t *m, struct row *rows, 
                             json_string_value(json_object_get(env, "suite_revision")), "date", date);
     json_decref(env);
     json_object_set_new(m, "thresholds", json_pack("{s:o,s:o}", "run", run, "rows", found));
-    if ((rc = write_matrix(m, o->out, &of)))
+    if ((rc = write_matrix(m, o->out, of)))
         return rc;
     printf("%zu rows, %zu probes in %.1f s: %s\n", nrows, probes, total, o->out);
     return 0;
 }
 
-int cts_cmd_thresholds(int argc, char **argv)
+/* The matrix read, its rows found, then listed or searched (of: the output, open; NULL for --list). */
+static int thresholds(const struct th_opts *o, struct cts_outfile *of)
 {
-    struct th_opts o;
-    int rc = parse_opts(argc, argv, &o);
-    if (rc)
-        return rc;
+    int rc;
     char err[512];
     /* The tree lives until the process ends (report.h): it is not freed. */
-    json_t *m = cts_matrix_load(o.mpath, err, sizeof err);
+    json_t *m = cts_matrix_load(o->mpath, err, sizeof err);
     if (!m)
         return cts_die(EXIT_USAGE, "%s", err);
     const char *ds = json_string_value(
         json_object_get(json_object_get(json_object_get(m, "environment"), "settings"), "default_stream"));
     int per_thread = ds && strcmp(ds, "per-thread") == 0;
     if (per_thread != cts_build_per_thread()) /* its rows name the other build's ids (issue 43, D13) */
-        return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: search it with %s", o.mpath,
+        return cts_die(EXIT_USAGE, "'%s' was measured with the %s default stream: search it with %s", o->mpath,
                        per_thread ? "per-thread" : "legacy", per_thread ? "sync-cts-ptds" : "sync-cts");
     size_t nrows = 0;
-    json_t *outcomes = outcomes_of(m);
-    struct row *rows = find_rows(outcomes, o.with_catalogue, o.glob, &nrows);
+    json_t *outcomes = cts_th_outcomes(m);
+    struct row *rows = cts_th_rows(outcomes, o->with_catalogue, o->glob, &nrows);
     json_decref(outcomes);
     if (!rows)
         return cts_die(EXIT_NO_VERDICT, "out of memory");
     if (!nrows)
-        rc = o.glob ? cts_die(EXIT_USAGE, "no row to search matches '%s'", o.glob)
-                    : cts_die(EXIT_USAGE, "no row to search: no outcome differs between sizes in %s", o.mpath);
+        rc = o->glob ? cts_die(EXIT_USAGE, "no row to search matches '%s'", o->glob)
+                     : cts_die(EXIT_USAGE, "no row to search: no outcome differs between sizes in %s", o->mpath);
     else
-        rc = list_or_search(&o, m, rows, nrows);
-    free_rows(rows, nrows);
+        rc = list_or_search(o, m, rows, nrows, of);
+    cts_th_rows_free(rows, nrows);
+    return rc;
+}
+
+int cts_cmd_thresholds(int argc, char **argv)
+{
+    struct th_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc || o.list)
+        return rc ? rc : thresholds(&o, NULL);
+    /* The output checked and opened before the matrix is read and searched (minutes on a GPU):
+     * one that cannot be written is said at once (issue 43, D4). */
+    if (!cts_ends_with(o.out, ".json") && !cts_ends_with(o.out, ".json.gz"))
+        return cts_die(EXIT_USAGE, "--out wants FILE.json or FILE.json.gz, not '%s'", o.out);
+    char err[512];
+    struct cts_outfile of;
+    if (cts_outfile_open(&of, o.out, err, sizeof err))
+        return cts_die(EXIT_USAGE, "%s", err);
+    rc = thresholds(&o, &of);
+    cts_outfile_abort(&of); /* unless written and put in place */
     return rc;
 }
