@@ -43,9 +43,10 @@
  * beside a full queue in another stream is judged as the call always is (an
  * asynchronous call that waits DEVIATES from its own clause).
  *
- * queue_full and queue_full_thread, a repetition: cases/depth_full.c. */
+ * queue_full and queue_full_thread, a repetition: cases/depth_full.c; the
+ * calls, what the family keeps and the gate: cases/depth_keep.c. */
 #define _GNU_SOURCE
-#include "depth.h"
+#include "depth_family.h"
 #include "../harness/engine/engine.h" /* TRACK_FRACTION */
 #include "../harness/families/family.h"
 #include "../harness/families/kernels.h"
@@ -54,7 +55,6 @@
 
 #include <cuda_runtime_api.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,24 +68,10 @@
  * each, 60,000 at 23 ms; without an attach 200,000 drained in under a second).
  * A scan of 65,536 after the managed family would take hours. */
 #define SCAN_MAX_HOSTFN 2048
-#define BYTES 4096u              /* each copy's and memset's size (size index 1, "4KiB") */
 
 static const char *const variants[] = {"queue_depth", "queue_full", "queue_full_thread"};
 enum { DEPTH, FULL, FULL_THREAD, NVARIANTS };
 
-const struct depth_call depth_calls[] = {
-    {CTS_API_LAUNCH, CTS_DIR_NONE, CTS_MEM_NONE},
-    {CTS_API_MEMCPY_ASYNC, CTS_DIR_H2D, CTS_MEM_PINNED},
-    {CTS_API_MEMCPY_ASYNC, CTS_DIR_H2D, CTS_MEM_PAGEABLE},
-    {CTS_API_MEMCPY_ASYNC, CTS_DIR_D2H, CTS_MEM_PINNED},
-    {CTS_API_MEMCPY_ASYNC, CTS_DIR_D2D, CTS_MEM_DEVICE},
-    {CTS_API_MEMSET_ASYNC, CTS_DIR_NONE, CTS_MEM_DEVICE},
-    {CTS_API_EVENT_RECORD, CTS_DIR_NONE, CTS_MEM_NONE},
-    {CTS_API_STREAM_WAIT_EVENT, CTS_DIR_NONE, CTS_MEM_NONE},
-    {CTS_API_LAUNCH_HOST_FUNC, CTS_DIR_NONE, CTS_MEM_NONE},
-    {CTS_API_GRAPH_LAUNCH, CTS_DIR_NONE, CTS_MEM_NONE},
-};
-#define NCALLS (sizeof depth_calls / sizeof *depth_calls)
 static const enum cts_op ops[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
 #define NOPS_ (sizeof ops / sizeof *ops)
 
@@ -121,16 +107,7 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-/* ---- what the family keeps --------------------------------------------------- */
-
-struct depth_state depth_d;
-
-static atomic_llong hostfn_ran; /* host functions run so far (what a stream that will not drain says) */
-static void CUDART_CB nothing(void *arg)
-{
-    (void)arg;
-    atomic_fetch_add(&hostfn_ran, 1);
-}
+/* ---- the set-up (what it keeps: cases/depth_keep.c) -------------------------- */
 
 static const char *failed_at = "";
 #define TRY(call) CTS_TRY_AT(failed_at, call)
@@ -197,27 +174,6 @@ static long long scan_max(size_t k)
     return depth_calls[k].api == CTS_API_LAUNCH_HOST_FUNC ? SCAN_MAX_HOSTFN : SCAN_MAX;
 }
 
-cudaError_t depth_issue(size_t k, cudaStream_t s)
-{
-    const struct depth_call *x = &depth_calls[k];
-    switch (x->api) {
-    case CTS_API_LAUNCH: return cts_launch_sleep(s, 0);
-    case CTS_API_MEMCPY_ASYNC:
-        switch (x->dir) {
-        case CTS_DIR_H2D:
-            return cudaMemcpyAsync(depth_d.dev[1], x->mem == CTS_MEM_PAGEABLE ? depth_d.pageable : depth_d.pinned[0],
-                                   BYTES, cudaMemcpyHostToDevice, s);
-        case CTS_DIR_D2H: return cudaMemcpyAsync(depth_d.pinned[1], depth_d.dev[0], BYTES, cudaMemcpyDeviceToHost, s);
-        default: return cudaMemcpyAsync(depth_d.dev[1], depth_d.dev[0], BYTES, cudaMemcpyDeviceToDevice, s);
-        }
-    case CTS_API_MEMSET_ASYNC: return cudaMemsetAsync(depth_d.dev[1], 0, BYTES, s);
-    case CTS_API_EVENT_RECORD: return cudaEventRecord(depth_d.recorded, s);
-    case CTS_API_STREAM_WAIT_EVENT: return cudaStreamWaitEvent(s, depth_d.complete, 0);
-    case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, nothing, NULL);
-    default: return cudaGraphLaunch(depth_d.graph, s);
-    }
-}
-
 /* Once: the resources, the watchdog, every call made on an idle stream, and
  * the full stream's launch depth (a scan: see fill_depth). */
 static int fill_depth(char *why, size_t len);
@@ -242,23 +198,6 @@ static int setup(void)
     if (cts_sg_init(&depth_d.g, depth_d.why, sizeof depth_d.why))
         return -1;
     return fill_depth(depth_d.why, sizeof depth_d.why);
-}
-
-/* ---- the gate (harness/families/stallgate.c) ------------------------------------------ */
-
-int depth_returned_closed(void) { return cts_sg_returned_closed(&depth_d.g); }
-
-/* After the call(s): opens the gate and waits for the streams; 0, or -1 with
- * why, or -2 with why (and the host functions that ran) where they did not drain. */
-int depth_drain(cudaStream_t a, cudaStream_t b, char *why, size_t len)
-{
-    long long ran = atomic_load(&hostfn_ran);
-    int bad = cts_sg_drain(&depth_d.g, a, b, why, len);
-    if (bad == -2) {
-        size_t n = strlen(why);
-        snprintf(why + n, len - n, "; %lld host functions ran meanwhile", atomic_load(&hostfn_ran) - ran);
-    }
-    return bad;
 }
 
 /* ---- a scan ------------------------------------------------------------------- */

@@ -2,7 +2,7 @@
  * full queue, filled by this thread or a second one.  cases/depth.c says what
  * the family measures. */
 #define _GNU_SOURCE
-#include "depth.h"
+#include "depth_family.h"
 #include "../harness/engine/engine.h" /* TRACK_FRACTION */
 #include "../harness/families/kernels.h"
 #include "../harness/core/latch.h"

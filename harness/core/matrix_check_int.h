@@ -1,7 +1,8 @@
 /* What the validation's files share.  The validation (matrix_check.c says
  * what it is) is split by what it checks:
- *   matrix_check.c           case ids, a member of each kind, a case (its
- *                            names, verdict and spec)
+ *   matrix_check.c           case ids, a case (its names, verdict and spec)
+ *   matrix_check_value.c     a member of each kind (a string, an object, a
+ *                            whole number, a number, a name)
  *   matrix_check_evidence.c  a case's evidence: the counts and times every
  *                            case has, the per-repetition arrays, the
  *                            families' own observations
@@ -28,7 +29,7 @@ struct names {
 };
 
 /* The functions the files share (each is described where it is defined). */
-/* matrix_check.c: a member of each kind */
+/* matrix_check_value.c: a member of each kind */
 const char *cts_mx_type_name(const json_t *v);
 int cts_mx_member(const json_t *o, const char *pre, const char *key, int flags, const json_t **v, char *why,
                   size_t len);

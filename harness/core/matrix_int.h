@@ -4,8 +4,9 @@
  *   matrix_walk.c   the walk through a matrix's text, case by case (two threads for a large
  *                   one); case ids
  *   matrix_check.c  the validation of every member a command reads (with
- *                   matrix_check_evidence.c and matrix_check_top.c; what they
- *                   share: matrix_check_int.h)
+ *                   matrix_check_evidence.c, matrix_check_top.c and, under
+ *                   them, matrix_check_value.c; what they share:
+ *                   matrix_check_int.h)
  *   matrix_arena.c  the arena loaded matrices live in
  *   outfile.c       (not in this header) files written whole or not at all, and --out
  */

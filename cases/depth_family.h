@@ -1,8 +1,9 @@
-/* The depth family's own, shared by its two files only: cases/depth.c (the
- * family: its calls, what it keeps, the gate, the scans, queue_depth) and
- * cases/depth_full.c (queue_full(_thread)).  What the family measures and why: cases/depth.c. */
-#ifndef CTS_CASES_DEPTH_H
-#define CTS_CASES_DEPTH_H
+/* The depth family's own, shared by its three files only: cases/depth.c (the
+ * family: its cases, the set-up, the scans, queue_depth), cases/depth_keep.c
+ * (its calls, what it keeps, the gate) and cases/depth_full.c
+ * (queue_full(_thread)).  What the family measures and why: cases/depth.c. */
+#ifndef CTS_CASES_DEPTH_FAMILY_H
+#define CTS_CASES_DEPTH_FAMILY_H
 
 #include "../harness/core/cts.h"
 #include "../harness/families/stallgate.h"
@@ -14,14 +15,17 @@
 #define STALL_FACTOR 4.0         /* ... and this many times longer, to track a wait */
 #define TRIES 3
 #define GROW_US ((STALL_FACTOR - 1) * STALL_US) /* how much longer the second stall time is */
+#define BYTES 4096u              /* each copy's and memset's size (size index 1, "4KiB") */
 
-/* The calls the family makes (cases/depth.c); k below indexes them. */
+/* The calls the family makes (cases/depth_keep.c), NCALLS of them; k below
+ * indexes them. */
 struct depth_call {
     enum cts_api api;
     enum cts_dir dir;
     enum cts_mem mem;
 };
 extern const struct depth_call depth_calls[];
+#define NCALLS 10
 
 /* What the family keeps (made once, on first use: setup, cases/depth.c). */
 struct depth_state {
@@ -36,7 +40,7 @@ struct depth_state {
 };
 extern struct depth_state depth_d;
 
-/* cases/depth.c */
+/* cases/depth_keep.c */
 cudaError_t depth_issue(size_t k, cudaStream_t s); /* call k on s */
 int depth_returned_closed(void); /* cts_sg_returned_closed of depth_d.g */
 int depth_drain(cudaStream_t a, cudaStream_t b, char *why, size_t len); /* opens the gate, waits for a and b */
