@@ -3,7 +3,8 @@
  * clauses it conforms to or deviates from.  Everything comes from the
  * matrix (its environment, the case, the clause table it was judged with).
  * The self-measured families' paragraphs are cite_families.c's, a threshold
- * row's cite_threshold.c's; what the three share, cite_int.h. */
+ * row's cite_threshold.c's, the words for a stream and a busy placement
+ * cite_words.c's; what they share, cite_int.h. */
 #define _GNU_SOURCE
 #include "cite_int.h"
 #include "report.h"
@@ -12,49 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *cts_cite_op_words(const char *op, const char *default_stream)
-{
-    /* No stream, or stream 0: the default stream of this build. */
-    static const struct cts_words legacy[] = {
-        {"implied", "on the legacy default stream (no stream argument)"},
-        {"null", "on stream 0 (the legacy default stream in this build)"},
-        {NULL, NULL}};
-    static const struct cts_words per_thread[] = {
-        {"implied", "on the per-thread default stream (no stream argument)"},
-        {"null", "on stream 0 (the per-thread default stream in this build)"},
-        {NULL, NULL}};
-    static const struct cts_words streams[] = {
-        {"legacy", "on cudaStreamLegacy"},
-        {"perthread", "on cudaStreamPerThread"},
-        {"blocking", "on a stream created with cudaStreamDefault"},
-        {"nonblocking", "on a stream created with cudaStreamNonBlocking"},
-        {NULL, NULL}};
-    const char *w = cts_words(strcmp(default_stream, "per-thread") ? legacy : per_thread, op);
-    return w != op ? w : cts_words(streams, op);
-}
-
-const char *cts_cite_busy_words(const char *busy)
-{
-    static const struct cts_words words[] = {
-        {"same", "a kernel held that same stream"},
-        {"legacy", "a kernel held the legacy default stream"},
-        {"blocking", "a kernel held another blocking stream"},
-        {"nonblocking", "a kernel held a non-blocking stream"},
-        {"perthread", "a kernel held this thread's per-thread default stream"},
-        {"thread_legacy", "a kernel launched by a second host thread held the legacy default stream"},
-        {"thread_perthread", "a kernel held a second host thread's per-thread default stream"},
-        {"hostfn", "a host function (cudaLaunchHostFunc) held a non-blocking stream"},
-        {"same_hostfn", "a host function (cudaLaunchHostFunc) held that same stream"},
-        {"peer_legacy", "a kernel held the other device's legacy default stream"},
-        {"peer_blocking", "a kernel held a blocking stream of the other device"},
-        {"peer_nonblocking", "a kernel held a non-blocking stream of the other device"},
-        {"both", "kernels held a non-blocking stream of each device"},
-        {"other_process", "a kernel of a second process held a non-blocking stream of that process on this device"},
-        {"other_process_peer", "a kernel of a second process held a non-blocking stream of that process on the other device"},
-        {NULL, NULL}};
-    return cts_words(words, busy);
-}
 
 /* What third streams did, as words, for a call that returned (the peer family's are the
  * other device's). */

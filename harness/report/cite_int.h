@@ -6,6 +6,8 @@
  *                     way: capture, the overlap family's pairs and staged copies,
  *                     depth, stall, pool
  *   cite_threshold.c  a threshold row's paragraph (the matrix's thresholds section)
+ *   cite_words.c      a stream argument and a busy placement as words (cite.c's
+ *                     and cite_families.c's)
  */
 #ifndef CTS_CITE_INT_H
 #define CTS_CITE_INT_H
@@ -34,9 +36,10 @@ static inline void say(struct buf *b, const char *fmt, ...)
 }
 
 /* The functions the files share (each is described where it is defined). */
-/* cite.c */
+/* cite_words.c */
 const char *cts_cite_op_words(const char *op, const char *default_stream);
 const char *cts_cite_busy_words(const char *busy);
+/* cite.c */
 void cts_cite_the_call(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e);
 void cts_cite_where(struct buf *b, const struct cts_env_view *e, const char *id);
 void cts_cite_judgement(struct buf *b, const json_t *m, const struct cts_case_view *v);

@@ -1,11 +1,16 @@
 /* What diff's files share.  sync-cts diff is split by job:
- *   diff.c         the options, the matrices read case by case into summaries, the
- *                  comparison (classification, groups; the thresholds sections' flips),
- *                  the output written, the command
- *   diff_render.c  what is shown of a case, the environments side by side, and the
- *                  comparison rendered as text, Markdown or CSV (the threshold changes too)
- *   diff_series.c  --series: the matrices as a series, one table of the cases whose
- *                  outcome changes along it, and where
+ *   diff.c             the options, the matrices read, the output written, the
+ *                      command
+ *   diff_compare.c     the matrices' cases as summaries, the comparison
+ *                      (classification, groups; the thresholds sections' flips)
+ *   diff_render.c      what is shown of a case, and the comparison rendered as
+ *                      text, Markdown or CSV
+ *   diff_env.c         the environments side by side
+ *   diff_thresholds.c  the threshold changes as text, Markdown or CSV
+ *   diff_text.c        what they all write with: dupf (and cts_diff_oom), a
+ *                      Markdown table cell, a CSV field
+ *   diff_series.c      --series: the matrices as a series, one table of the cases
+ *                      whose outcome changes along it, and where
  */
 #ifndef CTS_DIFF_INT_H
 #define CTS_DIFF_INT_H
@@ -129,20 +134,23 @@ long long cts_diff_flip_bytes(const json_t *flip, const char *side);
 const char *cts_diff_flip_outcome(const json_t *flip, const char *side);
 const struct dcase *cts_diff_cases(const struct diff_doc *d, size_t i, size_t *n);
 size_t cts_diff_changed(const struct comparison *c);
-/* diff_render.c */
+/* diff_text.c */
 extern int cts_diff_oom;
 char *cts_diff_dupf(const char *fmt, ...);
-char *cts_diff_outcome(const struct dcase *c);
 void cts_diff_md_cell(FILE *f, const char *s);
-void cts_diff_md_outcome(FILE *f, const struct dcase *c);
 void cts_diff_csv_field(FILE *f, const char *s, int last);
+/* diff_render.c */
+char *cts_diff_outcome(const struct dcase *c);
+void cts_diff_md_outcome(FILE *f, const struct dcase *c);
+void cts_diff_render_text(const struct diff_doc *d, FILE *f);
+void cts_diff_render_md(const struct diff_doc *d, FILE *f);
+void cts_diff_render_csv(const struct diff_doc *d, FILE *f);
+/* diff_env.c */
 void cts_diff_env_text(const struct diff_doc *d, FILE *f);
 void cts_diff_env_md(const struct diff_doc *d, FILE *f);
 int cts_diff_env_table_build(struct env_table *t, json_t **m, size_t nm);
 void cts_diff_env_table_free(struct env_table *t);
-void cts_diff_render_text(const struct diff_doc *d, FILE *f);
-void cts_diff_render_md(const struct diff_doc *d, FILE *f);
-void cts_diff_render_csv(const struct diff_doc *d, FILE *f);
+/* diff_thresholds.c */
 void cts_diff_th_text(const struct comparison *cmp, FILE *f);
 void cts_diff_th_md(const struct comparison *cmp, FILE *f);
 void cts_diff_th_csv(const struct diff_doc *d, FILE *f);

@@ -1,15 +1,14 @@
 /* sync-cts diff: the comparison shown (diff.c reads and compares the
  * matrices): each changed case's outcome and note, and the whole as text,
  * Markdown or CSV (the environments side by side: diff_env.c; the threshold
- * changes: diff_thresholds.c).  Strings come from dupf, which sets
- * cts_diff_oom where memory ran out; nothing is written then. */
+ * changes: diff_thresholds.c).  Strings come from dupf (diff_text.c), which
+ * sets cts_diff_oom where memory ran out; nothing is written then. */
 #define _GNU_SOURCE
 #include "diff_int.h"
 #include "report.h"
 #include "spec.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +16,6 @@
 static const char *const group_names[G_COUNT] = {
     "regressed", "fixed", "newly NOTSUPP", "no longer NOTSUPP", "changed", "only in A", "only in B",
     "within known variability"};
-
-int cts_diff_oom; /* set when a string could not be allocated; checked before anything is written */
-
-/* A formatted string to free; NULL (and cts_diff_oom) if memory ran out. */
-char *cts_diff_dupf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0) {
-        s = NULL;
-        cts_diff_oom = 1;
-    }
-    va_end(ap);
-    return s;
-}
 
 #define dupf cts_diff_dupf
 #define S(x) ((x) ? (x) : "")
@@ -251,14 +234,6 @@ void cts_diff_render_text(const struct diff_doc *d, FILE *f)
     }
 }
 
-/* A Markdown table cell: text from the matrices, escaped (cts_md_text). */
-void cts_diff_md_cell(FILE *f, const char *s)
-{
-    fputs("| ", f);
-    cts_md_text(f, S(s));
-    fputc(' ', f);
-}
-
 /* outcome() as a table cell: the symbol (from the matrix) escaped, the
  * status and conformance (known names) and the brackets as they are. */
 void cts_diff_md_outcome(FILE *f, const struct dcase *c)
@@ -339,13 +314,6 @@ void cts_diff_render_md(const struct diff_doc *d, FILE *f)
         }
         cts_diff_th_md(cmp, f);
     }
-}
-
-/* One CSV field and what ends it. */
-void cts_diff_csv_field(FILE *f, const char *s, int last)
-{
-    cts_csv_text(f, S(s));
-    fputs(last ? "\r\n" : ",", f);
 }
 
 void cts_diff_render_csv(const struct diff_doc *d, FILE *f)

@@ -5,7 +5,7 @@
  * repeated here.  Each cell is one case: coloured by its outcome through a
  * class (no inline styles: the real matrices have 19,017 cells), its element
  * id the case id, its title the case id, status, reason and conformance.
- * The thresholds section: html_thresholds.c. */
+ * The thresholds section: html_thresholds.c; the escaping: html_text.c. */
 #define _GNU_SOURCE
 #include "html_int.h"
 #include "report.h"
@@ -13,21 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-void cts_html_escape(FILE *f, const char *s, int in_md_table)
-{
-    for (; *s; s++)
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        case '|': fputs(in_md_table ? "&#124;" : "|", f); break;
-        case '\n': fputs(in_md_table ? " " : "&#10;", f); break;
-        default: fputc(in_md_table && ((unsigned char)*s < 0x20 || *s == 0x7f) ? ' ' : *s, f);
-        }
-}
 
 /* Every string that comes from the matrix goes through here. */
 static void esc(FILE *f, const char *s) { cts_html_escape(f, s, 0); }

@@ -27,9 +27,10 @@ int cts_render_csv(const json_t *m, FILE *f);
 int cts_render_csv_thresholds(const json_t *m, FILE *f);
 /* html.c: one self-contained HTML5 page (nothing fetched); 0 or -1. */
 int cts_render_html(const json_t *m, FILE *f);
-/* s for HTML text or an attribute value: & < > " ' as entities, and a line
- * break as &#10;; in_md_table (an attribute in a Markdown table cell): | as
- * an entity too, and every control character as a space. */
+/* html_text.c: s for HTML text or an attribute value: & < > " ' as
+ * entities, and a line break as &#10;; in_md_table (an attribute in a
+ * Markdown table cell): | as an entity too, and every control character as
+ * a space. */
 void cts_html_escape(FILE *f, const char *s, int in_md_table);
 
 /* view.c: the busy-placement columns of a report (NULL-terminated) and a
