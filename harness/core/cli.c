@@ -12,7 +12,7 @@
 /* "sync-cts: " and the message on one line of standard error: a control
  * byte in it (a newline in a file name or a case id, a raw byte quoted by
  * the JSON parser) is written escaped, \n or \xHH. */
-static void say(const char *fmt, va_list ap)
+static void one_line(const char *fmt, va_list ap)
 {
     char buf[4096];
     vsnprintf(buf, sizeof buf, fmt, ap);
@@ -31,7 +31,7 @@ void cts_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say(fmt, ap);
+    one_line(fmt, ap);
     va_end(ap);
 }
 
@@ -39,7 +39,7 @@ int cts_die(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say(fmt, ap);
+    one_line(fmt, ap);
     va_end(ap);
     return code;
 }
