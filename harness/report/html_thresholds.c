@@ -34,24 +34,6 @@ static void th_outcome(FILE *f, const char *o)
     fputs("</code>", f);
 }
 
-/* One flip: <code>Qc</code> up to 2,097,152 B → <code>W</code> from 2,097,153 B. */
-static void th_flip(FILE *f, const json_t *fl, const char *unit)
-{
-    const json_t *below = json_object_get(fl, "below"), *above = json_object_get(fl, "above");
-    th_outcome(f, cts_json_str(below, "outcome"));
-    fputs(" up to ", f);
-    cts_put_grouped(f, cts_json_int(below, "bytes"));
-    fprintf(f, "%s \xe2\x86\x92 ", unit);
-    th_outcome(f, cts_json_str(above, "outcome"));
-    fputs(" from ", f);
-    cts_put_grouped(f, cts_json_int(above, "bytes"));
-    fputs(unit, f);
-    if (json_is_false(json_object_get(fl, "exact")))
-        fputs(" (not exact)", f);
-    else if (json_is_false(json_object_get(fl, "steady")))
-        fputs(" (alternates)", f);
-}
-
 /* A row of the table, its anchor "th-" and the row id. */
 static void th_row(FILE *f, const char *id, const json_t *r)
 {
@@ -63,7 +45,7 @@ static void th_row(FILE *f, const char *id, const json_t *r)
     fputs("</code></td><td>", f);
     for (size_t i = 0; i < json_array_size(flips); i++) {
         fputs(i ? "; then " : "", f);
-        th_flip(f, json_array_get(flips, i), cts_th_unit(r));
+        cts_put_flip(f, json_array_get(flips, i), cts_th_unit(r), th_outcome);
     }
     if (!json_array_size(flips)) {
         fputs("no flip up to ", f);

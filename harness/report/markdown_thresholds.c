@@ -32,31 +32,13 @@ static void th_outcome(FILE *f, const char *o)
     }
 }
 
-/* One flip: `Qc` up to 2,097,152 B → `W` from 2,097,153 B. */
-static void th_flip(FILE *f, const json_t *fl, const char *unit)
-{
-    const json_t *below = json_object_get(fl, "below"), *above = json_object_get(fl, "above");
-    th_outcome(f, str(below, "outcome"));
-    fputs(" up to ", f);
-    cts_put_grouped(f, cts_json_int(below, "bytes"));
-    fprintf(f, "%s → ", unit);
-    th_outcome(f, str(above, "outcome"));
-    fputs(" from ", f);
-    cts_put_grouped(f, cts_json_int(above, "bytes"));
-    fputs(unit, f);
-    if (json_is_false(json_object_get(fl, "exact")))
-        fputs(" (not exact)", f);
-    else if (json_is_false(json_object_get(fl, "steady")))
-        fputs(" (alternates)", f);
-}
-
 static void th_row(FILE *f, const char *id, const json_t *r)
 {
     const json_t *flips = json_object_get(r, "flips");
     md(f, "| %T | ", id);
     for (size_t i = 0; i < json_array_size(flips); i++) {
         fputs(i ? "; then " : "", f);
-        th_flip(f, json_array_get(flips, i), cts_th_unit(r));
+        cts_put_flip(f, json_array_get(flips, i), cts_th_unit(r), th_outcome);
     }
     if (!json_array_size(flips)) {
         fputs("no flip up to ", f);

@@ -115,6 +115,10 @@ const char **cts_sorted_keys(const json_t *o, size_t *n);
 /* A count with a comma every three digits ("2,097,152"), in buf; to f. */
 const char *cts_grouped(char *buf, size_t len, long long n);
 void cts_put_grouped(FILE *f, long long n);
+/* One flip of a threshold row, in words: outcome(below) "up to" its bytes, "\u2192", outcome(above)
+ * "from" its bytes, each size followed by unit; " (not exact)" or " (alternates)" where so.  The
+ * Markdown and HTML thresholds tables each write an outcome their own way (outcome). */
+void cts_put_flip(FILE *f, const json_t *fl, const char *unit, void (*outcome)(FILE *f, const char *o));
 /* A size limit: whole MiB or KiB as such ("256 MiB"), else "1,234 B". */
 void cts_put_limit(FILE *f, long long b);
 /* An integer member (0 where absent). */

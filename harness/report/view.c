@@ -224,6 +224,23 @@ void cts_put_grouped(FILE *f, long long n)
     fputs(cts_grouped(buf, sizeof buf, n), f);
 }
 
+void cts_put_flip(FILE *f, const json_t *fl, const char *unit, void (*outcome)(FILE *f, const char *o))
+{
+    const json_t *below = json_object_get(fl, "below"), *above = json_object_get(fl, "above");
+    outcome(f, cts_json_str(below, "outcome"));
+    fputs(" up to ", f);
+    cts_put_grouped(f, cts_json_int(below, "bytes"));
+    fprintf(f, "%s \xe2\x86\x92 ", unit);
+    outcome(f, cts_json_str(above, "outcome"));
+    fputs(" from ", f);
+    cts_put_grouped(f, cts_json_int(above, "bytes"));
+    fputs(unit, f);
+    if (json_is_false(json_object_get(fl, "exact")))
+        fputs(" (not exact)", f);
+    else if (json_is_false(json_object_get(fl, "steady")))
+        fputs(" (alternates)", f);
+}
+
 void cts_put_limit(FILE *f, long long b)
 {
     if (b > 0 && b % (1024 * 1024) == 0)
