@@ -1,9 +1,57 @@
 /* From repetitions to verdicts: agreement, disagreement, precedence, and the
  * rule that data observations count only where they cannot race. */
+#define _GNU_SOURCE
 #include <math.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cts.h"
+#include "latch.h"
+
+/* A second thread of this process, parked on a pipe: its id. */
+static int pipe_fds[2];
+static _Atomic int parked_tid;
+static void *parked(void *arg)
+{
+    char b;
+    (void)arg;
+    atomic_store(&parked_tid, (int)syscall(SYS_gettid));
+    return read(pipe_fds[0], &b, 1) < 0 ? NULL : arg;
+}
+
+/* The other threads' run delay: another thread of the process is read, the
+ * caller and the one skipped are not; what those in both readings waited,
+ * in all, and the longest waiter. */
+static void test_threads(void)
+{
+    pthread_t th;
+    CHECK(pipe(pipe_fds) == 0 && pthread_create(&th, NULL, parked, NULL) == 0);
+    while (!atomic_load(&parked_tid))
+        usleep(100);
+    int other = atomic_load(&parked_tid), self = (int)syscall(SYS_gettid), seen = 0, seen_self = 0;
+    struct cts_threads t;
+    CHECK(cts_threads_read(&t, 0) == 0);
+    for (int i = 0; i < t.n; i++) {
+        seen += t.tid[i] == other;
+        seen_self += t.tid[i] == self;
+        CHECK(t.delay_us[i] >= 0);
+    }
+    CHECK(seen == 1 && seen_self == 0);
+    CHECK(cts_threads_read(&t, other) == 0);
+    for (int i = 0; i < t.n; i++)
+        CHECK(t.tid[i] != other);
+    CHECK(write(pipe_fds[1], "x", 1) == 1 && pthread_join(th, NULL) == 0);
+
+    struct cts_threads a = {.n = 2, .tid = {7, 8}, .delay_us = {10, 5}};
+    struct cts_threads b = {.n = 3, .tid = {8, 9, 7}, .delay_us = {105, 50, 40}}; /* 9 began between */
+    int tid;
+    double most;
+    CHECK(cts_threads_waited_us(&a, &b, &tid, &most) == 130.0 && tid == 8 && most == 100.0);
+    struct cts_threads none = {0};
+    CHECK(isnan(cts_threads_waited_us(&none, &b, &tid, &most)) && tid == 0);
+}
 
 static struct cts_rep returns_rep(enum cts_order op, enum cts_order tb, enum cts_order tn)
 {
@@ -32,6 +80,8 @@ int main(void)
 {
     struct cts_result res;
     char sym[16];
+
+    test_threads();
 
     /* Starved: a call whose thread waited for a processor through most of
      * the time the gate was closed proves nothing by returning after it

@@ -459,7 +459,7 @@ void cts_rep_begin(struct cts_rep *r)
     r->status = CTS_PASS;
     r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
     r->third_nonblocking_gpu_us = r->window_us = NAN;
-    r->tracked_from_timeout_us = r->tracked_from_call_us = r->run_delay_us = NAN;
+    r->tracked_from_timeout_us = r->tracked_from_call_us = r->run_delay_us = r->others_delay_us = NAN;
 }
 
 void cts_classify_measured(struct cts_result *res, double timeout_us)

@@ -415,6 +415,9 @@ struct cts_rep {
     double release_to_return_us;   /* waits only: from the gate opening to the return */
     double run_delay_us;           /* how long its thread waited for a processor in the call (NAN: < 100 us);
                                     * a tracked wait: the larger of its two attempts' */
+    double others_delay_us;        /* a tracked wait: how long the process's other threads (the driver's)
+                                    * waited for a processor in the attempt that tracked it, in all
+                                    * (NAN: < 100 us, or not known) */
     double timeout_us;             /* when the watchdog opened the gate, this repetition */
     double window_us;              /* how long its markers had to run while it was closed */
     /* Waits only, where this repetition's wait was itself tracked: the

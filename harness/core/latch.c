@@ -1,12 +1,14 @@
 #define _GNU_SOURCE
 #include "latch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +48,55 @@ static int own_schedstat(void)
 }
 
 double cts_run_delay_us(void) { return read_delay(own_schedstat()); }
+
+int cts_threads_read(struct cts_threads *t, int skip)
+{
+    t->n = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int self = (int)syscall(SYS_gettid);
+    struct dirent *de;
+    while ((de = readdir(d)) && t->n < CTS_THREADS_MAX) {
+        int tid = atoi(de->d_name);
+        if (tid <= 0 || tid == self || tid == skip)
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", tid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        double delay = read_delay(fd);
+        if (fd >= 0)
+            close(fd);
+        if (isnan(delay))
+            continue; /* gone since the listing */
+        t->tid[t->n] = tid;
+        t->delay_us[t->n++] = delay;
+    }
+    closedir(d);
+    return 0;
+}
+
+double cts_threads_waited_us(const struct cts_threads *before, const struct cts_threads *after, int *tid,
+                             double *most_us)
+{
+    double all = 0;
+    *tid = 0;
+    *most_us = 0;
+    if (!before->n || !after->n)
+        return NAN;
+    for (int i = 0; i < after->n; i++)
+        for (int j = 0; j < before->n; j++) {
+            if (before->tid[j] != after->tid[i])
+                continue;
+            double waited = after->delay_us[i] - before->delay_us[j];
+            all += waited;
+            if (waited > *most_us) {
+                *most_us = waited;
+                *tid = after->tid[i];
+            }
+        }
+    return all;
+}
 
 int cts_thread_realtime(void)
 {
@@ -92,6 +143,7 @@ static void *watchdog(void *arg)
 {
     struct cts_latch *l = arg;
     atomic_store(&l->realtime, cts_thread_realtime());
+    atomic_store(&l->tid, (int)syscall(SYS_gettid));
     pthread_mutex_lock(&l->mu);
     for (;;) {
         int st = atomic_load(&l->state);
@@ -133,6 +185,7 @@ int cts_latch_start(struct cts_latch *l, volatile unsigned int *flag)
     l->flag = flag;
     l->released_us = l->released_end_us = l->released_delay_us = NAN;
     l->delay_fd = -1;
+    atomic_store(&l->tid, 0);
     atomic_store(&l->state, LATCH_IDLE);
     if (pthread_mutex_init(&l->mu, NULL) || pthread_condattr_init(&ca) ||
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) || pthread_cond_init(&l->cv, &ca))

@@ -21,6 +21,7 @@ struct cts_latch {
     double released_delay_us; /* the arming thread's run delay when the gate opened (NAN unknown) */
     int delay_fd;             /* the arming thread's schedstat, read by the watchdog */
     atomic_int realtime;      /* the watchdog runs SCHED_FIFO (where the system permits it) */
+    atomic_int tid;           /* the watchdog's thread id (0 until it runs) */
     int running;
 };
 
@@ -33,6 +34,25 @@ double cts_run_delay_us(void);
  * run delay in it (NAN where it cannot be read). */
 int cts_schedstat_open(void);
 double cts_schedstat_delay_us(int fd);
+/* The run delay of this process's other threads (the driver's among them),
+ * read at once from /proc/self/task, leaving out the calling thread and
+ * `skip` (a thread id, 0 for none): for a call that may wait on a thread of
+ * its own process, which a busy host keeps from a processor as it keeps the
+ * caller.  Tens of microseconds a reading. */
+#define CTS_THREADS_MAX 64
+struct cts_threads {
+    int n;
+    int tid[CTS_THREADS_MAX];
+    double delay_us[CTS_THREADS_MAX];
+};
+/* 0, or -1 where /proc does not say (t->n 0). */
+int cts_threads_read(struct cts_threads *t, int skip);
+/* What the threads in both readings waited for a processor between them, in
+ * all (NAN: a reading failed); the one that waited longest into *tid (0:
+ * none waited) and its wait into *most_us. */
+double cts_threads_waited_us(const struct cts_threads *before, const struct cts_threads *after, int *tid,
+                             double *most_us);
+
 /* Puts the calling thread in SCHED_FIFO at its lowest priority, so that it
  * runs when it wakes on a loaded host: 1, or 0 where not permitted.  For
  * watchdogs, which sleep but for a few instructions. */

@@ -69,15 +69,17 @@ static void capture_json(json_t *ev, const struct cts_result *r)
  * at timeout_us and window_us.  tracked_from_*: the shorter-timeout
  * attempt a repetition's wait was proven against (see rep.c);
  * run_delay_us: how long the call's thread waited for a processor during
- * the call, where it was 100 us or more (a tracked wait: the more of its two). */
+ * the call, where it was 100 us or more (a tracked wait: the more of its two);
+ * others_delay_us: a tracked wait's, what the process's other threads waited
+ * for one in the attempt that tracked it, in all, where 100 us or more. */
 static void rep_arrays_json(json_t *ev, const struct cts_result *r)
 {
-    enum { N = 18 };
+    enum { N = 19 };
     const char *names[N] = {"call_us", "release_to_return_us", "op_after_gpu_us",
                             "third_blocking_gpu_us", "third_nonblocking_gpu_us", "host", "src", "dst",
                             "rep_timeout_us", "tracked_from_timeout_us", "tracked_from_call_us",
                             "rep_window_us", "data", "data_new_bytes", "data_boundary", "reader", "landed",
-                            "run_delay_us"};
+                            "run_delay_us", "others_delay_us"};
     json_t *arr[N];
     for (int k = 0; k < N; k++)
         arr[k] = json_array();
@@ -104,6 +106,7 @@ static void rep_arrays_json(json_t *ev, const struct cts_result *r)
         json_array_append_new(arr[15], name_or_null(cts_reader_name(p->reader)));
         json_array_append_new(arr[16], name_or_null(cts_dst_name(p->landed)));
         json_array_append_new(arr[17], us(p->run_delay_us));
+        json_array_append_new(arr[18], us(p->others_delay_us));
     }
     if (!own_timeouts)
         json_array_clear(arr[8]);

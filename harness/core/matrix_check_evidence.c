@@ -42,7 +42,8 @@ static const struct {
                   {"data_boundary", REP_BYTES},
                   {"reader", REP_READER},
                   {"landed", REP_DST},
-                  {"run_delay_us", REP_TIME}};
+                  {"run_delay_us", REP_TIME},
+                  {"others_delay_us", REP_TIME}};
 
 /* How many numbers an array holds. */
 static size_t numbers_in(const json_t *a)

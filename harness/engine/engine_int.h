@@ -114,6 +114,8 @@ struct rep_state {
     int closed;             /* the latch was claimed after the call: the gate was closed throughout */
     double starved_us;      /* how long the call's thread waited for a processor during it */
     double run_delay0_us;   /* the thread's run delay before the call (cts_run_delay_us) */
+    double others_us;       /* a tracking attempt: the other threads' run delay over it (NAN: not read) */
+    int others_tid;         /* ... the one that waited longest (0: none) */
     int dst_live, src_live; /* the host may touch them while the gate holds the device */
     int reader;             /* written cases: the reader was queued after the call */
     int landing;            /* the landing peek was queued right after the call (drain.c reads it) */
@@ -146,6 +148,8 @@ int cts_eng_measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy 
 /* ---- trace.c: CTS_TRACE -------------------------------------------------------- */
 int cts_eng_trace_on(void);
 extern double cts_eng_trace_run_delay_us;
+extern double cts_eng_trace_others_us; /* and the other threads' (NAN: not read), */
+extern int cts_eng_trace_others_tid;   /* the longest waiter among them */
 void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
                            const struct cts_rep *r, double wall_us);
 

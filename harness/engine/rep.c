@@ -112,6 +112,10 @@ static int rep_call(struct rep_state *st)
         cts_eng_setf(r->reason, "harness: before %s: %s", cts_api_function(c->api), ename);
         return 0;
     }
+    /* An attempt that may prove a wait (it tracks a late one): what the
+     * process's other threads waited too, for the recheck (case.c). */
+    struct cts_threads th0, th1;
+    int others = res->late_timeout_us > 0 && !cts_threads_read(&th0, atomic_load(&e->latch.tid));
     double rd0 = cts_run_delay_us();
     cts_latch_arm(&e->latch, res->timeout_us);
     r->timeout_us = res->timeout_us;
@@ -123,6 +127,12 @@ static int rep_call(struct rep_state *st)
     double t1 = cts_now_us();
     int closed = cts_latch_claim(&e->latch);
     double rd1 = cts_run_delay_us();
+    double most_us;
+    st->others_us = others && !cts_threads_read(&th1, atomic_load(&e->latch.tid))
+                        ? cts_threads_waited_us(&th0, &th1, &st->others_tid, &most_us)
+                        : NAN;
+    cts_eng_trace_others_us = st->others_us;
+    cts_eng_trace_others_tid = st->others_tid;
     st->t0 = t0;
     st->t1 = t1;
     st->closed = closed;
@@ -340,10 +350,13 @@ static int rep_track_wait(struct rep_state *st)
         res->waits_tracked++;
         r->tracked_from_timeout_us = res->late_timeout_us;
         r->tracked_from_call_us = res->late_call_us;
-        /* Proven by two attempts: starved in either, it is rechecked (case.c). */
+        /* Proven by two attempts: starved in either, or the threads of the
+         * driver it may wait on in the second, it is rechecked (case.c). */
         if (res->late_run_delay_us > r->run_delay_us ||
             (isnan(r->run_delay_us) && res->late_run_delay_us >= PROMPT_SLACK_US))
             r->run_delay_us = res->late_run_delay_us;
+        if (st->others_us >= PROMPT_SLACK_US)
+            r->others_delay_us = st->others_us;
     } else if (late || !res->waits_tracked) {
         int again = res->late_timeout_us > 0;
         res->late_run_delay_us = isnan(r->run_delay_us) ? 0 : r->run_delay_us;
@@ -466,7 +479,7 @@ int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_r
     r->status = CTS_PASS;
     r->release_to_return_us = r->op_after_gpu_us = NAN;
     r->timeout_us = r->window_us = r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
-    r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = NAN;
+    r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = r->others_delay_us = NAN;
     r->data_boundary = r->data_new_bytes = -1;
     if (c->family->prepare) {
         const char *why = NULL;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "engine_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +21,40 @@ int cts_eng_trace_on(void)
 /* An attempt's trace line says how long this thread waited for a processor
  * during the call. */
 double cts_eng_trace_run_delay_us;
+double cts_eng_trace_others_us = NAN;
+int cts_eng_trace_others_tid;
+
+/* A thread's name (/proc's comm), or "?". */
+static void thread_name(int tid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(buf, (int)len, f))
+        snprintf(buf, len, "?");
+    if (f)
+        fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+}
 
 void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
                            const struct cts_rep *r, double wall_us)
 {
+    char others[96] = "";
+    if (!isnan(cts_eng_trace_others_us)) {
+        char name[32] = "-";
+        if (cts_eng_trace_others_tid)
+            thread_name(cts_eng_trace_others_tid, name, sizeof name);
+        snprintf(others, sizeof others, " others %.1f (most: %s)", cts_eng_trace_others_us, name);
+    }
     static const char *const rcs[] = {"done", "window_short", "timeout_short", "hold_to_track",
                                       "perturbed", "wait_to_prove", "starved"};
     fprintf(stderr,
             "trace %s rep %d %s: %s timeout %.0f window %.0f call %.1f host %s tail %.1f "
-            "run_delay %.1f markers %s/%s/%s at %.1f/%.1f/%.1f wall %.0f%s%s\n",
+            "run_delay %.1f%s markers %s/%s/%s at %.1f/%.1f/%.1f wall %.0f%s%s\n",
             c->id, rep + 1, rcs[rc], cts_status_name(r->status), res->timeout_us, res->window_us,
             r->call_us, r->host == CTS_HOST_WAITS ? "waits" : "returns", r->release_to_return_us,
-            cts_eng_trace_run_delay_us, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
+            cts_eng_trace_run_delay_us, others, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_blocking == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_nonblocking == CTS_ORDER_RUNS ? "runs" : "held", r->op_after_gpu_us,
             r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, wall_us, r->reason[0] ? ": " : "",
