@@ -275,11 +275,8 @@ void cap_measure(const struct cts_case *c, int repeat, struct cts_result *res)
     }
     for (int i = 0; i < repeat; i++) {
         struct cts_rep *r = &res->reps[i];
-        memset(r, 0, sizeof *r);
-        r->status = CTS_PASS;
-        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
-        r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
-        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        cts_rep_begin(r);
+        r->timeout_us = NAN;
         res->nreps = i + 1;
         if (one_rep(c, r))
             break;

@@ -401,11 +401,8 @@ static void one_rep(const struct cts_case *c, enum op a, enum op b, int version,
 {
     *host_us = 0; /* where the repetition breaks before it is measured */
     for (int t = 0; t < TRIES; t++) {
-        memset(r, 0, sizeof *r);
-        r->status = CTS_PASS;
-        r->release_to_return_us = r->op_after_gpu_us = r->third_blocking_gpu_us = NAN;
-        r->third_nonblocking_gpu_us = r->timeout_us = r->window_us = NAN;
-        r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
+        cts_rep_begin(r);
+        r->timeout_us = NAN;
         if (version) {
             double t0 = now_us();
             if (measure_staged_rep(c, version, r))

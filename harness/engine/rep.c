@@ -479,7 +479,7 @@ int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_r
     r->status = CTS_PASS;
     r->release_to_return_us = r->op_after_gpu_us = NAN;
     r->timeout_us = r->window_us = r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
-    r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = r->others_delay_us = NAN;
+    r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = r->run_delay_us = r->others_delay_us = NAN;
     r->data_boundary = r->data_new_bytes = -1;
     if (c->family->prepare) {
         const char *why = NULL;
