@@ -146,13 +146,17 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
         const struct cts_case *cs = sel[i];
         emit(ev, json_pack("{s:s,s:s}", "event", "begin", "id", cs->id));
         cts_peer_need(cs, o->device); /* a second process, only while its cases run */
-        /* Cases differing only in busy placement share one idle measurement. */
+        /* Cases differing only in busy placement share one idle measurement,
+         * but not a NOTSUPP: a family's needs() may ask about the placement
+         * (a call that needs its held work behind the legacy stream: not where
+         * that work is on a non-blocking stream), and the first case's reason
+         * is not the next's; cts_engine_run_case asks each case's own. */
         const char *dot = strrchr(cs->id, '.');
         size_t klen = (size_t)(dot - cs->id);
         if (cs->family->measure) {
             measure_own(e, cs, o->repeat, res);
         } else {
-            if (strncmp(idle_key, cs->id, klen) || idle_key[klen] != '\0') {
+            if (strncmp(idle_key, cs->id, klen) || idle_key[klen] != '\0' || idle.status == CTS_NOTSUPP) {
                 snprintf(idle_key, sizeof idle_key, "%.*s", (int)klen, cs->id);
                 if (!e->broken[0])
                     cts_engine_idle(e, cs, &idle);

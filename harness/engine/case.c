@@ -147,8 +147,10 @@ static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_r
 }
 
 /* Whether the case cannot be measured here: the engine broken, nothing
- * measurable, or its idle measurement failed (res says why). */
-static int case_unmeasurable(const struct cts_engine *e, const struct cts_idle *idle, struct cts_result *res)
+ * measurable, a need of its own missing (the idle measurement it was given
+ * may be another placement's), or its idle measurement failed (res says why). */
+static int case_unmeasurable(const struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
+                             struct cts_result *res)
 {
     if (e->broken[0]) {
         res->status = CTS_BROKEN;
@@ -158,6 +160,10 @@ static int case_unmeasurable(const struct cts_engine *e, const struct cts_idle *
     if (e->unmeasurable[0]) {
         res->status = CTS_NOTSUPP;
         cts_eng_setf(res->reason, "%s", e->unmeasurable);
+        return -1;
+    }
+    if (c->family->needs && c->family->needs(c, res->reason, sizeof res->reason)) {
+        res->status = CTS_NOTSUPP;
         return -1;
     }
     if (idle->status != CTS_PASS) {
@@ -207,7 +213,7 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
     res->timeout_us = fmax(TIMEOUT_FLOOR_US,
                            (managed ? TIMEOUT_FACTOR_MANAGED : TIMEOUT_FACTOR) * idle->call_max_us);
     res->window_us = fmax(WINDOW_FLOOR_US, WINDOW_FACTOR * idle->complete_max_us);
-    if (case_unmeasurable(e, idle, res) || case_control(e, c, res))
+    if (case_unmeasurable(e, c, idle, res) || case_control(e, c, res))
         return;
     if (cts_eng_fit(e, c, res->reason) || (c->writes && cts_eng_data_ready(e, c->size, res->reason))) {
         res->status = CTS_BROKEN;
