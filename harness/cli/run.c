@@ -120,6 +120,68 @@ static int split_groups(const json_t *matrix, const char *dir, char *err, size_t
     return rc;
 }
 
+/* --repeat, --device, --worker-from and --worker-fd (getopt_long's c): 0,
+ * or an exit status with the error said. */
+static int number_opt(struct run_opts *o, int c)
+{
+    int v;
+    switch (c) {
+    case 'r':
+        if (cts_parse_int(optarg, 1, CTS_MAX_REPEAT, &o->repeat))
+            return cts_die(EXIT_USAGE, "--repeat wants a whole number from 1 to %d, not '%s'", CTS_MAX_REPEAT,
+                           optarg);
+        return 0;
+    case 'd':
+        if (cts_parse_int(optarg, 0, 1023, &o->device))
+            return cts_die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
+        return 0;
+    case 'W':
+        if (cts_parse_int(optarg, 0, 1 << 30, &v))
+            return cts_die(EXIT_USAGE, "--worker-from wants a case index, not '%s'", optarg);
+        o->worker_from = v;
+        return 0;
+    default: /* 'F' */
+        if (cts_parse_int(optarg, 3, 1023, &o->worker_fd))
+            return cts_die(EXIT_USAGE, "--worker-fd wants a descriptor from 3 up, not '%s'", optarg);
+        return 0;
+    }
+}
+
+/* --schedule and --hold: a name of their lists. */
+static int named_opt(struct run_opts *o, int c)
+{
+    if (c == 's') {
+        for (o->sched = 0; o->sched < 4 && strcmp(optarg, cts_run_schedules[o->sched].name); o->sched++)
+            ;
+        if (o->sched == 4)
+            return cts_die(EXIT_USAGE, "--schedule wants auto, spin, yield or blocking-sync, not '%s'", optarg);
+        return 0;
+    }
+    for (o->hold = 0; o->hold < CTS_HOLD_COUNT && strcmp(optarg, cts_hold_names[o->hold]); o->hold++)
+        ;
+    if (o->hold == CTS_HOLD_COUNT)
+        return cts_die(EXIT_USAGE, "--hold wants kernel or wait-value, not '%s'", optarg);
+    return 0;
+}
+
+/* One option (getopt_long's c): 0, or an exit status with the error said. */
+static int run_opt(struct run_opts *o, int c, char **argv)
+{
+    switch (c) {
+    case 'r': case 'd': case 'W': case 'F': return number_opt(o, c);
+    case 's': case 'H': return named_opt(o, c);
+    case 'D': return cts_parse_devices(optarg, &o->devices);
+    case 'o': o->out = optarg; return 0;
+    case 'f': o->family = optarg; return 0;
+    case 'G': o->group = optarg; return 0;
+    case 'l': o->logpath = optarg; return 0;
+    case 'w': o->waivers = optarg; return 0;
+    case 'b': o->baseline = optarg; return 0;
+    case 'S': o->split = optarg; return 0;
+    default: return cts_bad_option(c, argv);
+    }
+}
+
 static int parse_run_opts(int argc, char **argv, struct run_opts *o)
 {
     static const struct option opts[] = {
@@ -132,60 +194,15 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o)
         /* internal: the supervisor starts workers so */
         {"worker-from", required_argument, NULL, 'W'}, {"worker-fd", required_argument, NULL, 'F'},
         {0}};
-    int c, v;
+    int c, rc;
     memset(o, 0, sizeof *o);
     o->repeat = 2;
     o->out = "matrix.json";
     o->worker_from = -1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (cts_parse_int(optarg, 1, CTS_MAX_REPEAT, &o->repeat))
-                return cts_die(EXIT_USAGE, "--repeat wants a whole number from 1 to %d, not '%s'",
-                               CTS_MAX_REPEAT, optarg);
-            break;
-        case 'd':
-            if (cts_parse_int(optarg, 0, 1023, &o->device))
-                return cts_die(EXIT_USAGE, "--device wants a device index, not '%s'", optarg);
-            break;
-        case 'D':
-            if ((v = cts_parse_devices(optarg, &o->devices)))
-                return v;
-            break;
-        case 'o': o->out = optarg; break;
-        case 'f': o->family = optarg; break;
-        case 'G': o->group = optarg; break;
-        case 'l': o->logpath = optarg; break;
-        case 'w': o->waivers = optarg; break;
-        case 'b': o->baseline = optarg; break;
-        case 'S': o->split = optarg; break;
-        case 'W':
-            if (cts_parse_int(optarg, 0, 1 << 30, &v))
-                return cts_die(EXIT_USAGE, "--worker-from wants a case index, not '%s'", optarg);
-            o->worker_from = v;
-            break;
-        case 'F':
-            if (cts_parse_int(optarg, 3, 1023, &o->worker_fd))
-                return cts_die(EXIT_USAGE, "--worker-fd wants a descriptor from 3 up, not '%s'", optarg);
-            break;
-        case 's':
-            for (o->sched = 0; o->sched < 4 && strcmp(optarg, cts_run_schedules[o->sched].name); o->sched++)
-                ;
-            if (o->sched == 4)
-                return cts_die(EXIT_USAGE, "--schedule wants auto, spin, yield or blocking-sync, not '%s'",
-                               optarg);
-            break;
-        case 'H':
-            for (o->hold = 0; o->hold < CTS_HOLD_COUNT && strcmp(optarg, cts_hold_names[o->hold]); o->hold++)
-                ;
-            if (o->hold == CTS_HOLD_COUNT)
-                return cts_die(EXIT_USAGE, "--hold wants kernel or wait-value, not '%s'", optarg);
-            break;
-        default:
-            return cts_bad_option(c, argv);
-        }
-    }
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+        if ((rc = run_opt(o, c, argv)))
+            return rc;
     if ((o->worker_from >= 0) != (o->worker_fd > 0))
         return cts_die(EXIT_USAGE, "--worker-from and --worker-fd go together (they are internal)");
     if (!strcmp(o->out, "-"))

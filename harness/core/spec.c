@@ -82,24 +82,25 @@ const struct cts_clause *cts_clause_find(const char *id)
 
 enum form { NONE, SYNC, ASYNC };
 
+/* The copies the documentation's synchronization rules speak of (peer
+ * copies are the peer family's to judge): synchronous where the call takes
+ * no stream. */
+static const enum cts_api copies[] = {
+    CTS_API_MEMCPY, CTS_API_MEMCPY2D, CTS_API_MEMCPY3D, CTS_API_MEMCPY_TO_SYMBOL, CTS_API_MEMCPY_FROM_SYMBOL,
+    CTS_API_MEMCPY2D_TO_ARRAY, CTS_API_MEMCPY2D_FROM_ARRAY, CTS_API_CU_MEMCPY_HTOD, CTS_API_CU_MEMCPY_DTOH,
+    CTS_API_CU_MEMCPY_DTOD, CTS_API_CU_MEMCPY, CTS_API_CU_MEMCPY2D, CTS_API_CU_MEMCPY3D,
+    CTS_API_MEMCPY_ASYNC, CTS_API_MEMCPY2D_ASYNC, CTS_API_MEMCPY3D_ASYNC, CTS_API_MEMCPY_TO_SYMBOL_ASYNC,
+    CTS_API_MEMCPY_FROM_SYMBOL_ASYNC, CTS_API_MEMCPY2D_TO_ARRAY_ASYNC, CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC,
+    CTS_API_MEMCPY_BATCH_ASYNC, CTS_API_CU_MEMCPY_HTOD_ASYNC, CTS_API_CU_MEMCPY_DTOH_ASYNC,
+    CTS_API_CU_MEMCPY_DTOD_ASYNC, CTS_API_CU_MEMCPY_ASYNC, CTS_API_CU_MEMCPY2D_ASYNC, CTS_API_CU_MEMCPY3D_ASYNC,
+};
+
 static enum form copy_form(enum cts_api a)
 {
-    switch (a) {
-    case CTS_API_MEMCPY: case CTS_API_MEMCPY2D: case CTS_API_MEMCPY3D: case CTS_API_MEMCPY_TO_SYMBOL:
-    case CTS_API_MEMCPY_FROM_SYMBOL: case CTS_API_MEMCPY2D_TO_ARRAY: case CTS_API_MEMCPY2D_FROM_ARRAY:
-    case CTS_API_CU_MEMCPY_HTOD: case CTS_API_CU_MEMCPY_DTOH: case CTS_API_CU_MEMCPY_DTOD:
-    case CTS_API_CU_MEMCPY: case CTS_API_CU_MEMCPY2D: case CTS_API_CU_MEMCPY3D:
-        return SYNC;
-    case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY2D_ASYNC: case CTS_API_MEMCPY3D_ASYNC:
-    case CTS_API_MEMCPY_TO_SYMBOL_ASYNC: case CTS_API_MEMCPY_FROM_SYMBOL_ASYNC:
-    case CTS_API_MEMCPY2D_TO_ARRAY_ASYNC: case CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC:
-    case CTS_API_MEMCPY_BATCH_ASYNC: case CTS_API_CU_MEMCPY_HTOD_ASYNC: case CTS_API_CU_MEMCPY_DTOH_ASYNC:
-    case CTS_API_CU_MEMCPY_DTOD_ASYNC: case CTS_API_CU_MEMCPY_ASYNC: case CTS_API_CU_MEMCPY2D_ASYNC:
-    case CTS_API_CU_MEMCPY3D_ASYNC:
-        return ASYNC;
-    default:
-        return NONE;
-    }
+    for (size_t i = 0; i < sizeof copies / sizeof *copies; i++)
+        if (copies[i] == a)
+            return cts_api_takes_stream(a) ? ASYNC : SYNC;
+    return NONE;
 }
 
 static enum form memset_form(enum cts_api a)
