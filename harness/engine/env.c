@@ -336,103 +336,146 @@ static void module_loading(json_t *set, void *fn, enum cudaDriverEntryPointQuery
     }
 }
 
-json_t *cts_env_collect(int device, char *err, size_t errlen)
-{
-    json_t *env = json_object();
-    struct cudaDeviceProp prop;
-    int v = 0;
-    cudaError_t e;
-
-#define ECHECK(call)                                                                           \
+/* The parts of cts_env_collect: each cudaSuccess, or the error of the call
+ * it names in *failed. */
+#define ENV_TRY(call)                                                                          \
     do {                                                                                       \
         if ((e = (call)) != cudaSuccess) {                                                     \
-            snprintf(err, errlen, "%s returned %s", #call, cudaGetErrorName(e));                 \
-            json_decref(env);                                                                  \
-            return NULL;                                                                       \
+            *failed = #call;                                                                   \
+            return e;                                                                          \
         }                                                                                      \
     } while (0)
 
-    ECHECK(cudaSetDevice(device));
-    ECHECK(cudaFree(NULL)); /* a current context, for the driver API below */
-    ECHECK(cudaGetDeviceProperties(&prop, device));
-    char uuid[64];
-    json_object_set_new(env, "gpu", gpu_json(&prop, device, uuid, sizeof uuid));
-    {   /* every GPU the process sees (the case's is "gpu"), and how they reach each other */
-        int n = 0;
-        ECHECK(cudaGetDeviceCount(&n));
-        if (n > 64)
-            n = 64;
-        static char uuids[64][64];
-        static int pci[64][3];
-        json_t *all = json_array();
-        json_object_set_new(env, "devices", all); /* freed with env if a call below fails */
-        for (int i = 0; i < n; i++) {
-            struct cudaDeviceProp p;
-            ECHECK(cudaGetDeviceProperties(&p, i));
-            json_array_append_new(all, gpu_json(&p, i, uuids[i], sizeof uuids[i]));
-            pci[i][0] = p.pciDomainID, pci[i][1] = p.pciBusID, pci[i][2] = p.pciDeviceID;
-        }
-        json_object_set_new(env, "peers", peers_json(n, (const char(*)[64])uuids, (const int(*)[3])pci));
+/* Every GPU the process sees (the case's is "gpu"), and how they reach each other. */
+static cudaError_t add_devices(json_t *env, const char **failed)
+{
+    static char uuids[64][64];
+    static int pci[64][3];
+    cudaError_t e;
+    int n = 0;
+    ENV_TRY(cudaGetDeviceCount(&n));
+    if (n > 64)
+        n = 64;
+    json_t *all = json_array();
+    json_object_set_new(env, "devices", all); /* freed with env if a call below fails */
+    for (int i = 0; i < n; i++) {
+        struct cudaDeviceProp p;
+        ENV_TRY(cudaGetDeviceProperties(&p, i));
+        json_array_append_new(all, gpu_json(&p, i, uuids[i], sizeof uuids[i]));
+        pci[i][0] = p.pciDomainID, pci[i][1] = p.pciBusID, pci[i][2] = p.pciDeviceID;
     }
+    json_object_set_new(env, "peers", peers_json(n, (const char(*)[64])uuids, (const int(*)[3])pci));
+    return cudaSuccess;
+}
 
+static cudaError_t add_attributes(json_t *env, int device, const char **failed)
+{
+    cudaError_t e;
+    int v = 0;
     json_t *a = json_object();
+    json_object_set_new(env, "attributes", a);
     for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
-        ECHECK(cudaDeviceGetAttribute(&v, attrs[i].attr, device));
+        ENV_TRY(cudaDeviceGetAttribute(&v, attrs[i].attr, device));
         json_object_set_new(a, attrs[i].name, json_integer(v));
     }
-    json_object_set_new(env, "attributes", a);
+    return cudaSuccess;
+}
 
-    /* Versions, named for what they are. */
+/* Versions, named for what they are; NVML's view of the GPU of this uuid
+ * into *nv (NULL where NVML could not say, and why in the versions). */
+static cudaError_t add_versions(json_t *env, const char *uuid, json_t **nv, const char **failed)
+{
+    cudaError_t e;
+    int v = 0;
     json_t *ver = json_object();
-    ECHECK(cudaDriverGetVersion(&v));
+    json_object_set_new(env, "versions", ver);
+    ENV_TRY(cudaDriverGetVersion(&v));
     json_object_set_new(ver, "driver_api", version_json(v)); /* the CUDA version the driver supports */
-    ECHECK(cudaRuntimeGetVersion(&v));
+    ENV_TRY(cudaRuntimeGetVersion(&v));
     json_object_set_new(ver, "runtime", version_json(v)); /* the cudart linked in */
     json_object_set_new(ver, "toolkit", version_json(CUDART_VERSION)); /* the headers built against */
     char note[96] = "";
-    json_t *nv = nvml_info(uuid, note, sizeof note);
-    json_object_set_new(ver, "driver", nv ? json_incref(json_object_get(nv, "driver_version"))
-                                          : json_null());
-    if (!nv)
+    *nv = nvml_info(uuid, note, sizeof note);
+    json_object_set_new(ver, "driver", *nv ? json_incref(json_object_get(*nv, "driver_version")) : json_null());
+    if (!*nv)
         json_object_set_new(ver, "driver_note", json_string(note));
-    json_object_set_new(env, "versions", ver);
+    return cudaSuccess;
+}
 
-    /* Settings in force. */
-    json_t *set = json_object();
+/* What the driver reports of a setting through its entry point `name`. */
+static cudaError_t driver_setting(json_t *set, const char *name, int device, const char **failed)
+{
+    cudaError_t e;
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if ((e = cts_driver_entry_point(name, &fn, &q)) != cudaSuccess) {
+        *failed = name; /* "cuCtxGetFlags returned ...": its entry point could not be asked for */
+        return e;
+    }
+    if (!strcmp(name, "cuCtxGetFlags"))
+        context_schedule(set, fn, q);
+    else if (!strcmp(name, "cuModuleGetLoadingMode"))
+        module_loading(set, fn, q);
+    else
+        mps_enabled(set, fn, q, device);
+    return cudaSuccess;
+}
+
+/* Settings in force. */
+static cudaError_t add_settings(json_t *env, const json_t *nv, int device, const char **failed)
+{
+    static const char *const probes[] = {"cuCtxGetFlags", "cuModuleGetLoadingMode", "cuDeviceGetAttribute"};
+    cudaError_t e;
     unsigned flags = 0;
-    ECHECK(cudaGetDeviceFlags(&flags));
+    json_t *set = json_object();
+    json_object_set_new(env, "settings", set);
+    ENV_TRY(cudaGetDeviceFlags(&flags));
     json_object_set_new(set, "device_schedule", json_string(sched_name(flags)));
     json_object_set_new(set, "default_stream", json_string(cts_build_per_thread() ? "per-thread" : "legacy"));
-    {
-        void *fn = NULL;
-        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-        ECHECK(cts_driver_entry_point("cuCtxGetFlags", &fn, &q));
-        context_schedule(set, fn, q);
-        fn = NULL;
-        q = cudaDriverEntryPointSymbolNotFound;
-        ECHECK(cts_driver_entry_point("cuModuleGetLoadingMode", &fn, &q));
-        module_loading(set, fn, q);
-        fn = NULL;
-        q = cudaDriverEntryPointSymbolNotFound;
-        ECHECK(cts_driver_entry_point("cuDeviceGetAttribute", &fn, &q));
-        mps_enabled(set, fn, q, device);
-    }
+    for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
+        if ((e = driver_setting(set, probes[i], device, failed)) != cudaSuccess)
+            return e;
     if (nv && json_object_get(nv, "persistence_mode"))
         json_object_set(set, "persistence_mode", json_object_get(nv, "persistence_mode"));
-    json_decref(nv);
     json_t *vars = json_object();
     for (size_t i = 0; i < sizeof env_vars / sizeof *env_vars; i++) {
         const char *val = getenv(env_vars[i]);
         json_object_set_new(vars, env_vars[i], val ? json_string(val) : json_null());
     }
     json_object_set_new(set, "environment_variables", vars);
-    json_object_set_new(env, "settings", set);
+    return cudaSuccess;
+}
 
+json_t *cts_env_collect(int device, char *err, size_t errlen)
+{
+    json_t *env = json_object(), *nv = NULL;
+    struct cudaDeviceProp prop;
+    const char *failed = NULL;
+    char uuid[64];
+    cudaError_t e;
+    if ((e = cudaSetDevice(device)) != cudaSuccess)
+        failed = "cudaSetDevice(device)";
+    else if ((e = cudaFree(NULL)) != cudaSuccess) /* a current context, for the driver API below */
+        failed = "cudaFree(NULL)";
+    else if ((e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess)
+        failed = "cudaGetDeviceProperties(&prop, device)";
+    if (!failed) {
+        json_object_set_new(env, "gpu", gpu_json(&prop, device, uuid, sizeof uuid));
+        if ((e = add_devices(env, &failed)) == cudaSuccess && (e = add_attributes(env, device, &failed)) == cudaSuccess &&
+            (e = add_versions(env, uuid, &nv, &failed)) == cudaSuccess)
+            e = add_settings(env, nv, device, &failed);
+    }
+    json_decref(nv);
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "%s returned %s", failed, cudaGetErrorName(e));
+        json_decref(env);
+        return NULL;
+    }
     struct utsname un;
     if (uname(&un) == 0)
         json_object_set_new(env, "host", json_pack("{s:s,s:s,s:s,s:s}", "os", un.sysname, "kernel",
                                                    un.release, "machine", un.machine, "name", un.nodename));
     json_object_set_new(env, "suite_revision", json_string(CTS_REVISION));
     return env;
-#undef ECHECK
 }
+#undef ENV_TRY
