@@ -369,6 +369,79 @@ static void lent_judge(struct cts_judge *j, const struct cts_case *x)
         cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
 }
 
+/* The family's own calls queued on, or made about, the capturing stream:
+ * what capture does with each, judged where it is made on the capturing
+ * stream; `last`: no other clause speaks of it (not even the legacy
+ * stream's use: cudaMemcpyBatchAsync is refused there whatever captures,
+ * copy.c's rejection). */
+static const struct {
+    enum cts_api api;
+    const char *clause;
+    enum cts_about about;
+    enum cts_pred pred;
+    int last;
+} on_capturing_rules[] = {
+    {CTS_API_MEMCPY_ASYNC, "RT-CAPTURE-BEGIN", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED, 0},
+    {CTS_API_MEMSET_ASYNC, "RT-CAPTURE-BEGIN", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED, 0},
+    {CTS_API_LAUNCH, "RT-CAPTURE-BEGIN", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED, 0},
+    {CTS_API_LAUNCH_HOST_FUNC, "RT-CAPTURE-BEGIN", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED, 0},
+    {CTS_API_STREAM_QUERY, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED, 0},
+    {CTS_API_STREAM_SYNCHRONIZE, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED, 0},
+    {CTS_API_STREAM_WAIT_EVENT, "PG-CAPTURE-EXTERNAL-WAIT", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED, 0},
+    {CTS_API_MEMCPY_BATCH_ASYNC, "PG-CAPTURE-UNSUPPORTED-API", CTS_ABOUT_CAPTURED, CTS_PRED_MAY, 1},
+};
+
+/* The family's other calls: 1 where the legacy stream's use may be judged
+ * too, 0 where nothing more speaks of the call. */
+static int own_call_judge(struct cts_judge *j, int blocking, int legacy)
+{
+    const struct cts_case *c = j->c;
+    switch (c->api) {
+    case CTS_API_DEVICE_SYNCHRONIZE:
+        cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        return 1;
+    case CTS_API_STREAM_END_CAPTURE: /* ends it from its thread; from another, only a Relaxed capture */
+        if (c->busy == CTS_BUSY_SAME || (c->busy == CTS_BUSY_THREAD_SAME && c->capture == CTS_CAPTURE_RELAXED))
+            cts_judge_add(j, "RT-CAPTURE-END", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        else if (c->busy == CTS_BUSY_THREAD_SAME)
+            cts_judge_add(j, "RT-CAPTURE-END-THREAD", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
+        return 1;
+    case CTS_API_STREAM_IS_CAPTURING:
+        if (legacy && blocking)
+            cts_judge_add(j, "RT-CAPTURE-STATUS-LEGACY", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
+        return 0;
+    case CTS_API_STREAM_GET_CAPTURE_INFO: /* on the legacy stream it returns ...Implicit; invalidation unsaid */
+        return 0;
+    case CTS_API_MEMCPY: case CTS_API_MEMSET: /* synchronous: the legacy stream, in the legacy build */
+        if (blocking && !j->o->per_thread)
+            cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        return 1;
+    case CTS_API_MALLOC:
+        cts_judge_add(j, c->capture_by == CTS_CAPTURE_GLOBAL         ? "RT-CAPTURE-GLOBAL"
+                         : c->capture_by == CTS_CAPTURE_THREAD_LOCAL ? "RT-CAPTURE-THREADLOCAL"
+                                                                     : "RT-CAPTURE-RELAXED",
+                      CTS_ABOUT_CAPTURE_ENDED, malloc_prohibited(c) ? CTS_PRED_GUARANTEED : CTS_PRED_GUARANTEED_NOT);
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+/* The family's own calls (those lent: lent_judge): 1 where the legacy
+ * stream's use may be judged too. */
+static int call_judge(struct cts_judge *j, int blocking, int legacy)
+{
+    const struct cts_case *c = j->c;
+    for (size_t i = 0; i < sizeof on_capturing_rules / sizeof *on_capturing_rules; i++) {
+        if (on_capturing_rules[i].api != c->api)
+            continue;
+        if (on_capturing(c))
+            cts_judge_add(j, on_capturing_rules[i].clause, on_capturing_rules[i].about, on_capturing_rules[i].pred);
+        return !on_capturing_rules[i].last;
+    }
+    return own_call_judge(j, blocking, legacy);
+}
+
 static void judge(struct cts_judge *j)
 {
     const struct cts_case *c = j->c;
@@ -390,52 +463,7 @@ static void judge(struct cts_judge *j)
     int legacy = c->busy == CTS_BUSY_LEGACY || c->busy == CTS_BUSY_THREAD_LEGACY;
     if (c->busy == CTS_BUSY_THREAD_PEER && c->api != CTS_API_MALLOC)
         return; /* on another device, where nothing captures: only the modes speak of it (cudaMalloc) */
-    switch (c->api) {
-    case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMSET_ASYNC: case CTS_API_LAUNCH: case CTS_API_LAUNCH_HOST_FUNC:
-        if (on_capturing(c))
-            cts_judge_add(j, "RT-CAPTURE-BEGIN", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED);
-        break;
-    case CTS_API_STREAM_QUERY: case CTS_API_STREAM_SYNCHRONIZE:
-        if (on_capturing(c))
-            cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
-        break;
-    case CTS_API_DEVICE_SYNCHRONIZE:
-        cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
-        break;
-    case CTS_API_STREAM_END_CAPTURE: /* ends it from its thread; from another, only a Relaxed capture */
-        if (c->busy == CTS_BUSY_SAME || (c->busy == CTS_BUSY_THREAD_SAME && c->capture == CTS_CAPTURE_RELAXED))
-            cts_judge_add(j, "RT-CAPTURE-END", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
-        else if (c->busy == CTS_BUSY_THREAD_SAME)
-            cts_judge_add(j, "RT-CAPTURE-END-THREAD", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
-        break;
-    case CTS_API_STREAM_WAIT_EVENT:
-        if (on_capturing(c))
-            cts_judge_add(j, "PG-CAPTURE-EXTERNAL-WAIT", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
-        break;
-    case CTS_API_MEMCPY_BATCH_ASYNC: /* refused on the legacy stream whatever captures (copy.c's rejection) */
-        if (on_capturing(c))
-            cts_judge_add(j, "PG-CAPTURE-UNSUPPORTED-API", CTS_ABOUT_CAPTURED, CTS_PRED_MAY);
-        return;
-    case CTS_API_STREAM_IS_CAPTURING:
-        if (legacy && blocking)
-            cts_judge_add(j, "RT-CAPTURE-STATUS-LEGACY", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED_NOT);
-        return;
-    case CTS_API_STREAM_GET_CAPTURE_INFO: /* on the legacy stream it returns ...Implicit; invalidation unsaid */
-        return;
-    case CTS_API_MEMCPY: case CTS_API_MEMSET: /* synchronous: the legacy stream, in the legacy build */
-        if (blocking && !j->o->per_thread)
-            cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
-        break;
-    case CTS_API_MALLOC:
-        cts_judge_add(j, c->capture_by == CTS_CAPTURE_GLOBAL         ? "RT-CAPTURE-GLOBAL"
-                         : c->capture_by == CTS_CAPTURE_THREAD_LOCAL ? "RT-CAPTURE-THREADLOCAL"
-                                                                     : "RT-CAPTURE-RELAXED",
-                      CTS_ABOUT_CAPTURE_ENDED, malloc_prohibited(c) ? CTS_PRED_GUARANTEED : CTS_PRED_GUARANTEED_NOT);
-        break;
-    default:
-        break;
-    }
-    if (legacy && blocking)
+    if (call_judge(j, blocking, legacy) && legacy && blocking)
         cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
 }
 
