@@ -151,10 +151,10 @@ static struct cts_case proto(enum cts_api api, const char *variant, enum cts_dir
 
 #define NBUSY(a) (sizeof a / sizeof *a)
 
-static size_t generate(struct cts_case *out, size_t cap)
+/* Device-to-device copies: by call, then variant (a CTest group:
+ * api.variant.dir), then each form of the call. */
+static size_t generate_copies(struct cts_case *out, size_t cap, size_t n)
 {
-    size_t n = 0;
-    /* By call, then variant (a CTest group: api.variant.dir), then each form of the call. */
     for (size_t first = 0; first < NCOPIES; first++) {
         size_t seen = 0;
         while (seen < first && copies[seen].api != copies[first].api)
@@ -172,6 +172,32 @@ static size_t generate(struct cts_case *out, size_t cap)
                     n = emit(&c, copies[f].ops, all_busy, NBUSY(all_busy), out, cap, n);
                 }
     }
+    return n;
+}
+
+/* A call of this device made while only the peer is held: its memory and size, if any. */
+static struct cts_case device_wide_case(enum cts_api api)
+{
+    struct cts_case c = proto(api, api == CTS_API_SET_DEVICE ? "to_peer" : "this_device", CTS_DIR_NONE,
+                              CTS_MEM_NONE, -1, CTS_KIND_NONE);
+    if (api == CTS_API_FREE || api == CTS_API_MALLOC)
+        c.mem = CTS_MEM_DEVICE;
+    else if (api == CTS_API_FREE_HOST || api == CTS_API_MALLOC_HOST)
+        c.mem = CTS_MEM_PINNED;
+    else if (api == CTS_API_HOST_REGISTER)
+        c.mem = CTS_MEM_REGISTERED;
+    else if (api == CTS_API_MEMCPY)
+        c.mem = CTS_MEM_PAGEABLE, c.dir = CTS_DIR_H2D, c.kind = CTS_KIND_EXPLICIT;
+    if (c.mem != CTS_MEM_NONE) {
+        c.size_idx = api == CTS_API_FREE || api == CTS_API_FREE_HOST || api == CTS_API_MEMCPY ? SIZE_4KIB : SIZE_16MIB;
+        c.size = cts_size_bytes(c.size_idx);
+    }
+    return c;
+}
+
+static size_t generate(struct cts_case *out, size_t cap)
+{
+    size_t n = generate_copies(out, cap, 0);
     for (size_t a = 0; a < sizeof host_copies / sizeof *host_copies; a++)
         for (int to = 1; to >= 0; to--)
             for (size_t m = 0; m < sizeof host_kinds / sizeof *host_kinds; m++) {
@@ -181,33 +207,17 @@ static size_t generate(struct cts_case *out, size_t cap)
                          cap, n);
             }
     for (size_t a = 0; a < sizeof device_wide / sizeof *device_wide; a++) {
-        enum cts_api api = device_wide[a];
-        struct cts_case c = proto(api, api == CTS_API_SET_DEVICE ? "to_peer" : "this_device", CTS_DIR_NONE,
-                                  CTS_MEM_NONE, -1, CTS_KIND_NONE);
-        if (api == CTS_API_FREE || api == CTS_API_MALLOC)
-            c.mem = CTS_MEM_DEVICE;
-        else if (api == CTS_API_FREE_HOST || api == CTS_API_MALLOC_HOST)
-            c.mem = CTS_MEM_PINNED;
-        else if (api == CTS_API_HOST_REGISTER)
-            c.mem = CTS_MEM_REGISTERED;
-        else if (api == CTS_API_MEMCPY)
-            c.mem = CTS_MEM_PAGEABLE, c.dir = CTS_DIR_H2D, c.kind = CTS_KIND_EXPLICIT;
-        if (c.mem != CTS_MEM_NONE)
-            c.size_idx = api == CTS_API_FREE || api == CTS_API_FREE_HOST || api == CTS_API_MEMCPY ? SIZE_4KIB
-                                                                                                 : SIZE_16MIB,
-            c.size = cts_size_bytes(c.size_idx);
-        n = emit(&c, api == CTS_API_STREAM_SYNCHRONIZE ? O_NULL : O_IMPLIED, peer_busy, NBUSY(peer_busy), out, cap,
-                 n);
+        struct cts_case c = device_wide_case(device_wide[a]);
+        n = emit(&c, device_wide[a] == CTS_API_STREAM_SYNCHRONIZE ? O_NULL : O_IMPLIED, peer_busy, NBUSY(peer_busy),
+                 out, cap, n);
     }
     for (size_t a = 0; a < sizeof event_calls / sizeof *event_calls; a++) {
         struct cts_case c = proto(event_calls[a], "peer_event", CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_KIND_NONE);
         n = emit(&c, event_calls[a] == CTS_API_STREAM_WAIT_EVENT ? O_NB : O_IMPLIED, peer_busy, NBUSY(peer_busy),
                  out, cap, n);
     }
-    {
-        struct cts_case c = proto(CTS_API_LAUNCH, "this_device", CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_KIND_NONE);
-        n = emit(&c, O_NB, all_busy, NBUSY(all_busy), out, cap, n);
-    }
+    struct cts_case launch = proto(CTS_API_LAUNCH, "this_device", CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_KIND_NONE);
+    n = emit(&launch, O_NB, all_busy, NBUSY(all_busy), out, cap, n);
     for (size_t a = 0; a < sizeof access_calls / sizeof *access_calls; a++) {
         struct cts_case c = proto(access_calls[a], NULL, CTS_DIR_NONE, CTS_MEM_NONE, -1, CTS_KIND_NONE);
         n = emit(&c, O_IMPLIED, all_busy, NBUSY(all_busy), out, cap, n);
