@@ -115,12 +115,16 @@ static void check_self_contained(const char *html)
 }
 
 /* The ids of every <td id="..."> in a page, as the keys of an object; the
- * number of them (duplicates counted) in *count. */
+ * number of them (duplicates counted) in *count.  Tag by tag (strchr, then
+ * strncmp): under AddressSanitizer each strstr measures the whole rest of
+ * the page first, and 34,141 of them over 10 MB took two minutes. */
 static json_t *cell_ids(const char *html, size_t *count)
 {
     json_t *set = json_object();
     *count = 0;
-    for (const char *p = html; (p = strstr(p, "<td id=\"")); ) {
+    for (const char *p = html; (p = strchr(p, '<')); p++) {
+        if (strncmp(p, "<td id=\"", 8))
+            continue;
         p += 8;
         const char *e = strchr(p, '"');
         if (!e)
