@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define WINDOW_US 2000.0   /* a marker gets this long to run while the gates are closed */
 
@@ -173,16 +172,6 @@ int peer_hold(int k, cudaStream_t s, char *why, size_t len)
     return bad;
 }
 
-/* cudaStreamQuery until s is idle, or DRAIN_LIMIT_US after since_us (cudaErrorNotReady). */
-static cudaError_t drained(cudaStream_t s, double since_us)
-{
-    struct timespec nap = {0, 100000L};
-    cudaError_t err;
-    while ((err = cudaStreamQuery(s)) == cudaErrorNotReady && cts_now_us() - since_us < DRAIN_LIMIT_US)
-        nanosleep(&nap, NULL);
-    return err;
-}
-
 /* Opens both gates and waits for every stream of both devices to drain; then checks that each
  * gate held this try (k[0..nk)) was ended by its flag, not by its own deadline.  0; -1 with why
  * (the harness); -2 (TIMEOUT). */
@@ -198,7 +187,7 @@ int peer_drain_held(const int *k, int nk, char *why, size_t len)
         for (int j = 0; j < S_COUNT; j++)
             all[j + 2] = peer_d.s[i][j];
         for (int j = 0; j < S_COUNT + 2 && err == cudaSuccess; j++)
-            err = drained(all[j], t0);
+            err = cts_sg_drained(all[j], t0);
     }
     cudaError_t back = cudaSetDevice(peer_d.dev[0]);
     if (err == cudaErrorNotReady) {

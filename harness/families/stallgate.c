@@ -184,8 +184,7 @@ void cts_sg_open(struct cts_stallgate *g)
     open_flag(g);
 }
 
-/* cudaStreamQuery until s is idle, or DRAIN_LIMIT_US after since_us (cudaErrorNotReady). */
-static cudaError_t drained(cudaStream_t s, double since_us)
+cudaError_t cts_sg_drained(cudaStream_t s, double since_us)
 {
     struct timespec nap = {0, 100000L};
     cudaError_t err;
@@ -198,9 +197,9 @@ int cts_sg_drain(struct cts_stallgate *g, cudaStream_t a, cudaStream_t b, char *
 {
     cts_sg_open(g);
     double t0 = cts_now_us();
-    cudaError_t err = drained(a, t0);
+    cudaError_t err = cts_sg_drained(a, t0);
     if (err == cudaSuccess && b)
-        err = drained(b, t0);
+        err = cts_sg_drained(b, t0);
     atomic_store(&g->state, W_IDLE);
     if (err == cudaErrorNotReady) {
         snprintf(why, len, "harness: the streams did not drain within %.0f s of the gate's opening (gate %s)",

@@ -50,6 +50,8 @@ int cts_sg_hold_by(struct cts_stallgate *g, cudaStream_t s, int wait_value, char
  * is to record, then cts_sg_started waits (START_LIMIT_US) until it spins. */
 unsigned cts_sg_close_for_other(struct cts_stallgate *g);
 int cts_sg_started(struct cts_stallgate *g, char *why, size_t len);
+/* cudaStreamQuery until s is idle, or DRAIN_LIMIT_US after since_us (cudaErrorNotReady). */
+cudaError_t cts_sg_drained(cudaStream_t s, double since_us);
 /* After a hold's streams drained: 0 if its gate ended by the flag, else -1 with why. */
 int cts_sg_ended_by_flag(const struct cts_stallgate *g, char *why, size_t len);
 /* The watchdog opens the flag once nothing returned for stall_us, from now. */
