@@ -132,9 +132,24 @@ static int lendable_memory(enum cts_mem m)
            m == CTS_MEM_PAGEABLE;
 }
 
+/* A call its family refuses whatever stream it is given (a documented
+ * rejection that does not follow from the stream: cudaEventElapsedTime of
+ * an end event not yet complete, or of events made without timing) would
+ * fail, or race, its warm-up outside any capture (lent_warm): not lent. */
+static int refused_anywhere(const struct cts_case *x)
+{
+    struct cts_case nb = *x;
+    const char *clause = NULL;
+    if (cts_api_takes_stream(x->api))
+        nb.op = CTS_OP_NONBLOCKING;
+    return x->family->rejects && x->family->rejects(&nb, &clause) != NULL;
+}
+
 static int lendable(const struct cts_case *x)
 {
     enum cts_mem src, dst;
+    if (refused_anywhere(x))
+        return 0;
     if (x->writes || x->with || x->capture != CTS_CAPTURE_NONE || x->kind == CTS_KIND_DEFAULT ||
         x->api == CTS_API_FAULT || x->api == CTS_API_STREAM_BEGIN_CAPTURE || x->api == CTS_API_STREAM_END_CAPTURE ||
         (x->size_idx >= 0 && x->size > LEND_BYTES))

@@ -28,6 +28,26 @@
  * stream waits for (a gate on it, on a blocking stream or on a per-thread
  * default stream) and for nothing when the gate is on a non-blocking stream.
  *
+ * Events not yet recorded, or recorded again, when the call is made (issue
+ * 41, cases/stream_event.c): the inference-server race, cudaStreamWaitEvent
+ * issued before the event is ever recorded, or before it is recorded again.
+ * The reference has the call wait for the event's state at the time of the
+ * call: an event never recorded is an empty set of work, and later records
+ * do not change it.  stream_wait_event.never_recorded waits for an event
+ * never recorded; recorded_after for one never recorded before the call,
+ * which after() records on cudaStreamLegacy, behind the held work;
+ * rerecorded_after for one complete before the gate, which after() records
+ * again there.  Work queued after the call on the op stream should not be
+ * held.  The control runs after() too, so a hold that the record itself
+ * brings (an op stream that synchronizes with the legacy stream) is not the
+ * call's: the clean question is a non-blocking op stream beside work held in
+ * a blocking one.  cudaEventElapsedTime (event_elapsed_time) of two events
+ * complete before the gate, plain; pending, its end event recorded by
+ * before() on cudaStreamLegacy behind the held work (NOTSUPP where the work
+ * is held on a non-blocking stream); disable_timing, two complete events
+ * made with cudaEventDisableTiming.  The last two are documented rejections
+ * (cudaErrorNotReady, cudaErrorInvalidResourceHandle): does the refusal wait?
+ *
  * Graphs, beside cudaGraphLaunch: cudaGraphInstantiate of a captured graph
  * (prepare captures it; cleanup destroys both), cudaGraphUpload of an
  * executable graph never launched or uploaded (prepare instantiates it), and
@@ -40,7 +60,7 @@
  * function as the held work (busy_hostfn, on another non-blocking stream):
  * its control says whether a host function holds kernels in other streams,
  * and the cases whether a second host function (or a kernel) waits for it. */
-#include "../harness/core/cts.h"
+#include "stream_family.h"
 #include "../harness/families/family.h"
 #include "../harness/families/kernels.h"
 
@@ -71,6 +91,14 @@ static const struct {
     {CTS_API_GRAPH_INSTANTIATE, NULL},
     {CTS_API_GRAPH_UPLOAD, NULL},
     {CTS_API_GRAPH_EXEC_UPDATE, NULL},
+    /* Issue 41: events not yet recorded, or recorded again, when the call is
+     * made; elapsed time (cases/stream_event.c). */
+    {CTS_API_STREAM_WAIT_EVENT, "never_recorded"},
+    {CTS_API_STREAM_WAIT_EVENT, "recorded_after"},
+    {CTS_API_STREAM_WAIT_EVENT, "rerecorded_after"},
+    {CTS_API_EVENT_ELAPSED_TIME, NULL},
+    {CTS_API_EVENT_ELAPSED_TIME, "pending"},
+    {CTS_API_EVENT_ELAPSED_TIME, "disable_timing"},
 };
 
 static size_t generate(struct cts_case *out, size_t cap)
@@ -105,6 +133,8 @@ static int pending(const struct cts_case *c)
 
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
+    if (stream_event_case(c))
+        return stream_event_needs(c, why, len);
     if (c->api == CTS_API_STREAM_END_CAPTURE && cts_op_is_legacy(c->op)) {
         snprintf(why, len, "the op stream is the legacy stream, and capture may not be initiated on "
                            "cudaStreamLegacy (cudaStreamBeginCapture), so there is none to end");
@@ -186,6 +216,8 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
 {
     cudaGraphExec_t exec = NULL;
     cudaError_t err;
+    if (stream_event_case(c))
+        return stream_event_prepare(c, s, error);
     if (pending(c))
         return cts_result(cudaEventCreateWithFlags((cudaEvent_t *)&s->handle, cudaEventDisableTiming), error);
     switch (c->api) {
@@ -235,6 +267,8 @@ static int before(const struct cts_case *c, struct cts_scratch *s, void *stream,
 {
     cudaStream_t st = (cudaStream_t)stream;
     cudaError_t err;
+    if (stream_event_case(c))
+        return stream_event_before(c, s, stream, error);
     if (c->api == CTS_API_STREAM_END_CAPTURE) {
         if ((err = cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed)) != cudaSuccess)
             return cts_result(err, error);
@@ -250,10 +284,12 @@ static int before(const struct cts_case *c, struct cts_scratch *s, void *stream,
 }
 
 /* Right after the call: end the capture it began, so that the engine's
- * markers after it are run, not captured. */
+ * markers after it are run, not captured; or record the event waited for
+ * (cases/stream_event.c). */
 static int after(const struct cts_case *c, struct cts_scratch *s, void *stream, const char **error)
 {
-    (void)stream;
+    if (stream_event_case(c))
+        return stream_event_after(c, s, stream, error);
     if (c->api != CTS_API_STREAM_BEGIN_CAPTURE || !s->value)
         return 0;
     return cts_result(end_capture(s), error);
@@ -264,6 +300,8 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     struct cts_scratch *s = call->scratch;
     cudaStream_t st = (cudaStream_t)call->stream;
     cudaError_t err;
+    if (stream_event_case(c))
+        return stream_event_issue(c, call, error);
     switch (c->api) {
     case CTS_API_LAUNCH:
         return cts_result(cts_launch_sleep(st, 0), error);
@@ -341,6 +379,8 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
 static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
     cudaError_t err = cudaSuccess;
+    if (stream_event_case(c))
+        return stream_event_cleanup(c, s, error);
     switch (c->api) {
     case CTS_API_EVENT_RECORD: case CTS_API_STREAM_WAIT_EVENT: case CTS_API_EVENT_QUERY:
     case CTS_API_EVENT_CREATE: case CTS_API_EVENT_DESTROY: case CTS_API_EVENT_SYNCHRONIZE:
@@ -384,9 +424,11 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
 }
 
 /* "Capture may not be initiated if stream is cudaStreamLegacy": the
- * reference names no error. */
+ * reference names no error.  cudaEventElapsedTime's: cases/stream_event.c. */
 static const char *rejects(const struct cts_case *c, const char **clause)
 {
+    if (stream_event_case(c))
+        return stream_event_rejects(c, clause);
     if (c->api != CTS_API_STREAM_BEGIN_CAPTURE || !cts_op_is_legacy(c->op))
         return NULL;
     *clause = "RT-CAPTURE-LEGACY";
@@ -403,5 +445,5 @@ static int cheap(const struct cts_case *c)
 const struct cts_family cts_family_stream = {
     .name = "stream", .generate = generate, .needs = needs, .issue = issue,
     .prepare = prepare, .cleanup = cleanup, .before = before, .after = after, .rejects = rejects,
-    .cheap = cheap,
+    .clauses = stream_clauses, .judge = stream_judge, .cheap = cheap,
 };

@@ -128,8 +128,10 @@ int main(void)
     /* stream: 5 calls without a stream argument, 7 with one; then capture
      * begin/end, stream synchronize and stream_wait_event.pending (22 each),
      * event/device synchronize and event_query.pending (4 each); graph
-     * instantiate and exec update (6 each), graph upload (32). */
-    CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6 + 3 * 5 + 2 * 6 + 32);
+     * instantiate and exec update (6 each), graph upload (32); issue 41's
+     * three stream_wait_event variants (32 each) and event_elapsed_time's
+     * three (6 each). */
+    CHECK_INT(count_family("stream"), 5 * 6 + 7 * 32 + 4 * 32 + 3 * 6 + 3 * 5 + 2 * 6 + 32 + 3 * 32 + 3 * 6);
     /* trigger: 9 calls without a stream, 2 with one. */
     CHECK_INT(count_family("trigger"), 9 * 6 + 2 * 32);
     /* first_launch: the first launch of a fresh kernel, on every op stream and placement. */
@@ -165,13 +167,13 @@ int main(void)
      * and cudaStreamEndCapture on 4 (3), 13 calls that take none and the 2 "captured" event calls on
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
-     * variant, direction, memory): 95 that take a stream on 8 placements, 133 that take none on 2, in
+     * variant, direction, memory): 95 that take a stream on 8 placements, 137 that take none on 2, in
      * the capture's own mode, on a blocking or a non-blocking capturing stream */
     CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
                                                 3 * 7) +
-                                           3 * 2 * (95 * 8 + 136 * 2));
+                                           3 * 2 * (95 * 8 + 137 * 2));
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 136 * 2));
+              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 137 * 2));
     /* ... and 7 of the calls that take none by a second thread with the other device current */
     CHECK_INT(count_in("*.busy_thread_peer", "capture", NULL), 27 * 7);
     CHECK_INT(count_in("malloc.capture_global.by_global.op_blocking.busy_thread_peer", "capture", NULL), 1);
@@ -274,8 +276,9 @@ int main(void)
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
                                                         9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
                                                              3 * 7) + /* capture (busy_thread_peer: 7 calls) */
-                                                        3 * 2 * (95 * 3 + 136) + /* ... lent */
-                                                        30 * 2 + 12); /* device: 30 calls that take no stream, one that does */
+                                                        3 * 2 * (95 * 3 + 137) + /* ... lent */
+                                                        30 * 2 + 12 + /* device: 30 calls that take no stream, one that does */
+                                                        3 * 10 + 3 * 2); /* stream: issue 41's event cases */
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */
@@ -389,6 +392,11 @@ int main(void)
         } else if (!strcmp(all[i].id, "cu_memset_d8_async.device.4KiB.op_null.busy_same")) {
             CHECK_INT(all[i].family->needs(&all[i], why, sizeof why), -1);
             CHECK_CONTAINS(why, "cuMemsetD8Async was not found");
+        } else if (!strcmp(all[i].id, "event_elapsed_time.pending.op_implied.busy_nonblocking")) {
+            CHECK_INT(all[i].family->needs(&all[i], why, sizeof why), -1); /* nothing to record it behind */
+            CHECK_CONTAINS(why, "non-blocking stream");
+        } else if (!strcmp(all[i].id, "event_elapsed_time.pending.op_implied.busy_blocking")) {
+            CHECK_INT(all[i].family->needs(&all[i], why, sizeof why), 0);
         }
     }
     /* Documented rejections are declared by the family: the error its
@@ -406,6 +414,11 @@ int main(void)
         {"memcpy_batch_async.stream.h2d.pinned.4KiB.op_perthread.busy_same", NULL, NULL},
         {"stream_begin_capture.op_legacy.busy_same", "", "RT-CAPTURE-LEGACY"},
         {"stream_begin_capture.op_blocking.busy_same", NULL, NULL},
+        {"event_elapsed_time.pending.op_implied.busy_same", "cudaErrorNotReady", "RT-EVENT-ELAPSED-NOT-READY"},
+        {"event_elapsed_time.disable_timing.op_implied.busy_blocking", "cudaErrorInvalidResourceHandle",
+         "RT-EVENT-ELAPSED-NO-TIMING"},
+        {"event_elapsed_time.op_implied.busy_same", NULL, NULL},
+        {"stream_wait_event.recorded_after.op_nonblocking.busy_blocking", NULL, NULL},
     };
     for (size_t k = 0; k < sizeof rej / sizeof *rej; k++) {
         const struct cts_case *c = cts_case_find(rej[k].id);

@@ -282,6 +282,34 @@ int main(void)
     CHECK(k && k->holds == 0);
     CHECK_INT(judge("stream_begin_capture.op_blocking.busy_nonblocking", &o, j, &n), CTS_RECORDED);
     CHECK(!find(j, n, "RT-CAPTURE-LEGACY", CTS_ABOUT_REJECTED));
+    /* cudaEventElapsedTime: refused as its reference says (an end event not
+     * complete, events without timing); of two complete events, RECORDED. */
+    o.rejected = 1;
+    CHECK_INT(judge("event_elapsed_time.pending.op_implied.busy_blocking", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "RT-EVENT-ELAPSED-NOT-READY", CTS_ABOUT_REJECTED)) && k->holds == 1);
+    o.rejected = 0;
+    CHECK_INT(judge("event_elapsed_time.disable_timing.op_implied.busy_same", &o, j, &n), CTS_DEVIATES);
+    CHECK((k = find(j, n, "RT-EVENT-ELAPSED-NO-TIMING", CTS_ABOUT_REJECTED)) && k->holds == 0);
+    CHECK_INT(judge("event_elapsed_time.op_implied.busy_same", &o, j, &n), CTS_RECORDED);
+    /* cudaStreamWaitEvent of an event not recorded when the call is made (or
+     * recorded again after it): work after it on its stream is not held by it. */
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    o.verdict.op_after = CTS_ORDER_RUNS;
+    CHECK_INT(judge("stream_wait_event.recorded_after.op_nonblocking.busy_blocking", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "RT-EVENT-RECORD-LATER", CTS_ABOUT_OP_AFTER)) && k->holds == 1);
+    CHECK((k = find(j, n, "RT-EVENT-RECORD-EMPTY", CTS_ABOUT_OP_AFTER)) && k->holds == 1);
+    CHECK(!find(j, n, "RT-EVENT-RECORD-LATER", CTS_ABOUT_HOST));
+    o.verdict.op_after = CTS_ORDER_HELD;
+    CHECK_INT(judge("stream_wait_event.never_recorded.op_nonblocking.busy_blocking", &o, j, &n), CTS_DEVIATES);
+    CHECK((k = find(j, n, "RT-STREAM-WAIT-EVENT", CTS_ABOUT_OP_AFTER)) && k->holds == 0);
+    CHECK(!find(j, n, "RT-EVENT-RECORD-LATER", CTS_ABOUT_OP_AFTER));
+    o.control.op_after = CTS_ORDER_HELD; /* held in the control too: not the call's */
+    o.verdict.op_after = CTS_ORDER_HELD_ANYWAY;
+    CHECK_INT(judge("stream_wait_event.rerecorded_after.op_blocking.busy_blocking", &o, j, &n), CTS_RECORDED);
+    CHECK((k = find(j, n, "RT-EVENT-RECORD-LATER", CTS_ABOUT_OP_AFTER)) && k->holds < 0);
+    CHECK(!find(j, n, "RT-EVENT-RECORD-EMPTY", CTS_ABOUT_OP_AFTER));
+    CHECK_INT(judge("stream_wait_event.pending.op_nonblocking.busy_blocking", &o, j, &n), CTS_RECORDED);
+    CHECK(!find(j, n, "RT-STREAM-WAIT-EVENT", CTS_ABOUT_OP_AFTER)); /* the earlier variants: as before */
     /* Data order: a written case's copy must move the held work's bytes
      * (PG-STREAM-ORDER), and a synchronous pageable one is a stream sync
      * first; a batch copy's access order speaks instead; the work after it
