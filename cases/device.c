@@ -251,6 +251,66 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     return cts_result(err, error);
 }
 
+/* The interprocess calls: handles of this process's event and memory, and
+ * the other process's opened (cases/process.c hands them over). */
+static int issue_ipc(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    cudaError_t err;
+    switch (c->api) {
+    case CTS_API_IPC_GET_EVENT_HANDLE: {
+        cudaIpcEventHandle_t h;
+        return cts_result(cudaIpcGetEventHandle(&h, (cudaEvent_t)s->handle), error);
+    }
+    case CTS_API_IPC_OPEN_EVENT_HANDLE: {
+        const char *why;
+        const cudaIpcEventHandle_t *h = cts_peer_event(&why);
+        if (!h) {
+            *error = why;
+            return 1;
+        }
+        if ((err = cudaIpcOpenEventHandle((cudaEvent_t *)&s->handle, *h)) != cudaSuccess)
+            s->handle = NULL;
+        return cts_result(err, error);
+    }
+    case CTS_API_IPC_GET_MEM_HANDLE: {
+        cudaIpcMemHandle_t h;
+        return cts_result(cudaIpcGetMemHandle(&h, s->ptr), error);
+    }
+    case CTS_API_IPC_OPEN_MEM_HANDLE: {
+        const char *why;
+        const cudaIpcMemHandle_t *h = cts_peer_memory(&why);
+        if (!h) {
+            *error = why;
+            return 1;
+        }
+        if ((err = cudaIpcOpenMemHandle(&s->ptr, *h, cudaIpcMemLazyEnablePeerAccess)) != cudaSuccess)
+            s->ptr = NULL;
+        return cts_result(err, error);
+    }
+    default: /* CTS_API_IPC_CLOSE_MEM_HANDLE */
+        break;
+    }
+    if ((err = cudaIpcCloseMemHandle(s->ptr)) == cudaSuccess)
+        s->ptr = NULL;
+    return cts_result(err, error);
+}
+
+/* A memory pool's attribute, got or set (set: to the value got, or the
+ * table's). */
+static int issue_pool(const struct cts_case *c, const char **error)
+{
+    cudaError_t err;
+    unsigned long long v64 = 0;
+    int v = 0;
+    size_t i = pool_index(c);
+    void *p = pool_attrs[i].is_int ? (void *)&v : &v64;
+    if (c->api == CTS_API_MEMPOOL_GET_ATTRIBUTE)
+        return cts_result(cudaMemPoolGetAttribute(pool, pool_attrs[i].attr, p), error);
+    if (pool_attrs[i].set == 1 && (err = cudaMemPoolGetAttribute(pool, pool_attrs[i].attr, p)) != cudaSuccess)
+        return cts_result(err, error);
+    return cts_result(cudaMemPoolSetAttribute(pool, pool_attrs[i].attr, p), error);
+}
+
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     struct cts_scratch *s = call->scratch;
@@ -292,56 +352,11 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         if ((err = cudaEventDestroy((cudaEvent_t)s->handle)) == cudaSuccess)
             s->handle = NULL;
         return cts_result(err, error);
-    case CTS_API_IPC_GET_EVENT_HANDLE: {
-        cudaIpcEventHandle_t h;
-        return cts_result(cudaIpcGetEventHandle(&h, (cudaEvent_t)s->handle), error);
-    }
-    case CTS_API_IPC_OPEN_EVENT_HANDLE: {
-        const char *why;
-        const cudaIpcEventHandle_t *h = cts_peer_event(&why);
-        if (!h) {
-            *error = why;
-            return 1;
-        }
-        if ((err = cudaIpcOpenEventHandle((cudaEvent_t *)&s->handle, *h)) != cudaSuccess)
-            s->handle = NULL;
-        return cts_result(err, error);
-    }
-    case CTS_API_IPC_GET_MEM_HANDLE: {
-        cudaIpcMemHandle_t h;
-        return cts_result(cudaIpcGetMemHandle(&h, s->ptr), error);
-    }
-    case CTS_API_IPC_OPEN_MEM_HANDLE: {
-        const char *why;
-        const cudaIpcMemHandle_t *h = cts_peer_memory(&why);
-        if (!h) {
-            *error = why;
-            return 1;
-        }
-        if ((err = cudaIpcOpenMemHandle(&s->ptr, *h, cudaIpcMemLazyEnablePeerAccess)) != cudaSuccess)
-            s->ptr = NULL;
-        return cts_result(err, error);
-    }
-    case CTS_API_IPC_CLOSE_MEM_HANDLE:
-        if ((err = cudaIpcCloseMemHandle(s->ptr)) == cudaSuccess)
-            s->ptr = NULL;
-        return cts_result(err, error);
-    case CTS_API_MEMPOOL_GET_ATTRIBUTE: {
-        unsigned long long v64 = 0;
-        int v = 0;
-        size_t i = pool_index(c);
-        return cts_result(cudaMemPoolGetAttribute(pool, pool_attrs[i].attr, pool_attrs[i].is_int ? (void *)&v : &v64),
-                          error);
-    }
-    case CTS_API_MEMPOOL_SET_ATTRIBUTE: {
-        unsigned long long v64 = 0;
-        int v = 0;
-        size_t i = pool_index(c);
-        void *p = pool_attrs[i].is_int ? (void *)&v : &v64;
-        if (pool_attrs[i].set == 1 && (err = cudaMemPoolGetAttribute(pool, pool_attrs[i].attr, p)) != cudaSuccess)
-            return cts_result(err, error);
-        return cts_result(cudaMemPoolSetAttribute(pool, pool_attrs[i].attr, p), error);
-    }
+    case CTS_API_IPC_GET_EVENT_HANDLE: case CTS_API_IPC_OPEN_EVENT_HANDLE: case CTS_API_IPC_GET_MEM_HANDLE:
+    case CTS_API_IPC_OPEN_MEM_HANDLE: case CTS_API_IPC_CLOSE_MEM_HANDLE:
+        return issue_ipc(c, s, error);
+    case CTS_API_MEMPOOL_GET_ATTRIBUTE: case CTS_API_MEMPOOL_SET_ATTRIBUTE:
+        return issue_pool(c, error);
     default:
         *error = "(not a device-family API)";
         return 1;

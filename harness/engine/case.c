@@ -98,36 +98,52 @@ static int confirm_wait(const struct cts_result *res)
  * Starved again in the recheck, the repetition grows its timeout (rep.c);
  * undecided, it is no wait.  Not behind a host function: its thread is
  * starved too, and what waits for it waits (the writers of data order). */
-static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_result *res)
+/* What the case's repetitions say before its recheck (recheck). */
+struct recheck_scan {
+    int returns, starved, runs[3]; /* a return; a starved wait; a marker that ran, by column */
+    double slowest, run_delay_us;  /* the slowest call; the longest run delay of a wait */
+};
+
+/* 0, or -1 where a repetition is not PASS (nothing is rechecked then). */
+static int recheck_scan(const struct cts_case *c, const struct cts_result *res, struct recheck_scan *k)
 {
-    double slowest = res->idle_call_max_us, run_delay_us = 0;
     double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
-    int returns = 0, starved = 0, runs[3] = {0};
+    memset(k, 0, sizeof *k);
+    k->slowest = res->idle_call_max_us;
     for (int i = 0; i < res->nreps; i++) {
         const struct cts_rep *r = &res->reps[i];
         enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
         if (r->status != CTS_PASS)
-            return;
-        returns |= r->host == CTS_HOST_RETURNS;
+            return -1;
+        k->returns |= r->host == CTS_HOST_RETURNS;
         /* Its own thread, or the others (the driver's) where it tracked */
         double kept_us = fmax(r->run_delay_us, r->others_delay_us); /* NAN only where both are */
-        starved |= r->host == CTS_HOST_WAITS && kept_us > prompt_us && !cts_busy_is_hostfn(c->busy);
-        slowest = fmax(slowest, r->call_us);
-        if (r->host == CTS_HOST_WAITS && kept_us > run_delay_us)
-            run_delay_us = kept_us;
+        k->starved |= r->host == CTS_HOST_WAITS && kept_us > prompt_us && !cts_busy_is_hostfn(c->busy);
+        k->slowest = fmax(k->slowest, r->call_us);
+        if (r->host == CTS_HOST_WAITS && kept_us > k->run_delay_us)
+            k->run_delay_us = kept_us;
         for (int j = 0; j < 3; j++)
-            runs[j] |= r->host == CTS_HOST_RETURNS && ord[j] == CTS_ORDER_RUNS;
+            k->runs[j] |= r->host == CTS_HOST_RETURNS && ord[j] == CTS_ORDER_RUNS;
     }
+    return 0;
+}
+
+static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_result *res)
+{
+    struct recheck_scan k;
+    if (recheck_scan(c, res, &k))
+        return;
+    int returns = k.returns, starved = k.starved;
     double timeout_us = res->timeout_us, window_us = res->window_us;
     double own_us = SLOWED_FACTOR * res->idle_call_max_us + RECHECK_MIN_US;
-    double recheck_us = returns ? 10 * slowest : own_us + 2 * fmin(run_delay_us, own_us);
+    double recheck_us = returns ? 10 * k.slowest : own_us + 2 * fmin(k.run_delay_us, own_us);
     int confirmed = 0; /* a starved wait rechecked waited again */
     for (int i = 0; i < res->nreps; i++) {
         struct cts_rep *r = &res->reps[i], old = *r;
         enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
         int waits = (returns || (starved && !confirmed)) && r->host == CTS_HOST_WAITS, held = 0;
         for (int j = 0; j < 3; j++)
-            held |= r->host == CTS_HOST_RETURNS && runs[j] && ord[j] == CTS_ORDER_HELD;
+            held |= r->host == CTS_HOST_RETURNS && k.runs[j] && ord[j] == CTS_ORDER_HELD;
         if (!waits && !held)
             continue;
         res->late_call_us = res->late_timeout_us = res->late_run_delay_us = res->hold_window_us = 0;

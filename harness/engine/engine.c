@@ -349,19 +349,11 @@ int cts_engine_init(struct cts_engine *e, int device)
     return cts_engine_init_sized(e, device, CTS_BUF_BYTES);
 }
 
-int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
+/* The streams, and the mapped memory the flag, the gate record, the
+ * markers, the pokes and the landing peeks share: 0, or -1 (e->broken). */
+static int engine_memory(struct cts_engine *e)
 {
-    memset(e, 0, sizeof *e);
-    e->device = device;
-    e->hold = cts_hold_selected;
-    e->buf_bytes = buf_bytes;
     void *mapped = NULL;
-
-    HCHECK(e->broken, cudaSetDevice(device));
-    HCHECK(e->broken, cudaFree(NULL)); /* create the context now, not inside a case */
-    HCHECK(e->broken, cudaDeviceGetAttribute(&e->prefetch_managed, cudaDevAttrConcurrentManagedAccess, device));
-    if (cts_driver_load(e->broken, sizeof e->broken))
-        return -1;
     for (int i = 0; i < 3; i++) {
         HCHECK(e->broken, cudaStreamCreateWithFlags(&e->blocking[i], cudaStreamDefault));
         HCHECK(e->broken, cudaStreamCreateWithFlags(&e->nonblocking[i], cudaStreamNonBlocking));
@@ -382,11 +374,59 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
     e->land_host = e->poke_host + 32;
     e->land_dev = e->poke_dev + 32;
     HCHECK(e->broken, cudaStreamCreateWithFlags(&e->landing, cudaStreamNonBlocking));
-
     for (int m = 0; m < CTS_MEM_COUNT; m++)
         if (alloc_kind(e, m, e->buf[m], e->buf_bytes, e->broken))
             return -1;
+    return 0;
+fail:
+    return -1;
+}
 
+/* Warm-up: load the module and touch every stream with every kernel, the
+ * second thread's too: 0, or -1 (e->broken). */
+static int engine_warm(struct cts_engine *e)
+{
+    cudaStream_t all[ENGINE_STREAMS];
+    engine_streams(e, all);
+    *e->flag_host = 1u;
+    for (size_t i = 0; i < ENGINE_STREAMS; i++) {
+        unsigned seq = ++e->seq;
+        HCHECK(e->broken, cts_launch_gate(all[i], e->flag_dev, 1000000000ull, e->gate_dev, seq));
+        HCHECK(e->broken, cts_launch_marker(all[i], &e->mk_dev[i], seq));
+        HCHECK(e->broken, cts_launch_sleep(all[i], 1000));
+        HCHECK(e->broken, cudaDeviceSynchronize());
+    }
+    struct cts_bytes none = {.n = 0};
+    HCHECK(e->broken, cts_launch_poke(e->nonblocking[0], &none));
+    /* The data-order kernels (written.c), loaded before any case too. */
+    HCHECK(e->broken, cts_launch_pattern(e->nonblocking[0], NULL, 0, 0, 0));
+    HCHECK(e->broken, cts_launch_snapshot(e->nonblocking[0], NULL, NULL, 0));
+    HCHECK(e->broken, cts_launch_peek(e->nonblocking[0], &none, e->poke_dev));
+    HCHECK(e->broken, cts_launch_peek(e->landing, &none, e->land_dev)); /* the landing stream's first launch */
+    HCHECK(e->broken, cudaDeviceSynchronize());
+    for (int pt = 0; pt < 2; pt++) { /* the second thread's legacy and per-thread streams */
+        unsigned seq = ++e->seq;
+        HCHECK(e->broken, worker_launch_gate(e, pt, 1000000000ull, seq));
+        HCHECK(e->broken, worker_launch_marker(e, pt, &e->mk_dev[0], seq));
+        HCHECK(e->broken, cudaDeviceSynchronize());
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
+{
+    memset(e, 0, sizeof *e);
+    e->device = device;
+    e->hold = cts_hold_selected;
+    e->buf_bytes = buf_bytes;
+
+    HCHECK(e->broken, cudaSetDevice(device));
+    HCHECK(e->broken, cudaFree(NULL)); /* create the context now, not inside a case */
+    HCHECK(e->broken, cudaDeviceGetAttribute(&e->prefetch_managed, cudaDevAttrConcurrentManagedAccess, device));
+    if (cts_driver_load(e->broken, sizeof e->broken) || engine_memory(e))
+        return -1;
     if (cts_latch_start(&e->latch, e->flag_host)) {
         cts_eng_setf(e->broken, "harness: cannot start the watchdog thread");
         return -1;
@@ -396,34 +436,8 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
         return -1;
     }
     HCHECK(e->broken, on_worker(e, set_device_job, &e->worker.device));
-
-    /* Warm-up: load the module and touch every stream with every kernel. */
-    {
-        cudaStream_t all[ENGINE_STREAMS];
-        engine_streams(e, all);
-        *e->flag_host = 1u;
-        for (size_t i = 0; i < ENGINE_STREAMS; i++) {
-            unsigned seq = ++e->seq;
-            HCHECK(e->broken, cts_launch_gate(all[i], e->flag_dev, 1000000000ull, e->gate_dev, seq));
-            HCHECK(e->broken, cts_launch_marker(all[i], &e->mk_dev[i], seq));
-            HCHECK(e->broken, cts_launch_sleep(all[i], 1000));
-            HCHECK(e->broken, cudaDeviceSynchronize());
-        }
-        struct cts_bytes none = {.n = 0};
-        HCHECK(e->broken, cts_launch_poke(e->nonblocking[0], &none));
-        /* The data-order kernels (written.c), loaded before any case too. */
-        HCHECK(e->broken, cts_launch_pattern(e->nonblocking[0], NULL, 0, 0, 0));
-        HCHECK(e->broken, cts_launch_snapshot(e->nonblocking[0], NULL, NULL, 0));
-        HCHECK(e->broken, cts_launch_peek(e->nonblocking[0], &none, e->poke_dev));
-        HCHECK(e->broken, cts_launch_peek(e->landing, &none, e->land_dev)); /* the landing stream's first launch */
-        HCHECK(e->broken, cudaDeviceSynchronize());
-        for (int pt = 0; pt < 2; pt++) { /* the second thread's legacy and per-thread streams */
-            unsigned seq = ++e->seq;
-            HCHECK(e->broken, worker_launch_gate(e, pt, 1000000000ull, seq));
-            HCHECK(e->broken, worker_launch_marker(e, pt, &e->mk_dev[0], seq));
-            HCHECK(e->broken, cudaDeviceSynchronize());
-        }
-    }
+    if (engine_warm(e))
+        return -1;
     if (e->hold != CTS_HOLD_KERNEL && warm_wait_value(e))
         return e->broken[0] ? -1 : 0;
     if (launch_probe(e))

@@ -158,42 +158,55 @@ static int rep_call(struct rep_state *st)
     return REP_NEXT;
 }
 
-/* The call returned while the gate was closed: its bytes and the markers
- * are observed before the gate opens. */
-static int rep_returned(struct rep_state *st)
+/* A return while the gate was closed, at once: whether the destination is
+ * complete, where the host may read it; the source overwritten, where it
+ * may write it (the drain reads which bytes the call took). */
+static void returned_bytes(struct rep_state *st)
 {
-    struct cts_engine *e = st->e;
-    const struct cts_case *c = st->c;
-    struct cts_result *res = st->res;
     struct cts_rep *r = st->r;
     void *src = st->src, *dst = st->dst;
     const size_t *off = st->off;
-    int nsamp = st->nsamp, dst_live = st->dst_live, src_live = st->src_live;
-    unsigned seq = st->seq;
-    unsigned char v = st->v, w = st->w;
-    cudaStream_t ops = st->ops, *third = st->third;
-
-    r->host = CTS_HOST_RETURNS;
-    if (dst_live && !r->rejected) {
+    int nsamp = st->nsamp;
+    if (st->dst_live && !r->rejected) {
         int complete = 1;
         for (int i = 0; i < nsamp; i++)
-            complete &= ((volatile unsigned char *)dst)[off[i]] == v;
+            complete &= ((volatile unsigned char *)dst)[off[i]] == st->v;
         r->dst = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
     }
-    if (src_live && !r->rejected)
+    if (st->src_live && !r->rejected)
         for (int i = 0; i < nsamp; i++)
-            ((volatile unsigned char *)src)[off[i]] = w;
+            ((volatile unsigned char *)src)[off[i]] = st->w;
+}
+
+/* The markers, and a written case's reader: 0, or -1 with the reason set. */
+static int returned_markers(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    struct cts_rep *r = st->r;
+    unsigned seq = st->seq;
+    cudaStream_t ops = st->ops, *third = st->third;
     /* Third streams first: a marker on the op stream could itself make
      * them wait (the legacy stream does), and that would be ours, not the call's. */
     HCHECK(r->reason, cts_eng_marker(e, third[0], &e->mk_dev[1], seq));
     HCHECK(r->reason, cts_eng_marker(e, third[1], &e->mk_dev[2], seq));
     HCHECK(r->reason, cts_eng_marker(e, ops, &e->mk_dev[0], seq));
     st->markers = 3;
-    if (c->writes && !r->rejected) /* after the markers: on the legacy stream it would hold the third ones */
+    if (st->c->writes && !r->rejected) /* after the markers: on the legacy stream it would hold the third ones */
         HCHECK(r->reason, cts_eng_data_reader(st));
-    /* The window ends early once every marker the control saw run has
-     * run: one the control saw held is held by stream semantics alone
-     * (held_anyway) and cannot run before the gate opens. */
+    return 0;
+fail:
+    return -1;
+}
+
+/* The window: it ends early once every marker the control saw run has run
+ * (one the control saw held is held by stream semantics alone, held_anyway,
+ * and cannot run before the gate opens).  Which ran, into the repetition. */
+static void returned_window(struct rep_state *st)
+{
+    struct cts_engine *e = st->e;
+    struct cts_result *res = st->res;
+    struct cts_rep *r = st->r;
+    unsigned seq = st->seq;
     enum cts_order ctl[3] = {res->control.op_after, res->control.third_blocking,
                              res->control.third_nonblocking};
     double tm = cts_now_us();
@@ -207,31 +220,47 @@ static int rep_returned(struct rep_state *st)
     enum cts_order *ord[3] = {&r->op_after, &r->third_blocking, &r->third_nonblocking};
     for (int i = 0; i < 3; i++)
         *ord[i] = e->mk_host[i].done == seq ? CTS_ORDER_RUNS : CTS_ORDER_HELD;
-    double t_open = cts_now_us();
-    cts_latch_open(&e->latch);
-    if (cts_busy_is_hostfn(c->busy) || !cts_eng_gpu_stamps(e)) {
-        /* A host function ends on the host clock (and a wait-value hold's
-         * markers carry no stamp), which the GPU's cannot
-         * be compared with: when each marker ran after the gate opened is
-         * what the host sees, polling (sub-microsecond). */
-        double *lat[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us,
-                          &r->third_nonblocking_gpu_us};
-        int left = 3;
+}
+
+/* A host function ends on the host clock (and a wait-value hold's markers
+ * carry no stamp), which the GPU's cannot be compared with: when each held
+ * marker ran after the gate opened at t_open is what the host sees, polling
+ * (sub-microsecond). */
+static void held_latencies_on_host(struct rep_state *st, double t_open)
+{
+    struct cts_engine *e = st->e;
+    struct cts_rep *r = st->r;
+    unsigned seq = st->seq;
+    enum cts_order *ord[3] = {&r->op_after, &r->third_blocking, &r->third_nonblocking};
+    double *lat[3] = {&r->op_after_gpu_us, &r->third_blocking_gpu_us, &r->third_nonblocking_gpu_us};
+    int left = 3;
+    for (int i = 0; i < 3; i++)
+        if (*ord[i] == CTS_ORDER_RUNS) {
+            *lat[i] = NAN;
+            left--;
+        }
+    while (left && cts_now_us() - t_open < DRAIN_LIMIT_US)
         for (int i = 0; i < 3; i++)
-            if (*ord[i] == CTS_ORDER_RUNS) {
-                *lat[i] = NAN;
+            if (*ord[i] == CTS_ORDER_HELD && isnan(*lat[i]) && e->mk_host[i].done == seq) {
+                *lat[i] = cts_now_us() - t_open;
                 left--;
             }
-        while (left && cts_now_us() - t_open < DRAIN_LIMIT_US)
-            for (int i = 0; i < 3; i++)
-                if (*ord[i] == CTS_ORDER_HELD && isnan(*lat[i]) && e->mk_host[i].done == seq) {
-                    *lat[i] = cts_now_us() - t_open;
-                    left--;
-                }
-    }
+}
+
+/* The call returned while the gate was closed: its bytes and the markers
+ * are observed before the gate opens. */
+static int rep_returned(struct rep_state *st)
+{
+    st->r->host = CTS_HOST_RETURNS;
+    returned_bytes(st);
+    if (returned_markers(st))
+        return rep_broken(st);
+    returned_window(st);
+    double t_open = cts_now_us();
+    cts_latch_open(&st->e->latch);
+    if (cts_busy_is_hostfn(st->c->busy) || !cts_eng_gpu_stamps(st->e))
+        held_latencies_on_host(st, t_open);
     return REP_NEXT;
-fail:
-    return rep_broken(st);
 }
 
 /* The call returned after the gate opened.  Nothing is proven, and the
