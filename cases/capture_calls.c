@@ -40,10 +40,11 @@ const enum cudaStreamCaptureMode cap_capture_modes[] = {cudaStreamCaptureModeGlo
                                                        cudaStreamCaptureModeThreadLocal,
                                                        cudaStreamCaptureModeRelaxed};
 
-/* The call under test, on stream s (ignored where it takes none). */
-static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
+/* The calls under test that queue work on stream s; *handled 0 for the others. */
+static cudaError_t issue_queued(enum cts_api api, cudaStream_t s, int *handled)
 {
     cudaError_t err;
+    *handled = 1;
     switch (api) {
     case CTS_API_MEMCPY_ASYNC: return cudaMemcpyAsync(cap_f.dst, cap_f.src, BYTES, cudaMemcpyDeviceToDevice, s);
     case CTS_API_MEMSET_ASYNC: return cudaMemsetAsync(cap_f.dst, SET_BYTE, BYTES, s);
@@ -52,39 +53,62 @@ static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
             return cap_f.fresh_kernel < 0 ? cudaErrorInvalidValue
                                           : cts_launch_fresh(cap_f.fresh_kernel, s, cap_f.word, FRESH_VALUE);
         return cts_launch_pattern(s, cap_f.dst, BYTES, SEED, CTS_PATTERN_AFTER);
-    case CTS_API_CU_MODULE_LOAD_DATA: {
-        CUresult r = cts_drv.cuModuleLoadData(&cap_f.module, cap_f.image);
-        if (r != CUDA_SUCCESS)
-            cap_f.module = NULL;
-        return r == CUDA_SUCCESS ? cudaSuccess : (cudaError_t)r; /* the codes agree; named below */
-    }
     case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, set_flag, NULL);
     case CTS_API_EVENT_RECORD: return cudaEventRecord(cap_f.fresh, s);
     case CTS_API_STREAM_WAIT_EVENT:
         return cudaStreamWaitEvent(
             s, cap_f.done,
             cap_f.c && cap_f.c->variant && !strcmp(cap_f.c->variant, EXTERNAL) ? cudaEventWaitExternal : 0);
-    case CTS_API_STREAM_BEGIN_CAPTURE: return cudaStreamBeginCapture(s, cap_capture_modes[cap_f.c->capture]);
-    case CTS_API_STREAM_END_CAPTURE: return cudaStreamEndCapture(s, &cap_f.ended);
-    case CTS_API_STREAM_QUERY: return cudaStreamQuery(s);
-    case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(s);
     case CTS_API_MALLOC_ASYNC: return cudaMallocAsync(&cap_f.made_pooled, 4096, s);
     case CTS_API_FREE_ASYNC:
         if ((err = cudaFreeAsync(cap_f.pooled, s)) == cudaSuccess)
             cap_f.pooled = NULL;
         return err;
-    case CTS_API_STREAM_IS_CAPTURING: {
-        enum cudaStreamCaptureStatus st;
-        return cudaStreamIsCapturing(s, &st);
+    default:
+        *handled = 0;
+        return cudaSuccess;
     }
-    case CTS_API_STREAM_GET_CAPTURE_INFO: { /* the status and the capture's id (13.0 added edge data) */
-        enum cudaStreamCaptureStatus st;
-        unsigned long long id = 0;
+}
+
+/* The calls under test about stream s: its capture, its state; *handled 0 for the others. */
+static cudaError_t issue_about_stream(enum cts_api api, cudaStream_t s, int *handled)
+{
+    enum cudaStreamCaptureStatus st;
+    unsigned long long id = 0;
+    *handled = 1;
+    switch (api) {
+    case CTS_API_STREAM_BEGIN_CAPTURE: return cudaStreamBeginCapture(s, cap_capture_modes[cap_f.c->capture]);
+    case CTS_API_STREAM_END_CAPTURE: return cudaStreamEndCapture(s, &cap_f.ended);
+    case CTS_API_STREAM_QUERY: return cudaStreamQuery(s);
+    case CTS_API_STREAM_SYNCHRONIZE: return cudaStreamSynchronize(s);
+    case CTS_API_STREAM_IS_CAPTURING: return cudaStreamIsCapturing(s, &st);
+    case CTS_API_STREAM_GET_CAPTURE_INFO: /* the status and the capture's id (13.0 added edge data) */
 #if CUDART_VERSION >= 13000
         return cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL, NULL);
 #else
         return cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL);
 #endif
+    default:
+        *handled = 0;
+        return cudaSuccess;
+    }
+}
+
+/* The call under test, on stream s (ignored where it takes none). */
+static cudaError_t issue_call(enum cts_api api, cudaStream_t s)
+{
+    int handled;
+    cudaError_t err = issue_queued(api, s, &handled);
+    if (!handled)
+        err = issue_about_stream(api, s, &handled);
+    if (handled)
+        return err;
+    switch (api) {
+    case CTS_API_CU_MODULE_LOAD_DATA: {
+        CUresult r = cts_drv.cuModuleLoadData(&cap_f.module, cap_f.image);
+        if (r != CUDA_SUCCESS)
+            cap_f.module = NULL;
+        return r == CUDA_SUCCESS ? cudaSuccess : (cudaError_t)r; /* the codes agree; named below */
     }
     case CTS_API_EVENT_QUERY: return cudaEventQuery(cap_f.asked);
     case CTS_API_EVENT_SYNCHRONIZE: return cudaEventSynchronize(cap_f.asked);
