@@ -325,6 +325,54 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     }
 }
 
+/* The frees and the unregistration: what they free is cleared in the scratch once freed. */
+static int issue_free(const struct cts_case *c, struct cts_scratch *s, cudaStream_t st, const char **error)
+{
+    cudaError_t err;
+    switch (c->api) {
+    case CTS_API_FREE_NULL:
+        return cts_result(cudaFree(NULL), error);
+    case CTS_API_FREE_ARRAY:
+        if ((err = cudaFreeArray((cudaArray_t)s->handle)) == cudaSuccess)
+            s->handle = NULL;
+        return cts_result(err, error);
+    case CTS_API_HOST_UNREGISTER:
+        if ((err = cudaHostUnregister(s->ptr)) == cudaSuccess)
+            s->pitch = 0;
+        return cts_result(err, error);
+    case CTS_API_FREE_HOST: err = cudaFreeHost(s->ptr); break;
+    case CTS_API_FREE_ASYNC: err = cudaFreeAsync(s->ptr, st); break;
+    default: err = cudaFree(s->ptr); break; /* cudaFree, of a block or of a pool's */
+    }
+    if (err == cudaSuccess)
+        s->ptr = NULL;
+    return cts_result(err, error);
+}
+
+/* Whether the call frees (issue_free). */
+static int frees(enum cts_api a)
+{
+    return a == CTS_API_FREE || a == CTS_API_FREE_POOL_PTR || a == CTS_API_FREE_NULL || a == CTS_API_FREE_ARRAY ||
+           a == CTS_API_FREE_HOST || a == CTS_API_FREE_ASYNC || a == CTS_API_HOST_UNREGISTER;
+}
+
+/* The allocations of a shape (pitched, 3-D, an array). */
+static int issue_shaped(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    cudaError_t err;
+    if (c->api == CTS_API_MALLOC_PITCH)
+        return cts_result(cudaMallocPitch(&s->ptr, &s->pitch, c->width, c->height), error);
+    if (c->api == CTS_API_MALLOC_3D) {
+        struct cudaPitchedPtr pp;
+        struct cudaExtent ext = {.width = c->width, .height = c->height, .depth = 1};
+        err = cudaMalloc3D(&pp, ext);
+        s->ptr = err == cudaSuccess ? pp.ptr : NULL;
+        return cts_result(err, error);
+    }
+    struct cudaChannelFormatDesc d = byte_channel(); /* cudaMallocArray */
+    return cts_result(cudaMallocArray((cudaArray_t *)&s->handle, &d, c->width, c->height, 0), error);
+}
+
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     struct cts_scratch *s = call->scratch;
@@ -332,62 +380,25 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     cudaError_t err;
     if (is_vmm(c->api))
         return alloc_vmm_issue(c, s, error);
+    if (frees(c->api))
+        return issue_free(c, s, st, error);
     switch (c->api) {
     case CTS_API_MALLOC:
         return cts_result(cudaMalloc(&s->ptr, c->size), error);
-    case CTS_API_FREE:
-    case CTS_API_FREE_POOL_PTR:
-        err = cudaFree(s->ptr);
-        if (err == cudaSuccess)
-            s->ptr = NULL;
-        return cts_result(err, error);
-    case CTS_API_FREE_NULL:
-        return cts_result(cudaFree(NULL), error);
-    case CTS_API_MALLOC_PITCH:
-        return cts_result(cudaMallocPitch(&s->ptr, &s->pitch, c->width, c->height), error);
-    case CTS_API_MALLOC_3D: {
-        struct cudaPitchedPtr pp;
-        struct cudaExtent ext = {.width = c->width, .height = c->height, .depth = 1};
-        err = cudaMalloc3D(&pp, ext);
-        s->ptr = err == cudaSuccess ? pp.ptr : NULL;
-        return cts_result(err, error);
-    }
-    case CTS_API_MALLOC_ARRAY: {
-        struct cudaChannelFormatDesc d = byte_channel();
-        return cts_result(cudaMallocArray((cudaArray_t *)&s->handle, &d, c->width, c->height, 0), error);
-    }
-    case CTS_API_FREE_ARRAY:
-        err = cudaFreeArray((cudaArray_t)s->handle);
-        if (err == cudaSuccess)
-            s->handle = NULL;
-        return cts_result(err, error);
+    case CTS_API_MALLOC_PITCH: case CTS_API_MALLOC_3D: case CTS_API_MALLOC_ARRAY:
+        return issue_shaped(c, s, error);
     case CTS_API_MALLOC_HOST:
         return cts_result(cudaMallocHost(&s->ptr, c->size), error);
-    case CTS_API_FREE_HOST:
-        err = cudaFreeHost(s->ptr);
-        if (err == cudaSuccess)
-            s->ptr = NULL;
-        return cts_result(err, error);
     case CTS_API_HOST_ALLOC:
         return cts_result(cudaHostAlloc(&s->ptr, c->size, host_alloc_flags(c->mem)), error);
     case CTS_API_HOST_REGISTER:
         err = cudaHostRegister(s->ptr, c->size, cudaHostRegisterDefault);
         s->pitch = err == cudaSuccess; /* registered: cleanup unregisters */
         return cts_result(err, error);
-    case CTS_API_HOST_UNREGISTER:
-        err = cudaHostUnregister(s->ptr);
-        if (err == cudaSuccess)
-            s->pitch = 0;
-        return cts_result(err, error);
     case CTS_API_MALLOC_MANAGED:
         return cts_result(cudaMallocManaged(&s->ptr, c->size, cudaMemAttachGlobal), error);
     case CTS_API_MALLOC_ASYNC:
         return cts_result(cudaMallocAsync(&s->ptr, c->size, st), error);
-    case CTS_API_FREE_ASYNC:
-        err = cudaFreeAsync(s->ptr, st);
-        if (err == cudaSuccess)
-            s->ptr = NULL;
-        return cts_result(err, error);
     case CTS_API_MALLOC_FROM_POOL_ASYNC:
         return cts_result(cudaMallocFromPoolAsync(&s->ptr, c->size, private_pool, st), error);
     case CTS_API_MEMPOOL_TRIM_TO:
