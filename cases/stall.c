@@ -363,6 +363,36 @@ static cudaError_t lent_call(const struct stall_call *x, struct cts_scratch *s)
     return cudaSuccess;
 }
 
+/* The frees and the registration's two ends: what they free is cleared in
+ * the scratch once freed (a registration's range set once registered). */
+static cudaError_t free_call(const struct stall_call *x, struct cts_scratch *s, size_t n)
+{
+    cudaError_t err;
+    switch (x->api) {
+    case CTS_API_HOST_REGISTER:
+        if ((err = cudaHostRegister(s->extra, n, cudaHostRegisterDefault)) == cudaSuccess)
+            s->ptr = s->extra;
+        return err;
+    case CTS_API_FREE: err = cudaFree(s->ptr); break;
+    case CTS_API_FREE_HOST: err = cudaFreeHost(s->ptr); break;
+    default: err = cudaHostUnregister(s->ptr); break; /* CTS_API_HOST_UNREGISTER */
+    }
+    if (err == cudaSuccess)
+        s->ptr = NULL;
+    return err;
+}
+
+/* cuModuleLoadData of the trigger family's image: its error's name, where it fails, in stall_call_error. */
+static cudaError_t module_load(struct cts_scratch *s)
+{
+    CUmodule m = NULL;
+    CUresult r = cts_drv.cuModuleLoadData(&m, stall_d.image);
+    s->handle = m;
+    if (r != CUDA_SUCCESS && cts_drv.cuGetErrorName(r, &stall_call_error) != CUDA_SUCCESS)
+        stall_call_error = "an unknown CUresult";
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+}
+
 cudaError_t stall_issue(const struct stall_call *x, struct cts_scratch *s)
 {
     size_t n = x->size_idx >= 0 ? cts_size_bytes(x->size_idx) : 0;
@@ -377,41 +407,12 @@ cudaError_t stall_issue(const struct stall_call *x, struct cts_scratch *s)
         return x->dir == CTS_DIR_H2D ? cudaMemcpy(stall_d.dev[0], stall_d.pageable, n, cudaMemcpyHostToDevice)
                                      : cudaMemcpy(stall_d.pinned[0], stall_d.dev[1], n, cudaMemcpyDeviceToHost);
     case CTS_API_MEMCPY_ASYNC: return cudaMemcpyAsync(stall_d.pageable, stall_d.dev[1], n, cudaMemcpyDeviceToHost, stall_d.own);
-    case CTS_API_FREE: {
-        cudaError_t err = cudaFree(s->ptr);
-        if (err == cudaSuccess)
-            s->ptr = NULL;
-        return err;
-    }
-    case CTS_API_FREE_HOST: {
-        cudaError_t err = cudaFreeHost(s->ptr);
-        if (err == cudaSuccess)
-            s->ptr = NULL;
-        return err;
-    }
+    case CTS_API_FREE: case CTS_API_FREE_HOST: case CTS_API_HOST_REGISTER: case CTS_API_HOST_UNREGISTER:
+        return free_call(x, s, n);
     case CTS_API_MALLOC: return cudaMalloc(&s->ptr, n);
     case CTS_API_MALLOC_HOST: return cudaMallocHost(&s->ptr, n);
     case CTS_API_MALLOC_MANAGED: return cudaMallocManaged(&s->ptr, n, cudaMemAttachGlobal);
-    case CTS_API_HOST_REGISTER: {
-        cudaError_t err = cudaHostRegister(s->extra, n, cudaHostRegisterDefault);
-        if (err == cudaSuccess)
-            s->ptr = s->extra;
-        return err;
-    }
-    case CTS_API_HOST_UNREGISTER: {
-        cudaError_t err = cudaHostUnregister(s->ptr);
-        if (err == cudaSuccess)
-            s->ptr = NULL;
-        return err;
-    }
-    case CTS_API_CU_MODULE_LOAD_DATA: {
-        CUmodule m = NULL;
-        CUresult r = cts_drv.cuModuleLoadData(&m, stall_d.image);
-        s->handle = m;
-        if (r != CUDA_SUCCESS && cts_drv.cuGetErrorName(r, &stall_call_error) != CUDA_SUCCESS)
-            stall_call_error = "an unknown CUresult";
-        return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
-    }
+    case CTS_API_CU_MODULE_LOAD_DATA: return module_load(s);
     case CTS_API_LAUNCH:
         if (++stall_d.stores == 0)
             stall_d.stores = 1;
