@@ -295,6 +295,50 @@ static int after(const struct cts_case *c, struct cts_scratch *s, void *stream, 
     return cts_result(end_capture(s), error);
 }
 
+/* The queries: not ready is an answer, not a failure, for a stream that
+ * may hold the gate and for a pending event (recorded behind it). */
+static int issue_query(const struct cts_case *c, cudaStream_t st, struct cts_scratch *s, const char **error)
+{
+    cudaError_t err = c->api == CTS_API_STREAM_QUERY ? cudaStreamQuery(st) : cudaEventQuery((cudaEvent_t)s->handle);
+    if (err == cudaErrorNotReady && (c->api == CTS_API_STREAM_QUERY || c->variant)) {
+        (void)cudaGetLastError();
+        err = cudaSuccess;
+    }
+    return cts_result(err, error);
+}
+
+/* The graph calls, on the graph and executable graph prepare() made. */
+static int issue_graph(const struct cts_case *c, cudaStream_t st, struct cts_scratch *s, const char **error)
+{
+    cudaGraphExecUpdateResultInfo info;
+    switch (c->api) {
+    case CTS_API_GRAPH_LAUNCH:
+        return cts_result(cudaGraphLaunch((cudaGraphExec_t)s->handle, st), error);
+    case CTS_API_GRAPH_INSTANTIATE:
+        return cts_result(cudaGraphInstantiate((cudaGraphExec_t *)&s->handle, (cudaGraph_t)s->extra, 0),
+                          error);
+    case CTS_API_GRAPH_UPLOAD:
+        return cts_result(cudaGraphUpload((cudaGraphExec_t)s->handle, st), error);
+    default: /* CTS_API_GRAPH_EXEC_UPDATE */
+        return cts_result(cudaGraphExecUpdate((cudaGraphExec_t)s->handle, (cudaGraph_t)s->extra, &info), error);
+    }
+}
+
+/* Creation and destruction of a stream or an event (destroyed: cleared in the scratch). */
+static int issue_lifetime(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    cudaError_t err;
+    switch (c->api) {
+    case CTS_API_STREAM_CREATE: return cts_result(cudaStreamCreate((cudaStream_t *)&s->handle), error);
+    case CTS_API_EVENT_CREATE: return cts_result(cudaEventCreate((cudaEvent_t *)&s->handle), error);
+    case CTS_API_STREAM_DESTROY: err = cudaStreamDestroy((cudaStream_t)s->handle); break;
+    default: err = cudaEventDestroy((cudaEvent_t)s->handle); break; /* CTS_API_EVENT_DESTROY */
+    }
+    if (err == cudaSuccess)
+        s->handle = NULL;
+    return cts_result(err, error);
+}
+
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     struct cts_scratch *s = call->scratch;
@@ -309,52 +353,17 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         return cts_result(cudaEventRecord((cudaEvent_t)s->handle, st), error);
     case CTS_API_STREAM_WAIT_EVENT:
         return cts_result(cudaStreamWaitEvent(st, (cudaEvent_t)s->handle, 0), error);
-    case CTS_API_EVENT_QUERY:
-        /* Not ready is an answer for a pending event (it is recorded behind the gate). */
-        err = cudaEventQuery((cudaEvent_t)s->handle);
-        if (err == cudaErrorNotReady && c->variant) {
-            (void)cudaGetLastError();
-            err = cudaSuccess;
-        }
-        return cts_result(err, error);
-    case CTS_API_STREAM_QUERY:
-        /* Not ready is an answer, not a failure: the stream may hold the gate. */
-        err = cudaStreamQuery(st);
-        if (err == cudaErrorNotReady) {
-            (void)cudaGetLastError();
-            err = cudaSuccess;
-        }
-        return cts_result(err, error);
+    case CTS_API_EVENT_QUERY: case CTS_API_STREAM_QUERY:
+        return issue_query(c, st, s, error);
     case CTS_API_LAUNCH_HOST_FUNC:
         return cts_result(cudaLaunchHostFunc(st, host_fn, NULL), error);
     case CTS_API_STREAM_ADD_CALLBACK:
         return cts_result(cudaStreamAddCallback(st, callback, NULL, 0), error);
-    case CTS_API_GRAPH_LAUNCH:
-        return cts_result(cudaGraphLaunch((cudaGraphExec_t)s->handle, st), error);
-    case CTS_API_GRAPH_INSTANTIATE:
-        return cts_result(cudaGraphInstantiate((cudaGraphExec_t *)&s->handle, (cudaGraph_t)s->extra, 0),
-                          error);
-    case CTS_API_GRAPH_UPLOAD:
-        return cts_result(cudaGraphUpload((cudaGraphExec_t)s->handle, st), error);
-    case CTS_API_GRAPH_EXEC_UPDATE: {
-        cudaGraphExecUpdateResultInfo info;
-        return cts_result(cudaGraphExecUpdate((cudaGraphExec_t)s->handle, (cudaGraph_t)s->extra, &info),
-                          error);
-    }
-    case CTS_API_STREAM_CREATE:
-        return cts_result(cudaStreamCreate((cudaStream_t *)&s->handle), error);
-    case CTS_API_STREAM_DESTROY:
-        err = cudaStreamDestroy((cudaStream_t)s->handle);
-        if (err == cudaSuccess)
-            s->handle = NULL;
-        return cts_result(err, error);
-    case CTS_API_EVENT_CREATE:
-        return cts_result(cudaEventCreate((cudaEvent_t *)&s->handle), error);
-    case CTS_API_EVENT_DESTROY:
-        err = cudaEventDestroy((cudaEvent_t)s->handle);
-        if (err == cudaSuccess)
-            s->handle = NULL;
-        return cts_result(err, error);
+    case CTS_API_GRAPH_LAUNCH: case CTS_API_GRAPH_INSTANTIATE: case CTS_API_GRAPH_UPLOAD:
+    case CTS_API_GRAPH_EXEC_UPDATE:
+        return issue_graph(c, st, s, error);
+    case CTS_API_STREAM_CREATE: case CTS_API_STREAM_DESTROY: case CTS_API_EVENT_CREATE: case CTS_API_EVENT_DESTROY:
+        return issue_lifetime(c, s, error);
     case CTS_API_STREAM_BEGIN_CAPTURE:
         err = cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed);
         if (err == cudaSuccess) {
