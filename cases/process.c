@@ -238,19 +238,23 @@ static int drain(char *why, size_t len)
     return cts_sg_ended_by_flag(&d.g, why, len);
 }
 
-/* 0; -1 with why (the harness). */
-static int try_call(const struct cts_case *c, void *ipc, const struct cts_other *o, double stall_us, struct try *f,
-                    char *why, size_t len)
+/* A try's bytes: what the other process's memory holds before its held
+ * work writes (old), after (fresh), and this process's (mine). */
+struct try_bytes {
+    unsigned char old, fresh, mine;
+};
+
+/* The other process's memory prepared and its work held, this one's filled,
+ * and the control marker watched: the gate's sequence number into *seq; 0,
+ * or -1 with why (the harness; the gate opened again). */
+static int try_hold(const struct cts_case *c, const struct try_bytes *b, struct try *f, unsigned *seq, char *why,
+                    size_t len)
 {
-    memset(f, 0, sizeof *f);
-    f->moved = -1;
-    unsigned char old = (unsigned char)(0x10 + (d.seq * 7) % 0x60), fresh = old ^ 0x80, mine = old ^ 0xC0;
-    int read = is(c, "ipc_read"), write = is(c, "ipc_write");
     char cmd[64];
-    snprintf(cmd, sizeof cmd, "prepare %u %u", old, fresh);
+    snprintf(cmd, sizeof cmd, "prepare %u %u", b->old, b->fresh);
     if (cts_peer_command(cmd, why, len))
         return -1;
-    cudaError_t err = cudaMemset(d.dev, mine, OTHER_BYTES);
+    cudaError_t err = cudaMemset(d.dev, b->mine, OTHER_BYTES);
     if (err == cudaSuccess)
         err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
@@ -259,8 +263,8 @@ static int try_call(const struct cts_case *c, void *ipc, const struct cts_other 
         return -1;
     }
     memset(d.pinned, 0, OTHER_BYTES);
-    unsigned seq = cts_sg_close_for_other(&d.g);
-    snprintf(cmd, sizeof cmd, "hold %u %d", seq, read);
+    *seq = cts_sg_close_for_other(&d.g);
+    snprintf(cmd, sizeof cmd, "hold %u %d", *seq, is(c, "ipc_read"));
     if (cts_peer_command(cmd, why, len) || cts_sg_started(&d.g, why, len)) {
         char ignored[CTS_REASON_MAX];
         cts_sg_open(&d.g);
@@ -274,6 +278,14 @@ static int try_call(const struct cts_case *c, void *ipc, const struct cts_other 
         snprintf(why, len, "harness: the control marker %s", err != cudaSuccess ? cudaGetErrorName(err) : "saw the gate open");
         return -1;
     }
+    return 0;
+}
+
+/* The call, with the watchdog armed for stall_us: its times and whether it
+ * returned while the gate was closed, into f. */
+static void try_the_call(const struct cts_case *c, void *ipc, const struct cts_other *o, double stall_us,
+                         struct try *f)
+{
     cts_sg_arm(&d.g, stall_us);
     double t0 = cts_now_us();
     int bad = call(c, ipc, o, &f->error);
@@ -288,25 +300,41 @@ static int try_call(const struct cts_case *c, void *ipc, const struct cts_other 
     f->t.filled = f->t.full = 1;
     f->t.call_us = t1 - t0;
     f->after_us = closed ? NAN : t1 - rel;
-    int readable = f->ok && read;
+}
+
+/* An ipc_read's bytes, where they can be read without a race: which the
+ * call took, the other process's old ones or its fresh ones, into f. */
+static void try_read_bytes(const struct cts_case *c, const struct try_bytes *b, struct try *f)
+{
+    int readable = f->ok && is(c, "ipc_read");
     if (readable && c->api == CTS_API_MEMCPY_ASYNC) { /* its bytes: once its own stream is done */
-        err = cudaStreamSynchronize(d.own);
-        readable = err == cudaSuccess && (!closed || cts_sg_closed(&d.g)); /* returned: done before the gate opened */
+        cudaError_t err = cudaStreamSynchronize(d.own);
+        /* returned: done before the gate opened */
+        readable = err == cudaSuccess && (!f->t.returned || cts_sg_closed(&d.g));
         if (err != cudaSuccess)
             (void)cudaGetLastError();
     }
-    if (readable) {
-        long long n_old = 0, n_new = 0;
-        for (size_t i = 0; i < c->size; i++) {
-            n_old += d.pinned[i] == old;
-            n_new += d.pinned[i] == fresh;
-        }
-        f->unknown = (int)((long long)c->size - n_old - n_new > 0);
-        f->data = n_old == (long long)c->size ? CTS_DATA_STALE
-                  : n_new == (long long)c->size ? CTS_DATA_ORDERED
-                                                : CTS_DATA_PARTIAL;
+    if (!readable)
+        return;
+    long long n_old = 0, n_new = 0;
+    for (size_t i = 0; i < c->size; i++) {
+        n_old += d.pinned[i] == b->old;
+        n_new += d.pinned[i] == b->fresh;
     }
-    if (closed) {
+    f->unknown = (int)((long long)c->size - n_old - n_new > 0);
+    f->data = n_old == (long long)c->size ? CTS_DATA_STALE
+              : n_new == (long long)c->size ? CTS_DATA_ORDERED
+                                            : CTS_DATA_PARTIAL;
+}
+
+/* After the call: the marker (where it returned while the gate was closed),
+ * the drain, and an ipc_write's bytes in the other process's memory: 0; -1
+ * with why (the harness). */
+static int try_finish(const struct cts_case *c, void *ipc, const struct cts_other *o, const struct try_bytes *b,
+                      unsigned seq, struct try *f, char *why, size_t len)
+{
+    cudaError_t err;
+    if (f->t.returned) {
         f->seen = watch_marker(c, &err);
         if (err != cudaSuccess) {
             char ignored[CTS_REASON_MAX];
@@ -321,17 +349,33 @@ static int try_call(const struct cts_case *c, void *ipc, const struct cts_other 
         snprintf(why, len, "harness: the other process's work after its gate never ran");
         return -1;
     }
-    if (write && f->ok) {
-        if ((err = cudaMemcpy(d.pinned, ipc, c->size, cudaMemcpyDeviceToHost)) != cudaSuccess) {
-            (void)cudaGetLastError();
-            snprintf(why, len, "harness: reading the other process's memory back returned %s", cudaGetErrorName(err));
-            return -1;
-        }
-        f->moved = 0;
-        for (size_t i = 0; i < c->size; i++)
-            f->moved += d.pinned[i] == mine;
+    if (!is(c, "ipc_write") || !f->ok)
+        return 0;
+    if ((err = cudaMemcpy(d.pinned, ipc, c->size, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: reading the other process's memory back returned %s", cudaGetErrorName(err));
+        return -1;
     }
+    f->moved = 0;
+    for (size_t i = 0; i < c->size; i++)
+        f->moved += d.pinned[i] == b->mine;
     return 0;
+}
+
+/* 0; -1 with why (the harness). */
+static int try_call(const struct cts_case *c, void *ipc, const struct cts_other *o, double stall_us, struct try *f,
+                    char *why, size_t len)
+{
+    memset(f, 0, sizeof *f);
+    f->moved = -1;
+    unsigned char old = (unsigned char)(0x10 + (d.seq * 7) % 0x60);
+    struct try_bytes b = {.old = old, .fresh = old ^ 0x80, .mine = old ^ 0xC0};
+    unsigned seq;
+    if (try_hold(c, &b, f, &seq, why, len))
+        return -1;
+    try_the_call(c, ipc, o, stall_us, f);
+    try_read_bytes(c, &b, f);
+    return try_finish(c, ipc, o, &b, seq, f, why, len);
 }
 
 /* ---- a case ------------------------------------------------------------------------------ */
