@@ -138,45 +138,41 @@ static cudaError_t map_shared(int fd)
     return err;
 }
 
-int cts_cmd_ipc_export(int argc, char **argv)
+/* The exporter's event, memory, stream and shared page, their handles into
+ * *h and *m, and its first hold (outside any measurement: a gate, open, a
+ * copy, a marker): cudaSuccess, or the error and the step in *at. */
+static cudaError_t export_setup(int dev, int fd, cudaEvent_t *ev, cudaIpcEventHandle_t *h, cudaIpcMemHandle_t *m,
+                                const char **at)
 {
-    int dev = 0, fd = -1;
-    if ((argc != 3 && argc != 5) || strcmp(argv[1], "--device") || cts_parse_int(argv[2], 0, 1023, &dev) ||
-        (argc == 5 && (strcmp(argv[3], "--shared-fd") || cts_parse_int(argv[4], 3, 1023, &fd))))
-        return cts_die(EXIT_USAGE, "ipc-export wants --device N [--shared-fd FD] (it is started by a worker)");
-    cudaEvent_t ev;
-    cudaIpcEventHandle_t h;
-    cudaIpcMemHandle_t m;
-    cudaError_t err = cudaSetDevice(dev);
-    if (err != cudaSuccess)
-        return export_fail("cudaSetDevice", err);
-    if ((err = cudaEventCreateWithFlags(&ev, cudaEventInterprocess | cudaEventDisableTiming)) != cudaSuccess)
-        return export_fail("cudaEventCreateWithFlags", err);
-    if ((err = cudaIpcGetEventHandle(&h, ev)) != cudaSuccess)
-        return export_fail("cudaIpcGetEventHandle", err);
+    cudaError_t err;
+    if ((err = cudaSetDevice(dev)) != cudaSuccess)
+        return *at = "cudaSetDevice", err;
+    if ((err = cudaEventCreateWithFlags(ev, cudaEventInterprocess | cudaEventDisableTiming)) != cudaSuccess)
+        return *at = "cudaEventCreateWithFlags", err;
+    if ((err = cudaIpcGetEventHandle(h, *ev)) != cudaSuccess)
+        return *at = "cudaIpcGetEventHandle", err;
     if ((err = cudaMalloc(&ex.mem, OTHER_BYTES)) != cudaSuccess || (err = cudaMalloc(&ex.from, OTHER_BYTES)) != cudaSuccess)
-        return export_fail("cudaMalloc", err);
-    if ((err = cudaIpcGetMemHandle(&m, ex.mem)) != cudaSuccess)
-        return export_fail("cudaIpcGetMemHandle", err);
+        return *at = "cudaMalloc", err;
+    if ((err = cudaIpcGetMemHandle(m, ex.mem)) != cudaSuccess)
+        return *at = "cudaIpcGetMemHandle", err;
     if ((err = cudaStreamCreateWithFlags(&ex.s, cudaStreamNonBlocking)) != cudaSuccess)
-        return export_fail("cudaStreamCreateWithFlags", err);
+        return *at = "cudaStreamCreateWithFlags", err;
     if (fd >= 0 && (err = map_shared(fd)) != cudaSuccess)
-        return export_fail("mapping the shared page", err);
-    /* First use, outside any measurement: a gate (open), a copy, a marker. */
-    if (ex.page) {
-        ex.page->flag = 1u;
-        if ((err = cts_launch_gate(ex.s, &ex.page_dev->flag, OTHER_BUDGET_NS, &ex.page_dev->gate, 0)) != cudaSuccess ||
-            (err = cudaMemcpyAsync(ex.mem, ex.from, OTHER_BYTES, cudaMemcpyDeviceToDevice, ex.s)) != cudaSuccess ||
-            (err = cts_launch_marker(ex.s, &ex.page_dev->after, 0)) != cudaSuccess ||
-            (err = cudaStreamSynchronize(ex.s)) != cudaSuccess)
-            return export_fail("the first hold", err);
-    }
-    fputs("handle ", stdout);
-    put_hex(h.reserved, sizeof h.reserved);
-    fputs(" mem ", stdout);
-    put_hex(m.reserved, sizeof m.reserved);
-    fputs("\n", stdout);
-    fflush(stdout);
+        return *at = "mapping the shared page", err;
+    if (!ex.page)
+        return cudaSuccess;
+    ex.page->flag = 1u;
+    if ((err = cts_launch_gate(ex.s, &ex.page_dev->flag, OTHER_BUDGET_NS, &ex.page_dev->gate, 0)) != cudaSuccess ||
+        (err = cudaMemcpyAsync(ex.mem, ex.from, OTHER_BYTES, cudaMemcpyDeviceToDevice, ex.s)) != cudaSuccess ||
+        (err = cts_launch_marker(ex.s, &ex.page_dev->after, 0)) != cudaSuccess ||
+        (err = cudaStreamSynchronize(ex.s)) != cudaSuccess)
+        return *at = "the first hold", err;
+    return cudaSuccess;
+}
+
+/* The worker's commands, a line each on standard input, until it closes. */
+static void export_serve(void)
+{
     char line[128];
     size_t n = 0;
     for (;;) {
@@ -194,6 +190,28 @@ int cts_cmd_ipc_export(int argc, char **argv)
         n = 0;
         serve(line);
     }
+}
+
+int cts_cmd_ipc_export(int argc, char **argv)
+{
+    int dev = 0, fd = -1;
+    if ((argc != 3 && argc != 5) || strcmp(argv[1], "--device") || cts_parse_int(argv[2], 0, 1023, &dev) ||
+        (argc == 5 && (strcmp(argv[3], "--shared-fd") || cts_parse_int(argv[4], 3, 1023, &fd))))
+        return cts_die(EXIT_USAGE, "ipc-export wants --device N [--shared-fd FD] (it is started by a worker)");
+    cudaEvent_t ev;
+    cudaIpcEventHandle_t h;
+    cudaIpcMemHandle_t m;
+    const char *at = NULL;
+    cudaError_t err = export_setup(dev, fd, &ev, &h, &m, &at);
+    if (err != cudaSuccess)
+        return export_fail(at, err);
+    fputs("handle ", stdout);
+    put_hex(h.reserved, sizeof h.reserved);
+    fputs(" mem ", stdout);
+    put_hex(m.reserved, sizeof m.reserved);
+    fputs("\n", stdout);
+    fflush(stdout);
+    export_serve();
     err = cudaStreamSynchronize(ex.s);
     if (err == cudaSuccess && ex.page)
         err = cudaHostUnregister(ex.page);
