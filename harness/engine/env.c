@@ -174,81 +174,121 @@ static void count_links(const struct nvml *nv, void *dev, int n, const int pci[]
  * `nvlink_path`, "direct", "nvswitch" or both; and, a row a GPU, its active
  * links and those to switches.  Each matrix by device index, null on the
  * diagonal and where it could not be read.  Also each GPU's MIG mode. */
-static json_t *peers_json(int n, const char uuids[][64], const int pci[][3])
+/* NVML opened for peers_json (nv->h NULL where the library is not there):
+ * 1 where it was initialized (nv->shutdown then undoes that), else 0. */
+static int nvml_open(struct nvml *nv)
 {
     typedef int (*init_t)(void);
-    json_t *access = json_array(), *ancestor = json_array(), *links = json_array(), *path = json_array(),
-           *per = json_array(), *mig = json_array();
-    struct nvml nv;
-    memset(&nv, 0, sizeof nv);
-    nv.h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    init_t init = nv.h ? (init_t)dlsym(nv.h, "nvmlInit_v2") : NULL;
-    if (nv.h) {
-        *(void **)&nv.shutdown = dlsym(nv.h, "nvmlShutdown");
-        *(void **)&nv.byuuid = dlsym(nv.h, "nvmlDeviceGetHandleByUUID");
-        *(void **)&nv.ancestor = dlsym(nv.h, "nvmlDeviceGetTopologyCommonAncestor");
-        *(void **)&nv.state = dlsym(nv.h, "nvmlDeviceGetNvLinkState");
-        *(void **)&nv.remote_pci = dlsym(nv.h, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-        *(void **)&nv.remote_type = dlsym(nv.h, "nvmlDeviceGetNvLinkRemoteDeviceType");
-        *(void **)&nv.p2p = dlsym(nv.h, "nvmlDeviceGetP2PStatus");
-        *(void **)&nv.mig = dlsym(nv.h, "nvmlDeviceGetMigMode");
+    memset(nv, 0, sizeof *nv);
+    nv->h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!nv->h)
+        return 0;
+    init_t init = (init_t)dlsym(nv->h, "nvmlInit_v2");
+    *(void **)&nv->shutdown = dlsym(nv->h, "nvmlShutdown");
+    *(void **)&nv->byuuid = dlsym(nv->h, "nvmlDeviceGetHandleByUUID");
+    *(void **)&nv->ancestor = dlsym(nv->h, "nvmlDeviceGetTopologyCommonAncestor");
+    *(void **)&nv->state = dlsym(nv->h, "nvmlDeviceGetNvLinkState");
+    *(void **)&nv->remote_pci = dlsym(nv->h, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    *(void **)&nv->remote_type = dlsym(nv->h, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    *(void **)&nv->p2p = dlsym(nv->h, "nvmlDeviceGetP2PStatus");
+    *(void **)&nv->mig = dlsym(nv->h, "nvmlDeviceGetMigMode");
+    return init && nv->shutdown && nv->byuuid && init() == 0;
+}
+
+/* What peers_json reads of each GPU: NVML's handle (NULL: none) and its links. */
+struct peer_view {
+    const struct nvml *nv;
+    void *dev[64];
+    struct links l[64];
+};
+
+/* Whether GPU i may access GPU j's memory (null on the diagonal and where CUDA does not say). */
+static json_t *access_cell(int i, int j)
+{
+    int can = 0;
+    if (i == j || cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return json_null();
     }
-    int nvml = init && nv.shutdown && nv.byuuid && init() == 0;
-    void *dev[64] = {0};
-    static struct links l[64];
-    for (int i = 0; nvml && i < n && i < 64; i++) {
-        if (nv.byuuid(uuids[i], &dev[i]) != 0)
-            dev[i] = NULL;
-        count_links(&nv, dev[i], n, pci, &l[i]);
-    }
+    return json_boolean(can);
+}
+
+/* The PCIe path between GPUs i and j, by NVML's common ancestor (null where not told). */
+static json_t *ancestor_cell(const struct peer_view *v, int i, int j)
+{
     static const struct {
         int level;
         const char *name;
     } levels[] = {{0, "internal"}, {10, "single switch"}, {20, "multiple switches"},
                   {30, "host bridge"}, {40, "numa node"}, {50, "system"}};
+    int level = -1;
+    const char *name = NULL;
+    if (i != j && i < 64 && j < 64 && v->dev[i] && v->dev[j] && v->nv->ancestor &&
+        v->nv->ancestor(v->dev[i], v->dev[j], &level) == 0)
+        for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
+            if (levels[k].level == level)
+                name = levels[k].name;
+    return name ? json_string(name) : json_null();
+}
+
+/* The NVLinks between GPUs i and j into *links and how they run into *path
+ * (both null on the diagonal and where NVML does not say). */
+static void link_cells(const struct peer_view *v, int i, int j, json_t **links, json_t **path)
+{
+    const struct nvml *nv = v->nv;
+    int st = -1;
+    if (i == j || i >= 64 || j >= 64 || !v->dev[i] || !v->dev[j] || !nv->state) {
+        *links = json_null();
+        *path = json_null();
+        return;
+    }
+    const struct links *a = &v->l[i], *b = &v->l[j];
+    int via_switch = a->switched && b->switched && nv->p2p &&
+                     nv->p2p(v->dev[i], v->dev[j], NVML_P2P_CAPS_INDEX_NVLINK, &st) == 0 && st == NVML_P2P_STATUS_OK;
+    int sw = via_switch ? (a->switched < b->switched ? a->switched : b->switched) : 0;
+    int direct = a->direct[j];
+    *links = json_integer(direct + sw);
+    *path = direct && sw ? json_string("direct+nvswitch")
+            : direct     ? json_string("direct")
+            : sw         ? json_string("nvswitch")
+                         : json_null();
+}
+
+static json_t *peers_json(int n, const char uuids[][64], const int pci[][3])
+{
+    json_t *access = json_array(), *ancestor = json_array(), *links = json_array(), *path = json_array(),
+           *per = json_array(), *mig = json_array();
+    struct nvml nv;
+    int nvml = nvml_open(&nv);
+    static struct peer_view v;
+    memset(&v, 0, sizeof v);
+    v.nv = &nv;
+    for (int i = 0; nvml && i < n && i < 64; i++) {
+        if (nv.byuuid(uuids[i], &v.dev[i]) != 0)
+            v.dev[i] = NULL;
+        count_links(&nv, v.dev[i], n, pci, &v.l[i]);
+    }
     for (int i = 0; i < n; i++) {
         json_t *ra = json_array(), *rn = json_array(), *rl = json_array(), *rp = json_array();
         for (int j = 0; j < n; j++) {
-            int can = 0, level = -1, st = -1;
-            if (i == j || cudaDeviceCanAccessPeer(&can, i, j) != cudaSuccess) {
-                (void)cudaGetLastError();
-                json_array_append_new(ra, json_null());
-            } else {
-                json_array_append_new(ra, json_boolean(can));
-            }
-            const char *name = NULL;
-            if (i != j && i < 64 && j < 64 && dev[i] && dev[j] && nv.ancestor && nv.ancestor(dev[i], dev[j], &level) == 0)
-                for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
-                    if (levels[k].level == level)
-                        name = levels[k].name;
-            json_array_append_new(rn, name ? json_string(name) : json_null());
-            if (i == j || i >= 64 || j >= 64 || !dev[i] || !dev[j] || !nv.state) {
-                json_array_append_new(rl, json_null());
-                json_array_append_new(rp, json_null());
-                continue;
-            }
-            int via_switch = l[i].switched && l[j].switched && nv.p2p &&
-                             nv.p2p(dev[i], dev[j], NVML_P2P_CAPS_INDEX_NVLINK, &st) == 0 && st == NVML_P2P_STATUS_OK;
-            int sw = via_switch ? (l[i].switched < l[j].switched ? l[i].switched : l[j].switched) : 0;
-            int direct = l[i].direct[j];
-            json_array_append_new(rl, json_integer(direct + sw));
-            json_array_append_new(rp, direct && sw ? json_string("direct+nvswitch")
-                                      : direct     ? json_string("direct")
-                                      : sw         ? json_string("nvswitch")
-                                                   : json_null());
+            json_t *l, *p;
+            json_array_append_new(ra, access_cell(i, j));
+            json_array_append_new(rn, ancestor_cell(&v, i, j));
+            link_cells(&v, i, j, &l, &p);
+            json_array_append_new(rl, l);
+            json_array_append_new(rp, p);
         }
         json_array_append_new(access, ra);
         json_array_append_new(ancestor, rn);
         json_array_append_new(links, rl);
         json_array_append_new(path, rp);
         unsigned cur = 0, pend = 0;
-        json_array_append_new(per, i < 64 && dev[i] && nv.state
-                                       ? json_pack("{s:i,s:i,s:i}", "active", l[i].active, "to_nvswitch",
-                                                   l[i].switched, "remote_unknown", l[i].other)
-                                       : json_null());
-        json_array_append_new(mig, i < 64 && dev[i] && nv.mig && nv.mig(dev[i], &cur, &pend) == 0
-                                       ? json_boolean(cur == 1)
-                                       : json_null());
+        int known = i < 64 && v.dev[i];
+        json_array_append_new(per, known && nv.state ? json_pack("{s:i,s:i,s:i}", "active", v.l[i].active, "to_nvswitch",
+                                                                 v.l[i].switched, "remote_unknown", v.l[i].other)
+                                                     : json_null());
+        json_array_append_new(mig, known && nv.mig && nv.mig(v.dev[i], &cur, &pend) == 0 ? json_boolean(cur == 1)
+                                                                                         : json_null());
     }
     if (nvml)
         nv.shutdown();
