@@ -313,22 +313,29 @@ static int failed(char *why, size_t len, const char *what)
 }
 
 /* 0; -1 with why (the harness); -2 (TIMEOUT). */
-static int try_call(const struct cts_case *c, double stall_us, struct try *f, char *why, size_t len)
-{
-    memset(f, 0, sizeof *f);
-    f->moved = -1;
+/* What one try made ready and holds (try_call). */
+struct try_setup {
     struct plan p;
-    memset(&p, 0, sizeof p);
-    unsigned seq = ++peer_d.seq;
-    unsigned char v = (unsigned char)(0x10 + seq % 0x60), u = v ^ 0x80;
-    int copy = peer_is_copy(c);
-    cudaError_t err = copy ? plan_copy(c, &p, v, u) : prepare_other(c, &p);
+    unsigned seq;
+    unsigned char v, u; /* the source's bytes and the destination's before the copy */
+    int copy, nh, hk[2];
+    cudaStream_t hs[2];
+};
+
+/* The call's memory or objects made, the work held on the peer (and here,
+ * where the case says), an event recorded behind the peer's for a call that
+ * waits on one, and the control's markers watched: 0; -1 with why. */
+static int try_hold(const struct cts_case *c, struct try_setup *s, struct try *f, char *why, size_t len)
+{
+    s->seq = ++peer_d.seq;
+    s->v = (unsigned char)(0x10 + s->seq % 0x60), s->u = s->v ^ 0x80;
+    s->copy = peer_is_copy(c);
+    cudaError_t err = s->copy ? plan_copy(c, &s->p, s->v, s->u) : prepare_other(c, &s->p);
     if (err != cudaSuccess)
         return failed(why, len, cudaGetErrorName(err));
-    cudaStream_t hs[2];
-    int hk[2], nh = peer_held_streams(c, hs, hk);
-    for (int i = 0; i < nh; i++)
-        if (peer_hold(hk[i], hs[i], why, len)) {
+    s->nh = peer_held_streams(c, s->hs, s->hk);
+    for (int i = 0; i < s->nh; i++)
+        if (peer_hold(s->hk[i], s->hs[i], why, len)) {
             char ignored[CTS_REASON_MAX];
             (void)peer_drain(ignored, sizeof ignored);
             return -1;
@@ -337,16 +344,16 @@ static int try_call(const struct cts_case *c, double stall_us, struct try *f, ch
     if (c->api == CTS_API_EVENT_SYNCHRONIZE || c->api == CTS_API_STREAM_WAIT_EVENT) {
         err = cudaSetDevice(peer_d.dev[1]);
         if (err == cudaSuccess)
-            err = cudaEventRecord(peer_d.event, hs[0]);
+            err = cudaEventRecord(peer_d.event, s->hs[0]);
         (void)cudaSetDevice(peer_d.dev[0]);
         if (err != cudaSuccess) {
             peer_failed_at = "cudaEventRecord on the peer's held stream";
             return failed(why, len, cudaGetErrorName(err));
         }
     }
-    if ((err = peer_markers(c, seq)) != cudaSuccess)
+    if ((err = peer_markers(c, s->seq)) != cudaSuccess)
         return failed(why, len, cudaGetErrorName(err));
-    peer_watch(seq, hk, nh, f->ctl);
+    peer_watch(s->seq, s->hk, s->nh, f->ctl);
     for (int i = 0; i < MK_COUNT; i++)
         if (f->ctl[i] == CTS_ORDER_NA) {
             char ignored[CTS_REASON_MAX];
@@ -354,14 +361,22 @@ static int try_call(const struct cts_case *c, double stall_us, struct try *f, ch
             snprintf(why, len, "harness: a gate opened before the control's markers were seen");
             return -1;
         }
-    for (int i = 0; i < nh; i++)
-        cts_sg_arm(&peer_d.g[hk[i]], stall_us);
+    return 0;
+}
+
+/* The call with the watchdogs armed for stall_us: its times, and whether it
+ * returned with every gate closed, into f; 0, or -1 with why. */
+static int try_the_call(const struct cts_case *c, struct try_setup *s, double stall_us, struct try *f, char *why,
+                        size_t len)
+{
+    for (int i = 0; i < s->nh; i++)
+        cts_sg_arm(&peer_d.g[s->hk[i]], stall_us);
     double t0 = cts_now_us();
-    int bad = issue(c, &p, &f->error);
+    int bad = issue(c, &s->p, &f->error);
     double t1 = cts_now_us();
     int closed = 1;
-    for (int i = 0; i < nh; i++)
-        closed &= cts_sg_returned_closed(&peer_d.g[hk[i]]);
+    for (int i = 0; i < s->nh; i++)
+        closed &= cts_sg_returned_closed(&peer_d.g[s->hk[i]]);
     if (c->api == CTS_API_SET_DEVICE && !bad && cudaSetDevice(peer_d.dev[0]) != cudaSuccess) {
         peer_failed_at = "cudaSetDevice back to this device";
         return failed(why, len, "an error");
@@ -369,8 +384,8 @@ static int try_call(const struct cts_case *c, double stall_us, struct try *f, ch
     f->ok = !bad;
     f->t.returned = closed;
     double rel = NAN;
-    for (int i = 0; i < nh; i++) {
-        double r = cts_sg_released_us(&peer_d.g[hk[i]]);
+    for (int i = 0; i < s->nh; i++) {
+        double r = cts_sg_released_us(&peer_d.g[s->hk[i]]);
         if (!isnan(r) && (isnan(rel) || r < rel))
             rel = r;
     }
@@ -378,32 +393,55 @@ static int try_call(const struct cts_case *c, double stall_us, struct try *f, ch
     f->t.filled = f->t.full = 1; /* nothing to fill: cts_beside_decide reads returned and the times */
     f->t.call_us = t1 - t0;
     f->after_us = closed ? NAN : t1 - rel;
+    return 0;
+}
+
+/* After the call: a copy's landing and bytes, the markers (where it returned
+ * with the gates closed), the drain, and the clean-up: 0; -1 or the drain's
+ * status with why. */
+static int try_finish(const struct cts_case *c, struct try_setup *s, struct try *f, char *why, size_t len)
+{
+    cudaError_t err;
+    struct plan *p = &s->p;
+    int copy = s->copy, closed = f->t.returned;
     if (copy && f->ok && c->op == CTS_OP_IMPLIED)
-        f->landed = landed(&p, v);
-    if (copy && f->ok && p.dst_side < 0 && closed) {
+        f->landed = landed(p, s->v);
+    if (copy && f->ok && p->dst_side < 0 && closed) {
         int all = 1;
-        for (size_t i = 0; i < p.n; i += p.n / 4 > 0 ? p.n / 4 : 1)
-            all &= ((volatile const unsigned char *)p.dst)[i] == v;
+        for (size_t i = 0; i < p->n; i += p->n / 4 > 0 ? p->n / 4 : 1)
+            all &= ((volatile const unsigned char *)p->dst)[i] == s->v;
         f->dst = all ? CTS_DST_COMPLETE : CTS_DST_PENDING;
     }
     if (closed) {
         unsigned after = ++peer_d.seq;
         if ((err = peer_markers(c, after)) != cudaSuccess)
             return failed(why, len, cudaGetErrorName(err));
-        peer_watch(after, hk, nh, f->seen);
+        peer_watch(after, s->hk, s->nh, f->seen);
     }
-    int dr = peer_drain_held(hk, nh, why, len);
+    int dr = peer_drain_held(s->hk, s->nh, why, len);
     if (dr)
         return dr;
     if (copy && f->ok)
-        f->moved = count_moved(&p, v);
-    if ((err = cleanup_other(c, &p, f->ok)) != cudaSuccess)
+        f->moved = count_moved(p, s->v);
+    if ((err = cleanup_other(c, p, f->ok)) != cudaSuccess)
         return failed(why, len, cudaGetErrorName(err));
     if (copy && f->ok && f->moved < 0) {
         snprintf(why, len, "harness: the destination could not be read back");
         return -1;
     }
     return 0;
+}
+
+static int try_call(const struct cts_case *c, double stall_us, struct try *f, char *why, size_t len)
+{
+    struct try_setup s;
+    memset(f, 0, sizeof *f);
+    memset(&s, 0, sizeof s);
+    f->moved = -1;
+    int rc = try_hold(c, &s, f, why, len);
+    if (rc == 0)
+        rc = try_the_call(c, &s, stall_us, f, why, len);
+    return rc ? rc : try_finish(c, &s, f, why, len);
 }
 
 /* ---- a case ------------------------------------------------------------------------------ */
