@@ -24,9 +24,10 @@
  * delay), and a window where the second thread waited for a processor longer
  * than its pace at once, or the calling thread of a call that returned on its
  * own more than that in all, proves no "unaffected" or "brief": measured
- * again (KEPT_TRIES).  The second thread sleeps between commands with the
- * shortest slice; the calling thread sleeps outside the call with a long one
- * (cts_thread_slice: what a busy host's scheduler grants without privilege).
+ * again (KEPT_TRIES; KEPT_TRIES_FIRST for a first launch).  The second
+ * thread sleeps between commands with the shortest slice; the calling thread
+ * sleeps outside the call with a long one (cts_thread_slice: what a busy
+ * host's scheduler grants without privilege).
  *
  * Proof.  The held work is the gate (harness/families/stallgate.c), opened by its
  * watchdog (which makes no CUDA call) STALL_US after the call began, unless
@@ -232,7 +233,7 @@ int stall_needs(const struct cts_case *c, char *why, size_t len)
         return cts_need_driver("cuModuleLoadData", why, len) ? -1 : cts_need_driver("cuModuleUnload", why, len);
     case CTS_API_MALLOC_MANAGED: return cts_need_attribute(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory", why, len);
     case CTS_API_LAUNCH:
-        if (cts_fresh_left() >= 2 * (BRIEF_TRIES + KEPT_TRIES + 2 * TRIES))
+        if (cts_fresh_left() >= 2 * (BRIEF_TRIES + KEPT_TRIES_FIRST + 2 * TRIES))
             return 0;
         snprintf(why, len, "only %d never-launched kernels are left", cts_fresh_left());
         return -1;

@@ -28,8 +28,15 @@
 #define TRIES 3
 #define CALLER_SLICE_US 50000.0 /* the calling thread's, while the family runs: longer than a 16 MiB
                                  * cudaHostAlloc under load (24 ms, H200) */
-#define KEPT_TRIES 40       /* a try where the second thread was kept from a processor (a busy host) is
-                             * made again, at most this many times a repetition, before it counts */
+#define KEPT_TRIES 200      /* a try where the second thread was kept from a processor (a busy host) is
+                             * made again, at most this many times a repetition, before it counts: at
+                             * 40, under 32 busy loops on the H200's 16 processors (2d2eb62), 15 cases
+                             * took 20-70 such tries over their two repetitions and were proven, and 8
+                             * used all 40 of one and were INCONCLUSIVE; a try takes 12-20 ms, and a
+                             * quiet host needs 0-3 */
+#define KEPT_TRIES_FIRST 40 /* ... for a first launch, whose every try spends one of the 1,024
+                             * never-launched kernels (cases/stall.c's needs() reserves them) */
+#define KEPT_TRIES_OF(x) ((x)->api == CTS_API_LAUNCH ? KEPT_TRIES_FIRST : KEPT_TRIES)
 #define BRIEF_TRIES 10      /* a call that returned with no command of the second thread inside it is
                              * made again, at most this many times a repetition, before it is "brief"
                              * (cudaMemGetInfo, 11-64 us, fits a command of one every PACE_US only

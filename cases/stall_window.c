@@ -295,6 +295,7 @@ struct rep_state {
     char seen[200];   /* notes of the tries that proved nothing, for INCONCLUSIVE's reason */
     double stall;     /* the stall time: made longer after a wait that did not follow it (a long call) */
     int brief, kept;  /* tries made again, not counted: nothing inside the call; a thread kept from a processor */
+    int kept_max;     /* ... at most (KEPT_TRIES_OF the call) */
 };
 enum step { STEP_DONE, STEP_AGAIN, STEP_FAILED }; /* a verdict or a status; a try not counted; a failed try */
 
@@ -315,13 +316,13 @@ static void keep_tracked(struct cts_rep *r, const struct stall_try *a, const str
 }
 
 /* A try that proved nothing: made again uncounted where a thread was kept
- * from a processor (up to KEPT_TRIES), else noted, and the stall time made
+ * from a processor (up to kept_max), else noted, and the stall time made
  * longer where the call's time did not follow the release. */
 static enum step proved_nothing(struct rep_state *st, const struct stall_try *a, const struct stall_try *b,
                                 enum cts_host h)
 {
     int starved = a->obs.verdict == CTS_STALL_NA || (h == CTS_HOST_WAITS && b->obs.verdict == CTS_STALL_NA);
-    if (starved && ++st->kept < KEPT_TRIES)
+    if (starved && ++st->kept < st->kept_max)
         return STEP_AGAIN;
     note(st->seen, sizeof st->seen, "%s at %.0f ms%s",
          a->stuck        ? "a command still inside after the call"
@@ -351,7 +352,7 @@ static enum step one_try(const struct stall_call *x, int with, struct rep_state 
         return STEP_DONE;
     }
     if (ctl > 0) { /* proves nothing: another try (one that does not count, if the host was busy) */
-        int again = ctl == 2 && ++st->kept < KEPT_TRIES;
+        int again = ctl == 2 && ++st->kept < st->kept_max;
         if (!again)
             note(st->seen, sizeof st->seen, "%.80s", r->reason);
         r->reason[0] = '\0';
@@ -367,7 +368,7 @@ static enum step one_try(const struct stall_call *x, int with, struct rep_state 
     enum cts_host h = a.stuck ? CTS_HOST_NA : cts_beside_decide(&a.t, NULL, GROW(st->stall), TRACK_FRACTION, &again);
     enum cts_stall v = CTS_STALL_NA;
     if (h == CTS_HOST_RETURNS && ((a.obs.verdict == CTS_STALL_BRIEF && ++st->brief < BRIEF_TRIES) ||
-                                  (a.obs.verdict == CTS_STALL_NA && ++st->kept < KEPT_TRIES)))
+                                  (a.obs.verdict == CTS_STALL_NA && ++st->kept < st->kept_max)))
         return STEP_AGAIN; /* nothing fitted inside the call, or a thread was kept from a processor */
     if (h == CTS_HOST_RETURNS) {
         v = a.obs.verdict;
@@ -393,7 +394,7 @@ static enum step one_try(const struct stall_call *x, int with, struct rep_state 
 
 static void rep_stall(const struct stall_call *x, int with, struct cts_rep *r, struct cts_result *res)
 {
-    struct rep_state st = {.stall = STALL_US};
+    struct rep_state st = {.stall = STALL_US, .kept_max = KEPT_TRIES_OF(x)};
     for (int t = 0; t < TRIES;) {
         enum step s = one_try(x, with, &st, r);
         if (s == STEP_DONE)
