@@ -51,7 +51,7 @@ model "$tmp/wrong.json" '[{"id": "async-d2d-device", "calls": ["cudaMemcpy*Async
 run 1 model "$tmp/wrong.json" "$tmp/small.json"
 contains "$tmp/out" "DISAGREES async-d2d-device (host waits for device; x.c:2)"
 contains "$tmp/out" "assume more synchronization than measured (missed race)"
-contains "$tmp/out" "    $async_d2d: missed race, measured returns (A"
+contains "$tmp/out" "    $async_d2d: missed race, measured returns ("
 lacks "$tmp/out" "false report"
 # Its reverse: cudaMemcpy d2h waits for nothing; where it waited behind its
 # stream's work, the tool would report a race that cannot happen.
