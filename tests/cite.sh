@@ -36,7 +36,7 @@ grep -qE "^$tmp/judged.json: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECOR
 run 0 render "$tmp/judged.json"
 [ -s "$tmp/err" ] && fail "render: stderr: $(cat "$tmp/err")"
 grep -q "^## Deviations" "$tmp/out" || fail "the Markdown has no Deviations section"
-[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 700 ] || fail "the Markdown does not list the 700 deviations"
+[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 706 ] || fail "the Markdown does not list the 706 deviations"
 [ -e "$tmp/judged.md" ] && fail "render with no --out wrote beside its input"
 expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"
@@ -159,22 +159,23 @@ tr -d '\r' <"$tmp/out" | grep -q "^$p\.tight_none\..*,PASS,A:R,returns,.*,refuse
 run 1 diff "$tmp/pool.json" "$tmp/pool2.json"
 contains "$tmp/out" "  $p.tight_allow_opportunistic.device.64MiB.op_nonblocking.busy_nonblocking  A:I -> A:D  (call 6.5 us -> 6.5 us; pool: reused_now -> reused_after)"
 rm -f "$tmp/pool.json" "$tmp/pool2.json"
-# A synchronous copy that returned before its bytes landed says so, with its clause (the H200's every repetition).
-# Which driver-API copy did so is a race each run draws anew: the first such case the matrix has.
+# A synchronous copy that returned before its bytes landed says so, with its clause. Which driver-API
+# copy did so, and in how many repetitions, is a race each run draws anew (at 9c08334 every such case
+# was VARIES W~/W): the first such case the matrix has, in both repetitions (W~) or one.
 l=$(python3 - "$tmp/judged.json" <<'PY'
 import json, sys
 # A matrix holds one case a line, sorted by id: only the driver-API pageable copies are decoded.
 for line in open(sys.argv[1]):
     if line.startswith('"cu_memcpy') and ".h2d.pageable." in line[:line.index('"', 1)]:
         c = json.loads(line[line.index(":") + 1:].rstrip().rstrip(","))
-        if c["status"] == "PASS" and c["symbol"] == "W~":
+        if c["symbol"] and "W~" in c["symbol"].split("/"):
             print(line[1:line.index('"', 1)])
             break
 PY
 )
 [ -n "$l" ] || fail "the H200 matrix has no driver-API pageable copy that waited and had not landed (W~)"
 "$cts" cite "$l" "$tmp/judged.json" >"$tmp/out" 2>&1 || fail "cite of $l exited $?: $(cat "$tmp/out")"
-for want in "right after it returned, its destination's sample bytes, read outside its stream, were not all there yet (2 of 2 repetitions)" \
+for want in "right after it returned, its destination's sample bytes, read outside its stream, were not all there yet" \
     "The documentation leaves it open: DRV-SYNC-MEMCPY-PAGEABLE-H2D (may, about landed)"; do
     grep -qF -- "$want" "$tmp/out" || fail "cite of a copy that had not landed lacks '$want': $(cat "$tmp/out")"
 done
