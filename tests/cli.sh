@@ -93,8 +93,10 @@ take() { (export CTEST_RESOURCE_GROUP_COUNT=$1 CTEST_RESOURCE_GROUP_0_GPUS=$2 CT
           . "$root/tests/gpu-take.sh" >/dev/null && echo "$CUDA_VISIBLE_DEVICES"); }
 [ "$(CUDA_VISIBLE_DEVICES= take 2 id:1,slots:1 id:0,slots:1)" = "1,0" ] || fail "gpu-take.sh: two GPUs are not 1,0"
 [ "$(CUDA_VISIBLE_DEVICES=4,6 take 1 id:1,slots:1)" = "6" ] || fail "gpu-take.sh: GPU 1 of 4,6 is not 6"
-[ "$(CUDA_VISIBLE_DEVICES=3 bash -c ". '$root/tests/gpu-take.sh'; echo \$CUDA_VISIBLE_DEVICES")" = "3" ] ||
+[ "$(env -u CTEST_RESOURCE_GROUP_COUNT CUDA_VISIBLE_DEVICES=3 bash -c ". '$root/tests/gpu-take.sh'; echo \$CUDA_VISIBLE_DEVICES")" = "3" ] ||
     fail "gpu-take.sh changed CUDA_VISIBLE_DEVICES without resource groups"
+# With a resource spec CTest gives a test without groups a count of 0 (the unit tests on a GPU host).
+[ "$(CUDA_VISIBLE_DEVICES=3 take 0 '')" = "3" ] || fail "gpu-take.sh changed CUDA_VISIBLE_DEVICES for a count of 0 groups"
 CUDA_VISIBLE_DEVICES=4,6 take 1 id:2,slots:1 2>"$tmp/err" >/dev/null
 [ $? = 2 ] && grep -q "GPU 2 of the resource spec is not in CUDA_VISIBLE_DEVICES=4,6" "$tmp/err" ||
     fail "gpu-take.sh: a GPU past CUDA_VISIBLE_DEVICES: $(cat "$tmp/err")"

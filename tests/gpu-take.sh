@@ -4,8 +4,10 @@
 # (CUDA_VISIBLE_DEVICES), so that a suite on GPU 0 cannot reach GPU 1, where
 # another suite is measuring (a peer case would hold work there).  Indices
 # are taken within a CUDA_VISIBLE_DEVICES already set.  Without resource
-# groups (one GPU, or ctest without a resource spec) nothing changes.
-if [ -n "${CTEST_RESOURCE_GROUP_COUNT:-}" ]; then
+# groups (one GPU, or ctest without a resource spec) nothing changes; nor
+# with a count of 0, which CTest (3.25) gives every test without
+# RESOURCE_GROUPS once a resource spec is in use.
+if [ -n "${CTEST_RESOURCE_GROUP_COUNT:-}" ] && [ "$CTEST_RESOURCE_GROUP_COUNT" != 0 ]; then
     cts_gpus=()
     IFS=, read -ra cts_parent <<<"${CUDA_VISIBLE_DEVICES:-}"
     for ((cts_i = 0; cts_i < CTEST_RESOURCE_GROUP_COUNT; cts_i++)); do
