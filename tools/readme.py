@@ -880,6 +880,7 @@ FIGURES = {
     "h200_ctest_tests": lambda: num(len(ctest_h200().result)),
     "ctest_revision": lambda: ctest().revision,
     "matrix_revision": lambda: matrix("default", H100).env["suite_revision"],
+    "h200_matrix_revision": lambda: matrix("default", H200).env["suite_revision"],
     "ctest_tests": lambda: num(len(ctest().result)),
     "ctest_passed": lambda: num(len(ctest().having("Passed"))),
     "ctest_skipped": lambda: series(f"`{n}`" for n in ctest().having("Skipped")),
