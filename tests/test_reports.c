@@ -260,7 +260,11 @@ static void small(void)
     CHECK_CONTAINS(html, "<tr><th>Date</th><td>2026-11-21T00:00:00Z; 1.5 s wall; 3 repetitions a case</td></tr>");
     CHECK_CONTAINS(html, "no CUDA_* variable set");
     CHECK_CONTAINS(html, "How to read a cell");
-    CHECK_CONTAINS(html, "A:R / A:N / A:D / A:I (a tight pool, groups malloc_from_pool_async.tight_*: ");
+    /* The legend is the Markdown's (harness/report/legend.c), a sample cell a row, `code` as <code>. */
+    CHECK_CONTAINS(html, "<div><span class=\"k a\">A:D</span><span>(a tight pool: groups "
+                         "<code>malloc_from_pool_async.tight_*</code>, ");
+    CHECK_CONTAINS(html, "<span>(data order: groups <code>&lt;api&gt;.written.&lt;dir&gt;</code>, where");
+    CHECK_CONTAINS(html, "<div><span class=\"k bad\">FAIL</span>");
     CHECK_CONTAINS(html, "<input id=\"filter\" type=\"search\"");
     CHECK_CONTAINS(html, "<input id=\"devonly\" type=\"checkbox\">");
     CHECK_CONTAINS(html, "<style>");

@@ -8,6 +8,7 @@
  * The thresholds section: html_thresholds.c; the escaping: html_text.c. */
 #define _GNU_SOURCE
 #include "html_int.h"
+#include "legend.h"
 #include "report.h"
 
 #include <math.h>
@@ -98,58 +99,37 @@ static const char script[] =
     "if(q.value||(d&&d.checked))apply();"
     "})();";
 
+/* Markdown inline text as HTML: escaped, `code` spans as <code>. */
+static void inline_md(FILE *f, const char *s)
+{
+    char buf[1024];
+    int code = 0;
+    for (const char *p = s; *p;) {
+        const char *q = strchr(p, '`');
+        size_t n = q ? (size_t)(q - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), p);
+        esc(f, buf);
+        if (!q)
+            break;
+        fputs(code ? "</code>" : "<code>", f);
+        code = !code;
+        p = q + 1;
+    }
+    if (code)
+        fputs("</code>", f);
+}
+
+static void legend_row(FILE *f, const struct cts_legend_row *r)
+{
+    fprintf(f, "<div><span class=\"k %s\">", r->css);
+    esc(f, r->cell);
+    fputs("</span><span>", f);
+    inline_md(f, r->meaning);
+    fputs("</span></div>\n", f);
+}
+
 static void legend(FILE *f)
 {
-    static const char *const rows[][3] = {
-        {"w", "W", "the call did not return until the gate opened: it waited for the held work"},
-        {"a", "A", "the call returned while the gate was closed, and work queued after it on its own "
-                   "stream ran while the gate was still closed"},
-        {"q", "Q", "the call returned while the gate was closed; work after it on its own stream was "
-                   "held until the gate opened (stream-ordered behind the held work)"},
-        {"q t", "Q+b", "+b / +n (underlined, bold): the call made work queued afterwards on a third, "
-                       "blocking (+b) or non-blocking (+n) stream wait for the gate"},
-        {"q", "Qc", "c / r / p (held copies with a host source): the copy took its source bytes at the "
-                    "call / read them after the call returned / partly each; ! (host destination): "
-                    "the destination was complete when the call returned"},
-        {"v", "A/W", "VARIES: every repetition was proven and they differed; each symbol seen, in order"},
-        {"a", "O", "O / P / C / S (overlap family: two operations in two streams, no gate): they ran at "
-                   "once / partly / at once but no faster, both slowed (shared) / one after the other"},
-        {"u", "G", "G / R / N / E / e / L / F (capture family: a stream capturing, no gate): the call "
-                   "became a node of the graph / ran at once, the capture intact / was refused, the capture "
-                   "intact / was refused and ended (invalidated) the capture / returned success and ended "
-                   "it / returned success and is missing (neither done nor in the graph) / was refused yet "
-                   "done; its table is one call in one capture mode, a row a calling-thread mode and "
-                   "capturing stream, a column where the call was made"},
-        {"u", "D1021", "D&lt;n&gt; / D&gt;&lt;n&gt; (depth family, groups &lt;api&gt;.queue_depth: the op stream itself held): "
-                       "n calls returned while the work was held and the next one waited / none of n waited; "
-                       "in groups &lt;api&gt;.queue_full and &lt;api&gt;.queue_full_thread, A / W: the call returned / "
-                       "waited while another, held, non-blocking stream's queue was full (filled by this "
-                       "thread, or by another thread then blocked inside its next launch)"},
-        {"a", "A:U", "A:U / W:S / A:B (other-thread stalls, groups &lt;api&gt;.other_thread: a second host thread "
-                     "making one cheap command, the case's with, every 50 \xc2\xb5s on a non-blocking stream of its "
-                     "own): A / W, the call returned / waited; then what the second thread's commands did during "
-                     "the call: U they ran on (one began and returned inside it, none stalled) / S one stalled "
-                     "until the call returned (more than twice the control's slowest, and 10 \xc2\xb5s more) / B the "
-                     "call was over before one could begin and return inside it, or took under 5 µs"},
-        {"a", "A:D", "A:R / A:N / A:D / A:I (a tight pool, groups malloc_from_pool_async.tight_*: "
-                     "cudaMallocFromPoolAsync of one block on a non-blocking stream from a pool of that one block's "
-                     "maximum size, while the block's free is queued on another non-blocking stream behind held "
-                     "work): A / W, the call returned / waited; then what it got: R an error (refused) / N another "
-                     "block / D the freed block, and work queued after the call on its stream waited for the free "
-                     "/ I the freed block, and that work ran at once, the free still held"},
-        {"q t", "Q+b", "across two GPUs (peer family, columns the placements on this GPU and on the peer; "
-                       "NOTSUPP with one GPU): +b / +n, later work in a blocking / non-blocking stream of "
-                       "the other GPU waited; X, the copy was refused (a pool block whose access was not "
-                       "granted); process family, columns a second process's stream on this GPU or the "
-                       "other: s, the read returned the old bytes, not those of that process's queued copy"},
-        {"ns", "n/s", "NOTSUPP: not supported here (the tooltip gives the reason)"},
-        {"bad", "FAIL", "FAIL, BRK (BROKEN), INC (INCONCLUSIVE), T/O (TIMEOUT), CRASH: no verdict, or "
-                        "the call failed"},
-        {"a dev", "A", "thick red border: spec.conformance is DEVIATES (the documented behaviour was "
-                       "not what happened)"},
-        {"x", "\xe2\x80\x94", "not a separate case: that busy placement is the op stream itself (see "
-                              "same), or not declared for this call"},
-    };
     fputs("<h2 id=\"legend\">How to read a cell</h2>\n<p>Each cell is one case: the call of its row "
           "issued while a gate kernel held the busy placement of its column; every letter is proven "
           "by the latch, not guessed from a time. Hover a cell for its case id, status, reason and "
@@ -157,9 +137,10 @@ static void legend(FILE *f)
           "<i>idle \xc2\xb5s</i> is the median time inside the same call on an idle GPU.</p>\n"
           "<div class=\"legend\">\n",
           f);
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        fprintf(f, "<div><span class=\"k %s\">%s</span><span>%s</span></div>\n", rows[i][0], rows[i][1],
-                rows[i][2]);
+    for (size_t i = 0; i < cts_legend_rows; i++)
+        legend_row(f, &cts_legend[i]);
+    for (size_t i = 0; i < cts_legend_html_only_rows; i++)
+        legend_row(f, &cts_legend_html_only[i]);
     fputs("</div>\n", f);
 }
 
