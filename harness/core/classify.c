@@ -183,43 +183,6 @@ enum cts_cap_outcome cts_capture_judge(const struct cts_capture_obs *o)
     return CTS_CAP_LOST; /* accepted, and its effect is not (all) there, at once or from the graph */
 }
 
-/* The symbol of a self-measured family's outcome, where v has one (1,
- * written into buf; 0 otherwise): capture, depth, pool, stall or overlap.
- * host: the call's "A", "W" or "?", which some of them lead with. */
-static int family_symbol(const struct cts_verdict *v, const char *host, char *buf, size_t len)
-{
-    static const char *const pair_letter[] = {"?", "O", "P", "C", "S"};
-    /* A capture: G a node of the graph, R ran at once, N refused (the capture
-     * intact), E refused and the capture ended, e accepted yet the capture
-     * ended, L lost, F refused yet its effect is there. */
-    static const char *const capture_letter[] = {"?", "G", "R", "N", "E", "e", "L", "F"};
-    /* The pool family: the call's letter, then what it got: ":R" refused,
-     * ":N" another block, ":D" the freed block with later work waiting for
-     * its free, ":I" the freed block at once. */
-    static const char *const pool_letter[] = {"?", "R", "N", "D", "I"};
-    /* The stall family: the call's "A" or "W", then what the second thread's
-     * commands did during it: ":S" one stalled until the call returned, ":U"
-     * they ran on, ":B" none fitted inside the call. */
-    static const char *const stall_letter[] = {"?", "U", "S", "B"};
-    if (v->capture != CTS_CAP_NA)
-        snprintf(buf, len, "%s", capture_letter[(unsigned)v->capture < 8 ? v->capture : 0]);
-    /* The depth family: "D<n>", n calls queued and the next waited; "D>n",
-     * none waited up to n; beside a full queue, the host's "A" or "W". */
-    else if (v->depth == CTS_DEPTH_FOUND || v->depth == CTS_DEPTH_NONE)
-        snprintf(buf, len, "D%s%lld", v->depth == CTS_DEPTH_NONE ? ">" : "", v->queued);
-    else if (v->depth == CTS_DEPTH_BESIDE)
-        snprintf(buf, len, "%s", host);
-    else if (v->pool != CTS_POOL_NA)
-        snprintf(buf, len, "%s:%s", host, pool_letter[(unsigned)v->pool < 5 ? v->pool : 0]);
-    else if (v->stall != CTS_STALL_NA)
-        snprintf(buf, len, "%s:%s", host, stall_letter[(unsigned)v->stall < 4 ? v->stall : 0]);
-    else if (v->overlap != CTS_OVERLAP_NA)
-        snprintf(buf, len, "%s", pair_letter[(unsigned)v->overlap < 5 ? v->overlap : 0]);
-    else
-        return 0;
-    return 1;
-}
-
 /* The engine's cases: the host verdict, then what data order, landing, the
  * source and the third streams add. */
 static void engine_symbol(const struct cts_verdict *v, char *buf, size_t len)
@@ -247,7 +210,7 @@ static void engine_symbol(const struct cts_verdict *v, char *buf, size_t len)
 void cts_verdict_symbol(const struct cts_verdict *v, char *buf, size_t len)
 {
     const char *host = v->host == CTS_HOST_WAITS ? "W" : v->host == CTS_HOST_RETURNS ? "A" : "?";
-    if (!family_symbol(v, host, buf, len))
+    if (!cts_outcome_symbol(v, host, buf, len)) /* a self-measured family's (outcome.c) */
         engine_symbol(v, buf, len);
 }
 

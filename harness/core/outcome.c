@@ -3,6 +3,7 @@
  * the matrices say, so don't. */
 #include "outcome.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const host_names[] = {NULL, "returns", "waits"};
@@ -18,10 +19,27 @@ static const char *const depth_names[CTS_DEPTH_COUNT] = {NULL, "found", "none", 
 static const char *const stall_names[CTS_STALL_COUNT] = {NULL, "unaffected", "stalls", "brief"};
 static const char *const pool_names[CTS_POOL_COUNT] = {NULL, "refused", "other_block", "reused_after", "reused_now"};
 
+/* The cell symbols' letters of the self-measured kinds, a value each.  The overlap pair: O ran at
+ * once, P partly, C at once but no faster (shared), S one after the other.  A capture: G a node of
+ * the graph, R ran at once, N refused (the capture intact), E refused and the capture ended, e
+ * accepted yet the capture ended, L lost, F refused yet its effect is there.  The stall family, after
+ * the call's letter: U the second thread's commands ran on, S one stalled until the call returned,
+ * B none fitted inside the call.  The pool family, after the call's letter: R refused, N another
+ * block, D the freed block with later work waiting for its free, I the freed block at once.  The
+ * depth family's: D<n>, n calls queued and the next waited; D>n, none waited up to n; beside a
+ * full queue, the call's own letter (cts_outcome_symbol). */
+static const char *const overlap_letters[] = {"?", "O", "P", "C", "S"};
+static const char *const capture_letters[CTS_CAP_OUTCOME_COUNT] = {"?", "G", "R", "N", "E", "e", "L", "F"};
+static const char *const stall_letters[CTS_STALL_COUNT] = {"?", "U", "S", "B"};
+static const char *const pool_letters[CTS_POOL_COUNT] = {"?", "R", "N", "D", "I"};
+static const char *const depth_letters[CTS_DEPTH_COUNT] = {"?", "D", "D>", ""};
+
 #define N(a) (int)(sizeof a / sizeof *a)
 #define AT(member) offsetof(struct cts_verdict, member)
-/* key, names, count, member, always, CSV column */
-#define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0}
+/* key, names, count, member, always, CSV column; a self-measured kind's letters, after the host's */
+#define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0, NULL, 0}
+#define LETTERED(key, names, member, csv, letters, after_host)                                            \
+    {key, names, N(names), AT(member), 0, csv, NULL, 0, 0, letters, after_host}
 
 const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     /* Whether the call returned while the gate held its work (W or A). */
@@ -35,23 +53,23 @@ const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     NAMED("src", src_names, src, 1, "src"),
     NAMED("dst", dst_names, dst, 1, "dst"),
     /* The documented rejection's error, where the call was rejected. */
-    {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0},
+    {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0, NULL, 0},
     /* The overlap family's pair. */
-    NAMED("overlap", overlap_names, overlap, 0, NULL),
+    LETTERED("overlap", overlap_names, overlap, NULL, overlap_letters, 0),
     /* Data order (written cases): the bytes the copy moved, and what work after it read. */
     NAMED("data", data_names, data, 0, NULL),
     NAMED("reader", reader_names, reader, 0, NULL),
     /* A synchronous copy's or memset's destination right after the return. */
     NAMED("landed", dst_names, landed, 0, NULL),
     /* The capture family's: what the capture made of the call. */
-    NAMED("capture", capture_names, capture, 0, "capture_outcome"),
+    LETTERED("capture", capture_names, capture, "capture_outcome", capture_letters, 0),
     /* The depth family's: the depth found (queued), none up to queued, or a call beside a full queue. */
     {"depth", depth_names, CTS_DEPTH_COUNT, AT(depth), 0, "depth", "queued", AT(queued),
-     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE},
+     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, depth_letters, 0},
     /* The stall family's: what a second thread's commands did during the call. */
-    NAMED("other_thread", stall_names, stall, 0, "other_thread"),
+    LETTERED("other_thread", stall_names, stall, "other_thread", stall_letters, 1),
     /* The pool family's: what the allocation got from a tight pool. */
-    NAMED("pool", pool_names, pool, 0, "pool"),
+    LETTERED("pool", pool_names, pool, "pool", pool_letters, 1),
 };
 
 const struct cts_outcome *cts_outcome_find(const char *key)
@@ -99,6 +117,25 @@ void cts_outcome_clear(struct cts_verdict *v, const struct cts_outcome *o)
     if (!o->names)
         *(const char **)((char *)v + o->at) = NULL;
     cts_outcome_set(v, o, 0);
+}
+
+int cts_outcome_symbol(const struct cts_verdict *v, const char *host, char *buf, size_t len)
+{
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++) {
+        const struct cts_outcome *o = &cts_outcomes[k];
+        int x = o->letters ? cts_outcome_get(v, o) : 0;
+        if (!x)
+            continue;
+        const char *letter = (unsigned)x < (unsigned)o->count ? o->letters[x] : o->letters[0];
+        if (cts_outcome_counted(v, o)) /* the depth found, or none up to it */
+            snprintf(buf, len, "%s%lld", letter, cts_outcome_count_in(v, o));
+        else if (!*letter) /* beside a full queue: the call's own */
+            snprintf(buf, len, "%s", host);
+        else
+            snprintf(buf, len, "%s%s%s", o->after_host ? host : "", o->after_host ? ":" : "", letter);
+        return 1;
+    }
+    return 0;
 }
 
 int cts_outcome_counted(const struct cts_verdict *v, const struct cts_outcome *o)

@@ -26,6 +26,12 @@ struct cts_outcome {
     const char *count_key;
     size_t count_at;
     unsigned count_with;
+    /* A self-measured family's kind: the cell symbol where a case has a value of it (cts_outcome_symbol;
+     * the kinds are the families' own, so no case has two): each value's letter ([0] "?", out of
+     * range too), after the call's host letter and a colon where after_host ("A:S"); NULL: the
+     * engine's fields, which the symbol composes (classify.c). */
+    const char *const *letters;
+    int after_host;
 };
 
 #define CTS_OUTCOME_COUNT 15
@@ -44,6 +50,9 @@ int cts_outcome_parse(const struct cts_outcome *o, const char *name);
 void cts_outcome_set(struct cts_verdict *v, const struct cts_outcome *o, int value);
 /* Clears the field (NA; its count 0). */
 void cts_outcome_clear(struct cts_verdict *v, const struct cts_outcome *o);
+/* The cell symbol of v's self-measured outcome into buf (1), host being the call's "A", "W" or "?";
+ * 0 where v has none (the engine's symbol then: cts_verdict_symbol). */
+int cts_outcome_symbol(const struct cts_verdict *v, const char *host, char *buf, size_t len);
 /* Whether the field's value carries its count, and where that count is. */
 int cts_outcome_counted(const struct cts_verdict *v, const struct cts_outcome *o);
 long long *cts_outcome_count_of(struct cts_verdict *v, const struct cts_outcome *o);
