@@ -1,7 +1,9 @@
-/* The verdict's fields, registered once (outcome.h), and their values' names.
+/* The verdict's fields, registered once (outcome.h), and the engine's fields'
+ * values' names (the self-measured families' kinds: outcomes/, a file each).
  * The names are part of every committed matrix: changing one changes what
  * the matrices say, so don't. */
 #include "outcome.h"
+#include "outcomes/outcomes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,36 +12,16 @@ static const char *const host_names[] = {NULL, "returns", "waits"};
 static const char *const order_names[] = {NULL, "runs", "held", "held_anyway"};
 static const char *const src_names[] = {NULL, "at_call", "after_return", "partial"};
 static const char *const dst_names[] = {NULL, "complete", "pending"};
-static const char *const overlap_names[] = {NULL, "overlaps", "partial", "shares", "serializes"};
 static const char *const data_names[] = {NULL, "ordered", "stale", "partial"};
 static const char *const reader_names[] = {NULL, "saw", "missed"};
-static const char *const capture_names[CTS_CAP_OUTCOME_COUNT] = {NULL,     "graph",          "ran",  "refused",
-                                                                 "ended",  "accepted_ended", "lost", "refused_effect"};
-static const char *const depth_names[CTS_DEPTH_COUNT] = {NULL, "found", "none", "beside"};
-static const char *const stall_names[CTS_STALL_COUNT] = {NULL, "unaffected", "stalls", "brief"};
-static const char *const pool_names[CTS_POOL_COUNT] = {NULL, "refused", "other_block", "reused_after", "reused_now"};
-
-/* The cell symbols' letters of the self-measured kinds, a value each.  The overlap pair: O ran at
- * once, P partly, C at once but no faster (shared), S one after the other.  A capture: G a node of
- * the graph, R ran at once, N refused (the capture intact), E refused and the capture ended, e
- * accepted yet the capture ended, L lost, F refused yet its effect is there.  The stall family, after
- * the call's letter: U the second thread's commands ran on, S one stalled until the call returned,
- * B none fitted inside the call.  The pool family, after the call's letter: R refused, N another
- * block, D the freed block with later work waiting for its free, I the freed block at once.  The
- * depth family's: D<n>, n calls queued and the next waited; D>n, none waited up to n; beside a
- * full queue, the call's own letter (cts_outcome_symbol). */
-static const char *const overlap_letters[] = {"?", "O", "P", "C", "S"};
-static const char *const capture_letters[CTS_CAP_OUTCOME_COUNT] = {"?", "G", "R", "N", "E", "e", "L", "F"};
-static const char *const stall_letters[CTS_STALL_COUNT] = {"?", "U", "S", "B"};
-static const char *const pool_letters[CTS_POOL_COUNT] = {"?", "R", "N", "D", "I"};
-static const char *const depth_letters[CTS_DEPTH_COUNT] = {"?", "D", "D>", ""};
 
 #define N(a) (int)(sizeof a / sizeof *a)
 #define AT(member) offsetof(struct cts_verdict, member)
-/* key, names, count, member, always, CSV column; a self-measured kind's letters, after the host's */
+/* The engine's fields: key, names, member, always in a verdict, CSV column. */
 #define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0, NULL, 0}
-#define LETTERED(key, names, member, csv, letters, after_host)                                            \
-    {key, names, N(names), AT(member), 0, csv, NULL, 0, 0, letters, after_host}
+/* A self-measured family's kind (outcomes/<kind>.c): its values' names, their count, its cell letters. */
+#define LETTERED(key, kind, count, member, csv, after_host)                                                \
+    {key, cts_##kind##_names, count, AT(member), 0, csv, NULL, 0, 0, cts_##kind##_letters, after_host}
 
 const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     /* Whether the call returned while the gate held its work (W or A). */
@@ -55,21 +37,21 @@ const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     /* The documented rejection's error, where the call was rejected. */
     {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0, NULL, 0},
     /* The overlap family's pair. */
-    LETTERED("overlap", overlap_names, overlap, NULL, overlap_letters, 0),
+    LETTERED("overlap", overlap, CTS_OVERLAP_VALUES, overlap, NULL, 0),
     /* Data order (written cases): the bytes the copy moved, and what work after it read. */
     NAMED("data", data_names, data, 0, NULL),
     NAMED("reader", reader_names, reader, 0, NULL),
     /* A synchronous copy's or memset's destination right after the return. */
     NAMED("landed", dst_names, landed, 0, NULL),
     /* The capture family's: what the capture made of the call. */
-    LETTERED("capture", capture_names, capture, "capture_outcome", capture_letters, 0),
+    LETTERED("capture", capture, CTS_CAP_OUTCOME_COUNT, capture, "capture_outcome", 0),
     /* The depth family's: the depth found (queued), none up to queued, or a call beside a full queue. */
-    {"depth", depth_names, CTS_DEPTH_COUNT, AT(depth), 0, "depth", "queued", AT(queued),
-     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, depth_letters, 0},
+    {"depth", cts_depth_names, CTS_DEPTH_COUNT, AT(depth), 0, "depth", "queued", AT(queued),
+     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, cts_depth_letters, 0},
     /* The stall family's: what a second thread's commands did during the call. */
-    LETTERED("other_thread", stall_names, stall, "other_thread", stall_letters, 1),
+    LETTERED("other_thread", stall, CTS_STALL_COUNT, stall, "other_thread", 1),
     /* The pool family's: what the allocation got from a tight pool. */
-    LETTERED("pool", pool_names, pool, "pool", pool_letters, 1),
+    LETTERED("pool", pool, CTS_POOL_COUNT, pool, "pool", 1),
 };
 
 const struct cts_outcome *cts_outcome_find(const char *key)
@@ -161,10 +143,5 @@ NAME_OF(cts_host_name, enum cts_host, host_names)
 NAME_OF(cts_order_name, enum cts_order, order_names)
 NAME_OF(cts_src_name, enum cts_src, src_names)
 NAME_OF(cts_dst_name, enum cts_dst, dst_names)
-NAME_OF(cts_overlap_name, enum cts_overlap, overlap_names)
 NAME_OF(cts_data_name, enum cts_data, data_names)
 NAME_OF(cts_reader_name, enum cts_reader, reader_names)
-NAME_OF(cts_cap_outcome_name, enum cts_cap_outcome, capture_names)
-NAME_OF(cts_depth_name, enum cts_depth, depth_names)
-NAME_OF(cts_stall_name, enum cts_stall, stall_names)
-NAME_OF(cts_pool_name, enum cts_pool, pool_names)

@@ -1,0 +1,41 @@
+/* The depth family's kind of outcome: how many commands a stream queues behind
+ * held work, or what a call does beside a full queue (docs/method.md "Queue
+ * depth"), its values' names and cell letters (the depth found: "D" and the
+ * count; none up to it: "D>"; beside a full queue the call's own letter, ""),
+ * and how two scans or two tries are judged.  outcome.c's table registers it. */
+#include "outcomes.h"
+
+const char *const cts_depth_names[CTS_DEPTH_COUNT] = {NULL, "found", "none", "beside"};
+const char *const cts_depth_letters[CTS_DEPTH_COUNT] = {"?", "D", "D>", ""};
+
+const char *cts_depth_name(enum cts_depth x)
+{
+    return (unsigned)x < (unsigned)CTS_DEPTH_COUNT ? cts_depth_names[x] : "?";
+}
+
+enum cts_depth cts_depth_decide(const struct cts_depth_scan *a, const struct cts_depth_scan *b, double grow_us,
+                                double fraction)
+{
+    if (!a->stopped && !b->stopped)
+        return CTS_DEPTH_NONE;
+    if (a->stopped && b->stopped && !a->early && !b->early && b->blocked_us - a->blocked_us >= fraction * grow_us)
+        return CTS_DEPTH_FOUND;
+    return CTS_DEPTH_NA;
+}
+
+enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts_beside_try *b, double grow_us,
+                                double fraction, int *again)
+{
+    *again = 0;
+    if (!a->filled || !a->full || a->early)
+        return CTS_HOST_NA; /* not beside a full queue, or it proves nothing */
+    if (a->returned)
+        return CTS_HOST_RETURNS;
+    if (!b) {
+        *again = 1;
+        return CTS_HOST_NA;
+    }
+    if (b->filled && b->full && !b->returned && !b->early && b->call_us - a->call_us >= fraction * grow_us)
+        return CTS_HOST_WAITS;
+    return CTS_HOST_NA;
+}
