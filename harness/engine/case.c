@@ -62,6 +62,36 @@ static int confirm_wait(const struct cts_result *res)
            r->timeout_us < RECHECK_MIN_US;
 }
 
+/* What the case's repetitions say before its recheck (recheck). */
+struct recheck_scan {
+    int returns, starved, runs[3]; /* a return; a starved wait; a marker that ran, by column */
+    double slowest, run_delay_us;  /* the slowest call; the longest run delay of a wait */
+};
+
+/* 0, or -1 where a repetition is not PASS (nothing is rechecked then). */
+static int recheck_scan(const struct cts_case *c, const struct cts_result *res, struct recheck_scan *k)
+{
+    double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
+    memset(k, 0, sizeof *k);
+    k->slowest = res->idle_call_max_us;
+    for (int i = 0; i < res->nreps; i++) {
+        const struct cts_rep *r = &res->reps[i];
+        enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
+        if (r->status != CTS_PASS)
+            return -1;
+        k->returns |= r->host == CTS_HOST_RETURNS;
+        /* Its own thread, or the others (the driver's) where it tracked */
+        double kept_us = fmax(r->run_delay_us, r->others_delay_us); /* NAN only where both are */
+        k->starved |= r->host == CTS_HOST_WAITS && kept_us > prompt_us && !cts_busy_is_hostfn(c->busy);
+        k->slowest = fmax(k->slowest, r->call_us);
+        if (r->host == CTS_HOST_WAITS && kept_us > k->run_delay_us)
+            k->run_delay_us = kept_us;
+        for (int j = 0; j < 3; j++)
+            k->runs[j] |= r->host == CTS_HOST_RETURNS && ord[j] == CTS_ORDER_RUNS;
+    }
+    return 0;
+}
+
 /* "Returns" and "runs" are proven by the latch; "waits" and "held" by
  * timing (tracking).  Where one case has both in one column, timing may
  * have been fooled by a call or a marker that was merely slow: a managed-
@@ -98,36 +128,6 @@ static int confirm_wait(const struct cts_result *res)
  * Starved again in the recheck, the repetition grows its timeout (rep.c);
  * undecided, it is no wait.  Not behind a host function: its thread is
  * starved too, and what waits for it waits (the writers of data order). */
-/* What the case's repetitions say before its recheck (recheck). */
-struct recheck_scan {
-    int returns, starved, runs[3]; /* a return; a starved wait; a marker that ran, by column */
-    double slowest, run_delay_us;  /* the slowest call; the longest run delay of a wait */
-};
-
-/* 0, or -1 where a repetition is not PASS (nothing is rechecked then). */
-static int recheck_scan(const struct cts_case *c, const struct cts_result *res, struct recheck_scan *k)
-{
-    double prompt_us = PROMPT_FACTOR * res->idle_call_max_us + PROMPT_SLACK_US;
-    memset(k, 0, sizeof *k);
-    k->slowest = res->idle_call_max_us;
-    for (int i = 0; i < res->nreps; i++) {
-        const struct cts_rep *r = &res->reps[i];
-        enum cts_order ord[3] = {r->op_after, r->third_blocking, r->third_nonblocking};
-        if (r->status != CTS_PASS)
-            return -1;
-        k->returns |= r->host == CTS_HOST_RETURNS;
-        /* Its own thread, or the others (the driver's) where it tracked */
-        double kept_us = fmax(r->run_delay_us, r->others_delay_us); /* NAN only where both are */
-        k->starved |= r->host == CTS_HOST_WAITS && kept_us > prompt_us && !cts_busy_is_hostfn(c->busy);
-        k->slowest = fmax(k->slowest, r->call_us);
-        if (r->host == CTS_HOST_WAITS && kept_us > k->run_delay_us)
-            k->run_delay_us = kept_us;
-        for (int j = 0; j < 3; j++)
-            k->runs[j] |= r->host == CTS_HOST_RETURNS && ord[j] == CTS_ORDER_RUNS;
-    }
-    return 0;
-}
-
 static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_result *res)
 {
     struct recheck_scan k;
