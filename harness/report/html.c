@@ -102,19 +102,14 @@ static const char script[] =
 /* Markdown inline text as HTML: escaped, `code` spans as <code>. */
 static void inline_md(FILE *f, const char *s)
 {
-    char buf[1024];
     int code = 0;
-    for (const char *p = s; *p;) {
-        const char *q = strchr(p, '`');
-        size_t n = q ? (size_t)(q - p) : strlen(p);
-        snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), p);
-        esc(f, buf);
-        if (!q)
-            break;
-        fputs(code ? "</code>" : "<code>", f);
-        code = !code;
-        p = q + 1;
-    }
+    for (char c[2] = {0}; (c[0] = *s); s++)
+        if (c[0] == '`') {
+            fputs(code ? "</code>" : "<code>", f);
+            code = !code;
+        } else {
+            esc(f, c);
+        }
     if (code)
         fputs("</code>", f);
 }
