@@ -30,7 +30,8 @@
  * to the OS inside the call, and the call's idle time shows what that costs.
  * cleanup() restores the threshold found at first use.
  *
- * The virtual memory calls: cases/alloc_vmm.c. */
+ * The virtual memory calls: cases/alloc_vmm.c; the host registrations, of
+ * malloc'ed pages or a mapped file, with each flag: cases/alloc_register.c. */
 #include "alloc.h"
 #include "../harness/families/family.h"
 
@@ -94,6 +95,25 @@ static int is_sync(enum cts_api a)
            a == CTS_API_DEVICE_SYNCHRONIZE;
 }
 
+/* A registration's variants (cases/alloc_register.c), after its plain cases (each variant its own
+ * CTest group, both sizes): cudaHostRegister each of them, cudaHostUnregister the file-backed one. */
+static size_t emit_registrations(const struct cts_case *plain, struct cts_case *out, size_t cap, size_t n)
+{
+    for (int v = 0; v < ALLOC_REGISTER_VARIANTS; v++) {
+        if (plain->api == CTS_API_HOST_UNREGISTER && strcmp(alloc_register_variants[v], "file_backed"))
+            continue;
+        for (size_t s = 0; s < 2; s++) {
+            struct cts_case c = *plain;
+            c.variant = alloc_register_variants[v];
+            c.size_idx = sizes[s];
+            c.size = cts_size_bytes(sizes[s]);
+            n = cts_emit(&c, out, cap, n);
+            n = cts_emit_threads(&c, out, cap, n);
+        }
+    }
+    return n;
+}
+
 static size_t generate(struct cts_case *out, size_t cap)
 {
     size_t n = 0;
@@ -111,6 +131,8 @@ static size_t generate(struct cts_case *out, size_t cap)
             }
             n = cts_emit(&c, out, cap, n);
             n = cts_emit_threads(&c, out, cap, n);
+            if (s == 1 && (c.api == CTS_API_HOST_REGISTER || c.api == CTS_API_HOST_UNREGISTER))
+                n = emit_registrations(&c, out, cap, n);
         }
     for (size_t k = 0; k < sizeof vmm_apis / sizeof *vmm_apis; k++)
         for (size_t s = 0; s < 2; s++) {
@@ -141,7 +163,7 @@ static int needs(const struct cts_case *c, char *why, size_t len)
     case CTS_API_STREAM_SYNCHRONIZE: case CTS_API_EVENT_SYNCHRONIZE: case CTS_API_DEVICE_SYNCHRONIZE:
         return cts_need_attribute(cudaDevAttrMemoryPoolsSupported, "cudaDevAttrMemoryPoolsSupported", why, len);
     case CTS_API_HOST_REGISTER: case CTS_API_HOST_UNREGISTER:
-        return cts_need_attribute(cudaDevAttrHostRegisterSupported, "cudaDevAttrHostRegisterSupported", why, len);
+        return alloc_register_needs(c, why, len);
     case CTS_API_MALLOC_MANAGED:
         return cts_need_attribute(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory", why, len);
     case CTS_API_HOST_ALLOC:
@@ -194,18 +216,6 @@ static cudaError_t get_pool(cudaMemPool_t *pool)
     }
     *pool = private_pool;
     return cudaSuccess;
-}
-
-/* Page-aligned, touched host memory, as an application would register. */
-static int host_pages(struct cts_scratch *s, size_t size, const char **error)
-{
-    s->ptr = aligned_alloc(4096, (size + 4095) / 4096 * 4096);
-    if (!s->ptr) {
-        *error = "aligned_alloc failed";
-        return 1;
-    }
-    memset(s->ptr, 0x5a, size);
-    return 0;
 }
 
 /* ---- a pool's release threshold ----
@@ -300,14 +310,8 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     }
     case CTS_API_FREE_HOST:
         return cts_result(cudaMallocHost(&s->ptr, c->size), error);
-    case CTS_API_HOST_REGISTER:
-        return host_pages(s, c->size, error);
-    case CTS_API_HOST_UNREGISTER:
-        if (host_pages(s, c->size, error))
-            return 1;
-        err = cudaHostRegister(s->ptr, c->size, cudaHostRegisterDefault);
-        s->pitch = err == cudaSuccess; /* registered: cleanup unregisters unless the call did */
-        return cts_result(err, error);
+    case CTS_API_HOST_REGISTER: case CTS_API_HOST_UNREGISTER:
+        return alloc_register_prepare(c, s, error);
     case CTS_API_MALLOC_FROM_POOL_ASYNC:
         return cts_result(get_pool(&pool), error);
     case CTS_API_MEMPOOL_TRIM_TO: {
@@ -337,9 +341,7 @@ static int issue_free(const struct cts_case *c, struct cts_scratch *s, cudaStrea
             s->handle = NULL;
         return cts_result(err, error);
     case CTS_API_HOST_UNREGISTER:
-        if ((err = cudaHostUnregister(s->ptr)) == cudaSuccess)
-            s->pitch = 0;
-        return cts_result(err, error);
+        return alloc_register_issue(c, s, error);
     case CTS_API_FREE_HOST: err = cudaFreeHost(s->ptr); break;
     case CTS_API_FREE_ASYNC: err = cudaFreeAsync(s->ptr, st); break;
     default: err = cudaFree(s->ptr); break; /* cudaFree, of a block or of a pool's */
@@ -377,7 +379,6 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
 {
     struct cts_scratch *s = call->scratch;
     cudaStream_t st = (cudaStream_t)call->stream;
-    cudaError_t err;
     if (is_vmm(c->api))
         return alloc_vmm_issue(c, s, error);
     if (frees(c->api))
@@ -392,9 +393,7 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     case CTS_API_HOST_ALLOC:
         return cts_result(cudaHostAlloc(&s->ptr, c->size, host_alloc_flags(c->mem)), error);
     case CTS_API_HOST_REGISTER:
-        err = cudaHostRegister(s->ptr, c->size, cudaHostRegisterDefault);
-        s->pitch = err == cudaSuccess; /* registered: cleanup unregisters */
-        return cts_result(err, error);
+        return alloc_register_issue(c, s, error);
     case CTS_API_MALLOC_MANAGED:
         return cts_result(cudaMallocManaged(&s->ptr, c->size, cudaMemAttachGlobal), error);
     case CTS_API_MALLOC_ASYNC:
@@ -439,11 +438,7 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
             err = cudaFreeHost(s->ptr);
         break;
     case CTS_API_HOST_REGISTER: case CTS_API_HOST_UNREGISTER:
-        if (s->ptr && s->pitch) /* registered, and not unregistered by the call */
-            err = cudaHostUnregister(s->ptr);
-        free(s->ptr);
-        s->pitch = 0;
-        break;
+        return alloc_register_cleanup(s, error);
     default:
         break;
     }

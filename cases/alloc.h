@@ -1,6 +1,7 @@
-/* The allocation family's own, shared by its two files only: cases/alloc.c
- * (the family: its cases, how each call is prepared, made and undone) and
- * cases/alloc_vmm.c (the virtual memory calls).  What the family measures: cases/alloc.c. */
+/* The allocation family's own, shared by its three files only: cases/alloc.c
+ * (the family: its cases, how each call is prepared, made and undone),
+ * cases/alloc_vmm.c (the virtual memory calls) and cases/alloc_register.c (the
+ * host registrations).  What the family measures: cases/alloc.c. */
 #ifndef CTS_CASES_ALLOC_H
 #define CTS_CASES_ALLOC_H
 
@@ -13,5 +14,14 @@ int alloc_need_vmm(const struct cts_case *c, char *why, size_t len);
 int alloc_vmm_prepare(const struct cts_case *c, struct cts_scratch *s, const char **error);
 int alloc_vmm_issue(const struct cts_case *c, struct cts_scratch *s, const char **error);
 int alloc_vmm_cleanup(struct cts_scratch *s, const char **error);
+
+/* cases/alloc_register.c: cudaHostRegister and cudaHostUnregister, of malloc'ed pages or a mapped
+ * file, by the case's variant (none: malloc'ed pages, default flags). */
+#define ALLOC_REGISTER_VARIANTS 5
+extern const char *const alloc_register_variants[ALLOC_REGISTER_VARIANTS];
+int alloc_register_needs(const struct cts_case *c, char *why, size_t len);
+int alloc_register_prepare(const struct cts_case *c, struct cts_scratch *s, const char **error);
+int alloc_register_issue(const struct cts_case *c, struct cts_scratch *s, const char **error);
+int alloc_register_cleanup(struct cts_scratch *s, const char **error);
 
 #endif

@@ -123,8 +123,10 @@ int main(void)
     /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
      * stream (22 pairs), the rest 4; 5 VMM calls at 2 sizes (4 each); the
      * pool-release synchronizes in 2 variants (the stream's 22, event and
-     * device 4 each). */
-    CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6));
+     * device 4 each); the registrations' variants (cudaHostRegister 5: read_only, mapped,
+     * file_backed and its read_only and mapped; cudaHostUnregister file_backed) at 2 sizes (6 each). */
+    CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6);
+    CHECK_INT(count_in("host_register.file_backed*", "alloc", NULL), 3 * 2 * 6);
     /* stream: 5 calls without a stream argument, 7 with one; then capture
      * begin/end, stream synchronize and stream_wait_event.pending (22 each),
      * event/device synchronize and event_query.pending (4 each); graph
@@ -167,13 +169,13 @@ int main(void)
      * and cudaStreamEndCapture on 4 (3), 13 calls that take none and the 2 "captured" event calls on
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
-     * variant, direction, memory): 95 that take a stream on 8 placements, 137 that take none on 2, in
+     * variant, direction, memory): 95 that take a stream on 8 placements, 143 that take none on 2, in
      * the capture's own mode, on a blocking or a non-blocking capturing stream */
     CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
                                                 3 * 7) +
-                                           3 * 2 * (95 * 8 + 137 * 2));
+                                           3 * 2 * (95 * 8 + 143 * 2));
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 137 * 2));
+              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 143 * 2));
     /* ... and 7 of the calls that take none by a second thread with the other device current */
     CHECK_INT(count_in("*.busy_thread_peer", "capture", NULL), 27 * 7);
     CHECK_INT(count_in("malloc.capture_global.by_global.op_blocking.busy_thread_peer", "capture", NULL), 1);
@@ -203,9 +205,9 @@ int main(void)
     CHECK_INT(count_in("launch.queue_depth.op_legacy.busy_same", "depth", NULL), 1);
     CHECK_INT(count_in("*.queue_full*.busy_nonblocking", "depth", NULL), 10 * 4 * 2);
     CHECK_INT(count_in("*.queue_depth.*", "capture", NULL), 0); /* measured by its family: not lent */
-    /* stall: 25 calls x 5 commands of the second thread (a launch, a copy, an event record; a launch
+    /* stall: 26 calls x 5 commands of the second thread (a launch, a copy, an event record; a launch
      * and a copy on the other device) */
-    CHECK_INT(count_family("stall"), (17 + 8) * 5); /* its own 17 calls, 8 lent by other families */
+    CHECK_INT(count_family("stall"), (17 + 9) * 5); /* its own 17 calls, 9 lent by other families */
     CHECK_INT(count_in("free.other_thread.with_peer_launch.device.4KiB.op_implied.busy_nonblocking", "stall", NULL), 1);
     CHECK_INT(count_in("free_array.other_thread.with_*.16MiB.op_implied.busy_nonblocking", "stall", NULL), 5);
     CHECK_INT(count_in("memcpy.other_thread_long.with_launch.h2d.pageable.16MiB.explicit.op_implied.busy_nonblocking",
@@ -276,7 +278,8 @@ int main(void)
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
                                                         9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
                                                              3 * 7) + /* capture (busy_thread_peer: 7 calls) */
-                                                        3 * 2 * (95 * 3 + 137) + /* ... lent */
+                                                        3 * 2 * (95 * 3 + 143) + /* ... lent */
+                                                        12 * 2 + /* alloc: the registrations' variants */
                                                         30 * 2 + 12 + /* device: 30 calls that take no stream, one that does */
                                                         3 * 10 + 3 * 2); /* stream: issue 41's event cases */
 
