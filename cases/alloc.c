@@ -95,21 +95,45 @@ static int is_sync(enum cts_api a)
            a == CTS_API_DEVICE_SYNCHRONIZE;
 }
 
+/* One case of a registration at a size beside held work on a non-blocking stream: time against size. */
+static size_t emit_big(const struct cts_case *proto, const char *variant, int size_idx, struct cts_case *out,
+                       size_t cap, size_t n)
+{
+    if (out && n < cap) {
+        out[n] = *proto;
+        out[n].variant = variant;
+        out[n].size_idx = size_idx;
+        out[n].size = cts_size_bytes(size_idx);
+        out[n].op = CTS_OP_IMPLIED;
+        out[n].busy = CTS_BUSY_NONBLOCKING;
+        cts_case_make_id(&out[n]);
+    }
+    return n + 1;
+}
+
 /* A registration's variants (cases/alloc_register.c), after its plain cases (each variant its own
- * CTest group, both sizes): cudaHostRegister each of them, cudaHostUnregister the file-backed one. */
+ * CTest group, both sizes): cudaHostRegister each of them, cudaHostUnregister the file-backed one.
+ * cudaHostRegister, plain and file-backed, also at 256 MiB and 1 GiB, one placement each. */
 static size_t emit_registrations(const struct cts_case *plain, struct cts_case *out, size_t cap, size_t n)
 {
+    static const int big[] = {ALLOC_REGISTER_256MIB, ALLOC_REGISTER_1GIB};
+    int reg = plain->api == CTS_API_HOST_REGISTER;
+    for (size_t b = 0; reg && b < 2; b++)
+        n = emit_big(plain, NULL, big[b], out, cap, n);
     for (int v = 0; v < ALLOC_REGISTER_VARIANTS; v++) {
-        if (plain->api == CTS_API_HOST_UNREGISTER && strcmp(alloc_register_variants[v], "file_backed"))
+        const char *variant = alloc_register_variants[v];
+        if (!reg && strcmp(variant, "file_backed"))
             continue;
         for (size_t s = 0; s < 2; s++) {
             struct cts_case c = *plain;
-            c.variant = alloc_register_variants[v];
+            c.variant = variant;
             c.size_idx = sizes[s];
             c.size = cts_size_bytes(sizes[s]);
             n = cts_emit(&c, out, cap, n);
             n = cts_emit_threads(&c, out, cap, n);
         }
+        for (size_t b = 0; reg && !strcmp(variant, "file_backed") && b < 2; b++)
+            n = emit_big(plain, variant, big[b], out, cap, n);
     }
     return n;
 }

@@ -18,6 +18,8 @@ int alloc_vmm_cleanup(struct cts_scratch *s, const char **error);
 /* cases/alloc_register.c: cudaHostRegister and cudaHostUnregister, of malloc'ed pages or a mapped
  * file, by the case's variant (none: malloc'ed pages, default flags). */
 #define ALLOC_REGISTER_VARIANTS 5
+#define ALLOC_REGISTER_256MIB 10 /* size indices (harness/core/ids.c) */
+#define ALLOC_REGISTER_1GIB 11
 extern const char *const alloc_register_variants[ALLOC_REGISTER_VARIANTS];
 int alloc_register_needs(const struct cts_case *c, char *why, size_t len);
 int alloc_register_prepare(const struct cts_case *c, struct cts_scratch *s, const char **error);

@@ -70,7 +70,7 @@ rm -f "$tmp/h200.json"
 grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$tmp/ids" ||
     fail "list lacks a known id"
 [ "$("$cts" list 'memcpy.d2d.*' | wc -l)" -eq 132 ] || fail "list 'memcpy.d2d.*' is not 132 ids"
-[ "$("$cts" list --family alloc | wc -l)" -eq 616 ] || fail "list --family alloc is not 616 ids"
+[ "$("$cts" list --family alloc | wc -l)" -eq 620 ] || fail "list --family alloc is not 620 ids"
 [ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3390 ] || fail "list --family memset 'cu_*' is not 3390 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
 [ "$(wc -l <"$tmp/groups")" -eq 442 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"

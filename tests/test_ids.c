@@ -124,9 +124,14 @@ int main(void)
      * stream (22 pairs), the rest 4; 5 VMM calls at 2 sizes (4 each); the
      * pool-release synchronizes in 2 variants (the stream's 22, event and
      * device 4 each); the registrations' variants (cudaHostRegister 5: read_only, mapped,
-     * file_backed and its read_only and mapped; cudaHostUnregister file_backed) at 2 sizes (6 each). */
-    CHECK_INT(count_family("alloc"), (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6);
-    CHECK_INT(count_in("host_register.file_backed*", "alloc", NULL), 3 * 2 * 6);
+     * file_backed and its read_only and mapped; cudaHostUnregister file_backed) at 2 sizes (6 each);
+     * cudaHostRegister, plain and file_backed, at 256 MiB and 1 GiB beside a non-blocking stream. */
+    CHECK_INT(count_family("alloc"),
+              (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6 + 2 * 2);
+    CHECK_INT(count_in("host_register.file_backed*", "alloc", NULL), 3 * 2 * 6 + 2);
+    CHECK_INT(count_in("host_register.*.1GiB.*", "alloc", NULL), 2);
+    CHECK_STR(cts_size_token(11), "1GiB");
+    CHECK(cts_size_bytes(11) == (size_t)1 << 30);
     /* stream: 5 calls without a stream argument, 7 with one; then capture
      * begin/end, stream synchronize and stream_wait_event.pending (22 each),
      * event/device synchronize and event_query.pending (4 each); graph

@@ -116,7 +116,7 @@ enum cts_capture { CTS_CAPTURE_NONE, CTS_CAPTURE_GLOBAL, CTS_CAPTURE_THREAD_LOCA
 #define CTS_SIZE_2MIB 7  /* beyond it, for the cases that ask: 2 MiB and 2 MiB + 1 */
 #define CTS_SIZE_2MIB_1 8
 #define CTS_SIZE_64MIB 9 /* larger than the engine's buffers: cts_eng_fit makes bigger ones */
-#define CTS_SIZE_ALL 10
+#define CTS_SIZE_ALL 12
 
 struct cts_family;
 struct cts_result;

@@ -97,6 +97,9 @@ static const struct {
     {2u << 20, "2MiB"},
     {(2u << 20) + 1, "2MiB+1"},
     {64u << 20, "64MiB"},
+    /* Only the host registrations' time against size (cases/alloc_register.c). */
+    {256u << 20, "256MiB"},
+    {1u << 30, "1GiB"},
 };
 
 const char *cts_size_token(int i) { return i >= 0 && i < CTS_SIZE_ALL ? sizes[i].token : "?"; }

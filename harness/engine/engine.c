@@ -453,13 +453,15 @@ int cts_eng_fit(struct cts_engine *e, const struct cts_case *c, char *why)
 {
     if (c->size <= e->buf_bytes)
         return 0;
+    enum cts_mem side[2];
+    cts_case_buffers(c, &side[0], &side[1]);
+    if (side[0] < 0 && side[1] < 0)
+        return 0; /* none of the engine's memory: the family's own, of any size */
     if (c->size > CTS_BIG_BYTES) {
         cts_eng_setf(why, "harness: %zu bytes is more than the largest buffers (%zu)", c->size,
                      (size_t)CTS_BIG_BYTES);
         return -1;
     }
-    enum cts_mem side[2];
-    cts_case_buffers(c, &side[0], &side[1]);
     for (int k = 0; k < 2; k++) {
         enum cts_mem m = side[k];
         if (m < 0 || e->big[m][0] || e->notsupp[m][0])
