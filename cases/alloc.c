@@ -113,7 +113,8 @@ static size_t emit_big(const struct cts_case *proto, const char *variant, int si
 
 /* A registration's variants (cases/alloc_register.c), after its plain cases (each variant its own
  * CTest group, both sizes): cudaHostRegister each of them, cudaHostUnregister the file-backed one.
- * cudaHostRegister, plain and file-backed, also at 256 MiB and 1 GiB, one placement each. */
+ * cudaHostRegister, plain and file-backed (writable and read-only), also at 256 MiB and 1 GiB, one
+ * placement each. */
 static size_t emit_registrations(const struct cts_case *plain, struct cts_case *out, size_t cap, size_t n)
 {
     static const int big[] = {ALLOC_REGISTER_256MIB, ALLOC_REGISTER_1GIB};
@@ -132,7 +133,8 @@ static size_t emit_registrations(const struct cts_case *plain, struct cts_case *
             n = cts_emit(&c, out, cap, n);
             n = cts_emit_threads(&c, out, cap, n);
         }
-        for (size_t b = 0; reg && !strcmp(variant, "file_backed") && b < 2; b++)
+        int big_too = !strcmp(variant, "file_backed") || !strcmp(variant, "file_backed_read_only");
+        for (size_t b = 0; reg && big_too && b < 2; b++)
             n = emit_big(plain, variant, big[b], out, cap, n);
     }
     return n;

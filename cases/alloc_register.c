@@ -9,12 +9,14 @@
  * written and registers it read-only; `file_backed_mapped` registers it
  * mapped.  The users' question: registering a file-backed range takes
  * hundreds of milliseconds and stalls other threads (the stall family lends
- * the 16 MiB one).
+ * the 16 MiB ones).  A kernel that will not pin writable file pages makes
+ * the writable ones NOTSUPP (writable_file_refused).
  *
  * scratch: ptr = the range, pitch = 1 while registered, value = the file's
  * descriptor + 1 (0: anonymous pages), extra = the mapping's length.
  *
- * Time against size: cudaHostRegister, plain and file-backed, also at
+ * Time against size: cudaHostRegister, plain and file-backed (writable and
+ * read-only), also at
  * 256 MiB and 1 GiB (one placement each, beside held work on a non-blocking
  * stream; NOTSUPP where twice that is not free in memory, or on the file's
  * disk); the engine's buffers are not used, so any size fits. */
@@ -29,7 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define PAGE 4096u
@@ -81,21 +85,6 @@ static int need_room(const struct cts_case *c, char *why, size_t len)
     return 0;
 }
 
-int alloc_register_needs(const struct cts_case *c, char *why, size_t len)
-{
-    int r = cts_need_attribute(cudaDevAttrHostRegisterSupported, "cudaDevAttrHostRegisterSupported", why, len);
-    if (!r && c->size > (64u << 20))
-        r = need_room(c, why, len);
-    if (r || !c->variant)
-        return r;
-    if (has(c, "read_only"))
-        return cts_need_attribute(cudaDevAttrHostRegisterReadOnlySupported,
-                                  "cudaDevAttrHostRegisterReadOnlySupported", why, len);
-    if (has(c, "mapped"))
-        return cts_need_attribute(cudaDevAttrCanMapHostMemory, "cudaDevAttrCanMapHostMemory", why, len);
-    return 0;
-}
-
 /* An unlinked temporary file of `bytes`, mapped shared and written through. */
 static int file_pages(const struct cts_case *c, struct cts_scratch *s, size_t bytes, const char **error)
 {
@@ -127,6 +116,79 @@ static int file_pages(const struct cts_case *c, struct cts_scratch *s, size_t by
     s->ptr = p;
     s->value = (unsigned long long)fd + 1;
     return 0;
+}
+
+/* The file system of the temporary files' folder, by statfs's magic number. */
+static const char *fs_name(char *buf, size_t len)
+{
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } known[] = {
+        {0xEF53, "ext2/3/4"}, {0x01021994, "tmpfs"}, {0x58465342, "xfs"}, {0x9123683E, "btrfs"},
+        {0x6969, "nfs"}, {0x794C7630, "overlayfs"}, {0x2FC12FC1, "zfs"},
+    };
+    struct statfs fs;
+    if (statfs(file_dir(), &fs) != 0)
+        return "a file system statfs cannot read";
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if ((unsigned long)fs.f_type == known[i].magic)
+            return known[i].name;
+    snprintf(buf, len, "file system 0x%lx", (unsigned long)fs.f_type);
+    return buf;
+}
+
+/* Whether a writable shared mapping of a file can be registered here with
+ * `flags`: tried once a process on one page, the device idle.  Linux 6.18
+ * with ext4 refuses it (cudaErrorInvalidValue; the read-only form registers:
+ * the kernel pins no writable file pages long-term outside tmpfs and
+ * hugetlbfs); the case is then NOTSUPP with what was tried where. */
+static int writable_file_refused(unsigned flags, char *why, size_t len)
+{
+    static int tried[2];
+    static char reason[2][CTS_REASON_MAX];
+    int k = flags == cudaHostRegisterMapped;
+    if (!tried[k]) {
+        tried[k] = 1;
+        struct cts_case probe = {.size = PAGE, .variant = "file_backed"};
+        struct cts_scratch s = {0};
+        const char *error = NULL;
+        if (file_pages(&probe, &s, PAGE, &error) != 0)
+            return 0; /* the case's own prepare fails the same way, BROKEN with the reason */
+        cudaError_t err = cudaHostRegister(s.ptr, PAGE, flags);
+        if (err == cudaSuccess)
+            err = cudaHostUnregister(s.ptr) == cudaSuccess ? cudaSuccess : cudaErrorUnknown;
+        (void)cudaGetLastError();
+        munmap(s.ptr, PAGE);
+        close((int)(s.value - 1));
+        struct utsname u;
+        char fs[32];
+        if (err == cudaErrorInvalidValue && uname(&u) == 0)
+            snprintf(reason[k], sizeof reason[k],
+                     "cudaHostRegister%s of a writable shared mapping of a file on %s (%s), Linux %.40s: "
+                     "cudaErrorInvalidValue on an idle GPU (no long-term writable pin of file pages)",
+                     k ? "(Mapped)" : "", fs_name(fs, sizeof fs), file_dir(), u.release);
+    }
+    if (!reason[k][0])
+        return 0;
+    snprintf(why, len, "%s", reason[k]);
+    return -1;
+}
+
+int alloc_register_needs(const struct cts_case *c, char *why, size_t len)
+{
+    int r = cts_need_attribute(cudaDevAttrHostRegisterSupported, "cudaDevAttrHostRegisterSupported", why, len);
+    if (!r && c->size > (64u << 20))
+        r = need_room(c, why, len);
+    if (r || !c->variant)
+        return r;
+    if (has(c, "read_only"))
+        return cts_need_attribute(cudaDevAttrHostRegisterReadOnlySupported,
+                                  "cudaDevAttrHostRegisterReadOnlySupported", why, len);
+    if (has(c, "mapped") &&
+        (r = cts_need_attribute(cudaDevAttrCanMapHostMemory, "cudaDevAttrCanMapHostMemory", why, len)))
+        return r;
+    return file_backed(c) ? writable_file_refused(flags(c), why, len) : 0;
 }
 
 int alloc_register_prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)

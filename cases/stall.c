@@ -122,9 +122,12 @@ static const struct lend {
      "other_thread_pool_release_0"},
     {&cts_family_alloc, "free_array.16MiB.op_implied.busy_nonblocking", VARIANT},
     {&cts_family_alloc, "host_alloc.mapped.16MiB.op_implied.busy_nonblocking", VARIANT},
-    /* a file-backed range pinned (issue 41 item 5: users see it take hundreds of ms and stall threads) */
+    /* a file-backed range pinned (issue 41 item 5: users see it take hundreds of ms and stall threads),
+     * writable (refused by some kernels: NOTSUPP) and read-only */
     {&cts_family_alloc, "host_register.file_backed.registered.16MiB.op_implied.busy_nonblocking",
      "other_thread_file_backed"},
+    {&cts_family_alloc, "host_register.file_backed_read_only.registered.16MiB.op_implied.busy_nonblocking",
+     "other_thread_file_backed_read_only"},
     /* a long copy (milliseconds), that does not wait: a CTest group of its own beside the 4 KiB ones */
     {&cts_family_memcpy, "memcpy.h2d.pageable.16MiB.explicit.op_implied.busy_nonblocking", "other_thread_long"},
     {&cts_family_managed, "mem_advise_accessed_by.managed.16MiB.op_implied.busy_nonblocking", VARIANT},

@@ -125,11 +125,12 @@ int main(void)
      * pool-release synchronizes in 2 variants (the stream's 22, event and
      * device 4 each); the registrations' variants (cudaHostRegister 5: read_only, mapped,
      * file_backed and its read_only and mapped; cudaHostUnregister file_backed) at 2 sizes (6 each);
-     * cudaHostRegister, plain and file_backed, at 256 MiB and 1 GiB beside a non-blocking stream. */
+     * cudaHostRegister, plain, file_backed and file_backed_read_only, at 256 MiB and 1 GiB beside a
+     * non-blocking stream. */
     CHECK_INT(count_family("alloc"),
-              (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6 + 2 * 2);
-    CHECK_INT(count_in("host_register.file_backed*", "alloc", NULL), 3 * 2 * 6 + 2);
-    CHECK_INT(count_in("host_register.*.1GiB.*", "alloc", NULL), 2);
+              (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6 + 3 * 2);
+    CHECK_INT(count_in("host_register.file_backed*", "alloc", NULL), 3 * 2 * 6 + 2 * 2);
+    CHECK_INT(count_in("host_register.*.1GiB.*", "alloc", NULL), 3);
     CHECK_STR(cts_size_token(11), "1GiB");
     CHECK(cts_size_bytes(11) == (size_t)1 << 30);
     /* stream: 5 calls without a stream argument, 7 with one; then capture
@@ -210,9 +211,9 @@ int main(void)
     CHECK_INT(count_in("launch.queue_depth.op_legacy.busy_same", "depth", NULL), 1);
     CHECK_INT(count_in("*.queue_full*.busy_nonblocking", "depth", NULL), 10 * 4 * 2);
     CHECK_INT(count_in("*.queue_depth.*", "capture", NULL), 0); /* measured by its family: not lent */
-    /* stall: 26 calls x 5 commands of the second thread (a launch, a copy, an event record; a launch
+    /* stall: 27 calls x 5 commands of the second thread (a launch, a copy, an event record; a launch
      * and a copy on the other device) */
-    CHECK_INT(count_family("stall"), (17 + 9) * 5); /* its own 17 calls, 9 lent by other families */
+    CHECK_INT(count_family("stall"), (17 + 10) * 5); /* its own 17 calls, 10 lent by other families */
     CHECK_INT(count_in("free.other_thread.with_peer_launch.device.4KiB.op_implied.busy_nonblocking", "stall", NULL), 1);
     CHECK_INT(count_in("free_array.other_thread.with_*.16MiB.op_implied.busy_nonblocking", "stall", NULL), 5);
     CHECK_INT(count_in("memcpy.other_thread_long.with_launch.h2d.pageable.16MiB.explicit.op_implied.busy_nonblocking",
