@@ -205,7 +205,7 @@ const struct stall_call *stall_call_of(const struct cts_case *c)
     for (size_t k = 0; k < NCALLS + NLENDS; k++) {
         const struct stall_call *x = stall_call_at(k);
         if (x && x->api == c->api && x->dir == c->dir && x->mem == c->mem && x->size_idx == c->size_idx &&
-            (!x->lent || !strcmp(x->variant, c->variant)))
+            !strcmp(x->variant ? x->variant : VARIANT, c->variant))
             return x;
     }
     return NULL;
