@@ -8,6 +8,7 @@
  * cell symbol is the one its verdict gives. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "legend.h"
 #include "matrix.h"
 #include "outcome.h"
 #include "report.h"
@@ -43,6 +44,33 @@ static void registry(void)
     }
     CHECK(cts_outcome_find("queued") == NULL); /* a count, not a field */
     CHECK(cts_outcome_find("host") == &cts_outcomes[0]);
+}
+
+/* The legend: a self-measured kind (cell letters) gives its row, naming each of its letters, and
+ * the legend renders it once, among the engine's rows and the rest. */
+static void legend(void)
+{
+    size_t rows = cts_legend_rows(), kinds = 0;
+    CHECK(rows > 0 && cts_legend_row(rows) == NULL);
+    for (size_t i = 0; i < rows; i++)
+        CHECK(cts_legend_row(i) && cts_legend_row(i)->symbols && cts_legend_row(i)->meaning);
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++) {
+        const struct cts_outcome *o = &cts_outcomes[k];
+        CHECK(!o->letters == !o->legend);
+        if (!o->legend)
+            continue;
+        kinds++;
+        for (int i = 1; o->letters && i < o->count; i++)
+            if (!strstr(o->legend->symbols, o->letters[i])) {
+                fprintf(stderr, "%s: its legend row does not name its letter %s\n", o->key, o->letters[i]);
+                CHECK(0);
+            }
+        size_t seen = 0;
+        for (size_t i = 0; i < rows; i++)
+            seen += cts_legend_row(i) == o->legend;
+        CHECK_INT((int)seen, 1);
+    }
+    CHECK(kinds == 5);
 }
 
 /* Each value of each field, alone: written, read back equal; the count with the values that carry it. */
@@ -156,6 +184,7 @@ static int each_case(void *ctx, const char *id, const json_t *c)
 int main(int argc, char **argv)
 {
     registry();
+    legend();
     each_value();
     all_fields();
     varies_reason();

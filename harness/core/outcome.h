@@ -12,6 +12,15 @@
 
 #include <stddef.h>
 
+/* A row of the cell legend (what a symbol in a matrix's cells means), written
+ * once for the Markdown and HTML renderings (report/legend.c gathers them). */
+struct cts_legend_row {
+    const char *symbols; /* as the Markdown's first column shows them ("`O` `P` `C` `S`"); NULL: HTML only */
+    const char *cell;    /* the HTML legend's sample cell ("O") */
+    const char *css;     /* its class there (the cells' classes: "w", "a", "q", "u", "v", "ns", "bad") */
+    const char *meaning; /* Markdown inline text: `code` spans, no table pipes */
+};
+
 struct cts_outcome {
     const char *key;          /* its member of a case's "verdict" in the matrix ("pool") */
     const char *const *names; /* each value's name, [0] NULL (NA: null, or left out); NULL: a string
@@ -32,6 +41,9 @@ struct cts_outcome {
      * engine's fields, which the symbol composes (classify.c). */
     const char *const *letters;
     int after_host;
+    /* A self-measured family's kind: its row of the cell legend, after the engine's (NULL: the
+     * engine's fields, whose rows report/legend.c keeps). */
+    const struct cts_legend_row *legend;
 };
 
 #define CTS_OUTCOME_COUNT 15

@@ -132,8 +132,8 @@ static void legend(FILE *f)
           "<i>idle \xc2\xb5s</i> is the median time inside the same call on an idle GPU.</p>\n"
           "<div class=\"legend\">\n",
           f);
-    for (size_t i = 0; i < cts_legend_rows; i++)
-        legend_row(f, &cts_legend[i]);
+    for (size_t i = 0; i < cts_legend_rows(); i++)
+        legend_row(f, cts_legend_row(i));
     for (size_t i = 0; i < cts_legend_html_only_rows; i++)
         legend_row(f, &cts_legend_html_only[i]);
     fputs("</div>\n", f);

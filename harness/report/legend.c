@@ -3,10 +3,11 @@
  * order, VARIES, overlap, capture, depth, stall, pool, across GPUs and
  * processes), written once for both renderings: the Markdown shows each row
  * as it is, the HTML page a sample cell beside its meaning (backticks as
- * code).  A family with an outcome of its own adds its row here. */
+ * code).  A family with an outcome of its own gives its row in its descriptor
+ * (harness/core/outcomes/<kind>.c); the rest are here. */
 #include "legend.h"
 
-const struct cts_legend_row cts_legend[] = {
+static const struct cts_legend_row head[] = {
     {"`W`", "W", "w",
      "the call did not return until the gate opened: it waited for the held work"},
     {"`A`", "A", "a",
@@ -33,34 +34,9 @@ const struct cts_legend_row cts_legend[] = {
      "(data order) work queued after the call on its stream read other bytes than the copy left"},
     {"`A/W`", "A/W", "v",
      "(VARIES) the repetitions differed: each symbol seen, in order"},
-    {"`O` `P` `C` `S`", "O", "a",
-     "(overlap: two operations, no gate) they ran at once / partly / at once but no faster, both "
-     "slowed (shared) / one after the other"},
-    {"`G` `R` `N` `E` `e` `L` `F`", "G", "u",
-     "(capture: groups `capture_<mode>`, a stream capturing, no gate) the call became a node of the "
-     "graph / ran at once, the capture intact / was refused, the capture intact / was refused and "
-     "ended (invalidated) the capture / returned success and ended it / returned success and is "
-     "missing (neither done nor in the graph) / was refused yet done"},
-    {"`D1021` `D>65536`", "D1021", "u",
-     "(depth: groups `<api>.queue_depth`, the op stream itself held) that many calls returned while "
-     "the work was held and the next one waited / none of that many waited; in groups "
-     "`<api>.queue_full` and `<api>.queue_full_thread`, `A` / `W`: the call returned / waited while "
-     "another, held, non-blocking stream's queue was full (filled by this thread, or by another thread"
-     " then blocked inside its next launch)"},
-    {"`A:U` `W:S` `A:B`", "A:U", "a",
-     "(other-thread stalls: groups `<api>.other_thread`, a second host thread making one cheap "
-     "command, the case's `with`, every 50 µs on a non-blocking stream of its own) `A` / `W`: the call"
-     " returned / waited, as above; then what the second thread's commands did during the call: `U` "
-     "they ran on (one began and returned inside it, none stalled) / `S` one stalled until the call "
-     "returned (more than twice the control's slowest, and 10 µs more) / `B` the call was over before "
-     "one could begin and return inside it, or took under 5 µs"},
-    {"`A:R` `A:N` `A:D` `A:I`", "A:D", "a",
-     "(a tight pool: groups `malloc_from_pool_async.tight_*`, cudaMallocFromPoolAsync of one block on "
-     "a non-blocking stream from a pool of that one block's maximum size, while the block's free is "
-     "queued on another non-blocking stream behind held work) `A` / `W`: the call returned / waited, "
-     "as above; then what it got: `R` an error (refused) / `N` another block / `D` the freed block, "
-     "and work queued after the call on its stream waited for the free / `I` the freed block, and that"
-     " work ran at once, the free still held"},
+};
+
+static const struct cts_legend_row tail[] = {
     {"`+b` `+n` `X` `s`", "Q+b", "q t",
      "(across two GPUs: the peer family, its columns the placements on this GPU and on the peer, "
      "NOTSUPP with one GPU) `+b` / `+n`: later work in a blocking / non-blocking stream of the *other*"
@@ -76,7 +52,32 @@ const struct cts_legend_row cts_legend[] = {
     {"n/s", "n/s", "ns",
      "not supported here (the case gives its reason)"},
 };
-const size_t cts_legend_rows = sizeof cts_legend / sizeof *cts_legend;
+
+#define N(a) (sizeof a / sizeof *a)
+
+/* The self-measured kinds' rows, in cts_outcomes[] order. */
+static size_t kinds(const struct cts_legend_row **at, size_t want)
+{
+    size_t n = 0;
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
+        if (cts_outcomes[k].legend && n++ == want && at)
+            *at = cts_outcomes[k].legend;
+    return n;
+}
+
+size_t cts_legend_rows(void) { return N(head) + kinds(NULL, 0) + N(tail); }
+
+const struct cts_legend_row *cts_legend_row(size_t i)
+{
+    const struct cts_legend_row *r = NULL;
+    if (i < N(head))
+        return &head[i];
+    size_t own = kinds(&r, i - N(head));
+    if (i < N(head) + own)
+        return r;
+    i -= N(head) + own;
+    return i < N(tail) ? &tail[i] : NULL;
+}
 
 /* The HTML page's rows of what has no symbol of its own in the Markdown. */
 const struct cts_legend_row cts_legend_html_only[] = {

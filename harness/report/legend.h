@@ -2,17 +2,14 @@
 #ifndef CTS_REPORT_LEGEND_H
 #define CTS_REPORT_LEGEND_H
 
+#include "outcome.h"
+
 #include <stddef.h>
 
-struct cts_legend_row {
-    const char *symbols; /* as the Markdown's first column shows them ("`O` `P` `C` `S`"); NULL: HTML only */
-    const char *cell;    /* the HTML legend's sample cell ("O") */
-    const char *css;     /* its class there (the cells' classes: "w", "a", "q", "u", "v", "ns", "bad") */
-    const char *meaning; /* Markdown inline text: `code` spans, no table pipes */
-};
-
-extern const struct cts_legend_row cts_legend[];
-extern const size_t cts_legend_rows;
+/* The legend's rows, in order: the engine's fields', each self-measured kind's (its descriptor's,
+ * in cts_outcomes[] order), then the peer and process families', "—" and n/s. */
+size_t cts_legend_rows(void);
+const struct cts_legend_row *cts_legend_row(size_t i);
 extern const struct cts_legend_row cts_legend_html_only[];
 extern const size_t cts_legend_html_only_rows;
 

@@ -276,8 +276,8 @@ static void cell_legend(FILE *f)
                "Each cell is one case: the call of its row issued while a gate kernel held the busy "
                "placement of its column. Every letter is proven by the latch, not guessed from a time.\n\n"
                "| symbol | meaning |\n|---|---|\n");
-    for (size_t i = 0; i < cts_legend_rows; i++)
-        fprintf(f, "| %s | %s |\n", cts_legend[i].symbols, cts_legend[i].meaning);
+    for (size_t i = 0; i < cts_legend_rows(); i++)
+        fprintf(f, "| %s | %s |\n", cts_legend_row(i)->symbols, cts_legend_row(i)->meaning);
     fprintf(f, "\n`idle µs` is the median time inside the same call on an idle GPU.\n\n");
 }
 

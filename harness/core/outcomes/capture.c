@@ -8,6 +8,14 @@
 const char *const cts_capture_names[CTS_CAP_OUTCOME_COUNT] = {NULL, "graph", "ran", "refused", "ended", "accepted_ended", "lost", "refused_effect"};
 const char *const cts_capture_letters[CTS_CAP_OUTCOME_COUNT] = {"?", "G", "R", "N", "E", "e", "L", "F"};
 
+/* Its row of the cell legend (report/legend.c renders it after the engine's). */
+const struct cts_legend_row cts_capture_legend = {
+    "`G` `R` `N` `E` `e` `L` `F`", "G", "u",
+    "(capture: groups `capture_<mode>`, a stream capturing, no gate) the call became a node of the "
+    "graph / ran at once, the capture intact / was refused, the capture intact / was refused and "
+    "ended (invalidated) the capture / returned success and ended it / returned success and is "
+    "missing (neither done nor in the graph) / was refused yet done"};
+
 const char *cts_cap_outcome_name(enum cts_cap_outcome x)
 {
     return (unsigned)x < (unsigned)CTS_CAP_OUTCOME_COUNT ? cts_capture_names[x] : "?";

@@ -8,6 +8,15 @@
 const char *const cts_depth_names[CTS_DEPTH_COUNT] = {NULL, "found", "none", "beside"};
 const char *const cts_depth_letters[CTS_DEPTH_COUNT] = {"?", "D", "D>", ""};
 
+/* Its row of the cell legend (report/legend.c renders it after the engine's). */
+const struct cts_legend_row cts_depth_legend = {
+    "`D1021` `D>65536`", "D1021", "u",
+    "(depth: groups `<api>.queue_depth`, the op stream itself held) that many calls returned while "
+    "the work was held and the next one waited / none of that many waited; in groups "
+    "`<api>.queue_full` and `<api>.queue_full_thread`, `A` / `W`: the call returned / waited while "
+    "another, held, non-blocking stream's queue was full (filled by this thread, or by another thread"
+    " then blocked inside its next launch)"};
+
 const char *cts_depth_name(enum cts_depth x)
 {
     return (unsigned)x < (unsigned)CTS_DEPTH_COUNT ? cts_depth_names[x] : "?";

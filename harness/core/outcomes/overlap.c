@@ -9,6 +9,12 @@
 const char *const cts_overlap_names[CTS_OVERLAP_VALUES] = {NULL, "overlaps", "partial", "shares", "serializes"};
 const char *const cts_overlap_letters[CTS_OVERLAP_VALUES] = {"?", "O", "P", "C", "S"};
 
+/* Its row of the cell legend (report/legend.c renders it after the engine's). */
+const struct cts_legend_row cts_overlap_legend = {
+    "`O` `P` `C` `S`", "O", "a",
+    "(overlap: two operations, no gate) they ran at once / partly / at once but no faster, both "
+    "slowed (shared) / one after the other"};
+
 const char *cts_overlap_name(enum cts_overlap x)
 {
     return (unsigned)x < (unsigned)CTS_OVERLAP_VALUES ? cts_overlap_names[x] : "?";

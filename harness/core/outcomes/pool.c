@@ -1,11 +1,21 @@
 /* The pool family's kind of outcome: what an allocation from a tight pool got
  * while the block's free was held (docs/method.md "A tight pool"), its values' names
- * and cell letters (after the call's own: "A:D"), and how it is decided.
+ * and cell letters (after the call's own: "A:D"), its legend row, and how it is decided.
  * outcome.c's table registers it. */
 #include "outcomes.h"
 
 const char *const cts_pool_names[CTS_POOL_COUNT] = {NULL, "refused", "other_block", "reused_after", "reused_now"};
 const char *const cts_pool_letters[CTS_POOL_COUNT] = {"?", "R", "N", "D", "I"};
+
+/* Its row of the cell legend (report/legend.c renders it after the engine's). */
+const struct cts_legend_row cts_pool_legend = {
+    "`A:R` `A:N` `A:D` `A:I`", "A:D", "a",
+    "(a tight pool: groups `malloc_from_pool_async.tight_*`, cudaMallocFromPoolAsync of one block on "
+    "a non-blocking stream from a pool of that one block's maximum size, while the block's free is "
+    "queued on another non-blocking stream behind held work) `A` / `W`: the call returned / waited, "
+    "as above; then what it got: `R` an error (refused) / `N` another block / `D` the freed block, "
+    "and work queued after the call on its stream waited for the free / `I` the freed block, and that"
+    " work ran at once, the free still held"};
 
 const char *cts_pool_name(enum cts_pool x)
 {

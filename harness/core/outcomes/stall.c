@@ -10,6 +10,16 @@
 const char *const cts_stall_names[CTS_STALL_COUNT] = {NULL, "unaffected", "stalls", "brief"};
 const char *const cts_stall_letters[CTS_STALL_COUNT] = {"?", "U", "S", "B"};
 
+/* Its row of the cell legend (report/legend.c renders it after the engine's). */
+const struct cts_legend_row cts_stall_legend = {
+    "`A:U` `W:S` `A:B`", "A:U", "a",
+    "(other-thread stalls: groups `<api>.other_thread`, a second host thread making one cheap "
+    "command, the case's `with`, every 50 µs on a non-blocking stream of its own) `A` / `W`: the call"
+    " returned / waited, as above; then what the second thread's commands did during the call: `U` "
+    "they ran on (one began and returned inside it, none stalled) / `S` one stalled until the call "
+    "returned (more than twice the control's slowest, and 10 µs more) / `B` the call was over before "
+    "one could begin and return inside it, or took under 5 µs"};
+
 const char *cts_stall_name(enum cts_stall x)
 {
     return (unsigned)x < (unsigned)CTS_STALL_COUNT ? cts_stall_names[x] : "?";
