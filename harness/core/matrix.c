@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "matrix.h"
 #include "outcome.h"
+#include "outcomes/evidence.h"
 #include "spec.h"
 
 #include <math.h>
@@ -10,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-
-/* Microseconds, rounded to 0.1; NAN (nothing measured) is null. */
-static json_t *us(double x)
-{
-    return isnan(x) ? json_null() : json_real(round(x * 10.0) / 10.0);
-}
-
-static json_t *name_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
 json_t *cts_verdict_json(const struct cts_verdict *vd, int pass)
 {
@@ -123,101 +116,24 @@ static void rep_arrays_json(json_t *ev, const struct cts_result *r)
     }
 }
 
-/* A rounded fraction, or null. */
-static json_t *fraction(double x) { return isnan(x) ? json_null() : json_real(round(x * 1000.0) / 1000.0); }
-
-/* evidence.<member>: one array a measurement names[k], a value a repetition
- * (value(rep, k)); left out where no repetition has(rep). */
-static void per_rep(json_t *ev, const char *member, const char *const *names, int n, const struct cts_result *r,
-                    int (*has)(const struct cts_rep *), json_t *(*value)(const struct cts_rep *, int))
+/* A kind's evidence.<key> (outcome.h): one array a measurement names[k], a
+ * value a repetition (value(rep, k)); left out where no repetition has(rep). */
+static void per_rep(json_t *ev, const struct cts_evidence *d, const struct cts_result *r)
 {
     int any = 0;
     for (int i = 0; i < r->nreps; i++)
-        any |= has(&r->reps[i]);
+        any |= d->has(&r->reps[i]);
     if (!any)
         return;
     json_t *o = json_object();
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < d->count; k++) {
         json_t *a = json_array();
         for (int i = 0; i < r->nreps; i++)
-            json_array_append_new(a, value(&r->reps[i], k));
-        json_object_set_new(o, names[k], a);
+            json_array_append_new(a, d->value(&r->reps[i], k));
+        json_object_set_new(o, d->names[k], a);
     }
-    json_object_set_new(ev, member, o);
+    json_object_set_new(ev, d->key, o);
 }
-
-/* The overlap family's measurements (docs/method.md, "Overlap"): times from A's start event. */
-static const char *const pair_names[] = {"a_alone_us", "b_alone_us", "a_end_us", "b_start_us", "b_end_us",
-                                         "makespan_us", "fraction", "stretch"};
-static int pair_has(const struct cts_rep *p) { return p->pair.a_alone_us > 0; }
-static json_t *pair_value(const struct cts_rep *rep, int k)
-{
-    const struct cts_pair_obs *p = &rep->pair;
-    double x[] = {p->a_alone_us, p->b_alone_us, p->a_end_us - p->a_start_us, p->b_start_us - p->a_start_us,
-                  p->b_end_us - p->a_start_us, p->makespan_us, p->fraction, p->stretch};
-    return k < 6 ? us(x[k]) : fraction(x[k]);
-}
-
-/* The depth family's scans and fills (docs/method.md, "Queue depth"). */
-static const char *const depth_names[] = {"queued", "max", "fill", "blocked_us", "tracked_us", "stall_us",
-                                          "tracked_stall_us", "tracked_queued"};
-static int depth_has(const struct cts_rep *p) { return p->depth.limit != CTS_DEPTH_NA; }
-static json_t *depth_value(const struct cts_rep *rep, int k)
-{
-    const struct cts_depth_obs *p = &rep->depth;
-    int found = p->limit == CTS_DEPTH_FOUND, scan = found || p->limit == CTS_DEPTH_NONE;
-    switch (k) {
-    case 0: return scan ? json_integer(p->queued) : json_null();
-    case 1: return json_integer(p->max);
-    case 2: return p->limit == CTS_DEPTH_BESIDE ? json_integer(p->fill) : json_null();
-    case 3: return us(p->blocked_us);
-    case 4: return us(p->tracked_us);
-    case 5: return us(p->stall_us);
-    case 6: return us(p->tracked_stall_us);
-    default: return found ? json_integer(p->tracked_queued) : json_null();
-    }
-}
-
-/* The stall family's second thread, during the call and in the control
- * (docs/method.md, "Other-thread stalls"). */
-static const char *const stall_names[] = {"commands", "inside", "slowest_us", "control_us", "control_median_us",
-                                          "stalled_us", "tracked_us", "stall_us", "tracked_stall_us", "kept_us"};
-static int stall_has(const struct cts_rep *p) { return p->stall.verdict != CTS_STALL_NA; }
-static json_t *stall_value(const struct cts_rep *rep, int k)
-{
-    const struct cts_stall_obs *p = &rep->stall;
-    double x[] = {p->slowest_us, p->control_us, p->control_median_us, p->stalled_us,
-                  p->tracked_us, p->stall_us, p->tracked_stall_us, p->kept_us};
-    return k == 0 ? json_integer(p->commands) : k == 1 ? json_integer(p->inside) : us(x[k - 2]);
-}
-
-/* The pool family's allocation (docs/method.md, "A tight pool"): the call's
- * error (null: it succeeded), whether it got the freed block, whether a
- * kernel queued after it on its stream was held (null: not seen); all null
- * in a repetition that got no outcome. */
-static const char *const pool_names[] = {"error", "same_block", "later_held"};
-static int pool_has(const struct cts_rep *p) { return p->pool.outcome != CTS_POOL_NA; }
-static json_t *pool_value(const struct cts_rep *rep, int k)
-{
-    const struct cts_pool_obs *p = &rep->pool;
-    if (!pool_has(rep))
-        return json_null();
-    return k == 0 ? name_or_null(p->error) : k == 1 ? json_boolean(p->same_block)
-                                                    : p->later_held < 0 ? json_null() : json_boolean(p->later_held);
-}
-
-/* The overlap family's staged-copy measurements. */
-static const char *const staged_names[] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
-                                           "fraction"};
-static int staged_has(const struct cts_rep *p) { return p->staged.sequential_us > 0; }
-static json_t *staged_value(const struct cts_rep *rep, int k)
-{
-    const struct cts_staged_obs *s = &rep->staged;
-    double x[] = {s->sequential_us, s->version_us, s->h2d_us, s->kernel_us, s->d2h_us, s->fraction};
-    return k < 5 ? us(x[k]) : fraction(x[k]);
-}
-
-#define NAMES(a) a, (int)(sizeof a / sizeof *a)
 
 /* The call from 1, 4 and 16 threads at once on an idle GPU (harness/engine/latency.c). */
 static json_t *latency_json(const struct cts_result *r)
@@ -268,12 +184,10 @@ static json_t *evidence_json(const struct cts_result *r)
                                              "with_case_setup", r->control_own)
                                  : json_null());
     rep_arrays_json(ev, r);
-    per_rep(ev, "pair", NAMES(pair_names), r, pair_has, pair_value);
-    per_rep(ev, "staged", NAMES(staged_names), r, staged_has, staged_value);
     capture_json(ev, r);
-    per_rep(ev, "depth", NAMES(depth_names), r, depth_has, depth_value);
-    per_rep(ev, "stall", NAMES(stall_names), r, stall_has, stall_value);
-    per_rep(ev, "pool", NAMES(pool_names), r, pool_has, pool_value);
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
+        for (int e = 0; e < 2 && cts_outcomes[k].evidence[e]; e++)
+            per_rep(ev, cts_outcomes[k].evidence[e], r);
     return ev;
 }
 

@@ -1,10 +1,11 @@
 /* The validation of a case's evidence (matrix_check.c says what the
  * validation is): the counts and times every case has, the per-repetition
  * arrays (each as long as evidence.repetitions), the call from several threads
- * at once, and the families' own observations (the overlap, depth and stall
- * families' measurements, capture, pool). */
+ * at once, and the families' own observations (capture's here; the other
+ * self-measured kinds' by their descriptors: outcome.h, struct cts_evidence). */
 #define _GNU_SOURCE
 #include "matrix_check_int.h"
+#include "outcome.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -154,27 +155,49 @@ static int check_evidence_common(const json_t *ev, int verdict_status, json_int_
     return 0;
 }
 
-/* The overlap family's measurements (a pair, a staged-copy pattern), and the
- * depth and stall families': arrays of numbers, one a repetition. */
-static int check_evidence_measured(const json_t *ev, json_int_t reps, char *why, size_t len)
+/* The self-measured kinds' evidence (outcome.h, struct cts_evidence): each
+ * evidence.<key> an object of arrays, one value a repetition; where the kind
+ * names no rule for its elements, any member an array of numbers or nulls. */
+static int check_evidence_kind(const json_t *ev, const struct cts_evidence *d, json_int_t reps, char *why,
+                               size_t len)
 {
-    static const char *const measured[] = {"pair", "staged", "depth", "stall"};
-    for (size_t m = 0; m < 4; m++) {
-        const json_t *obj;
-        if (cts_mx_v_obj(ev, "evidence.", measured[m], OPT, &obj, why, len))
-            return -1;
+    const json_t *obj;
+    if (cts_mx_v_obj(ev, "evidence.", d->key, OPT, &obj, why, len))
+        return -1;
+    if (obj && !d->element) {
         const char *pk;
         const json_t *pa;
         json_object_foreach((json_t *)obj, pk, pa) {
             if (!json_is_array(pa) || (json_int_t)json_array_size(pa) != reps)
-                return BAD("evidence.%s.%.40s is not an array of %lld numbers", measured[m], pk, (long long)reps);
+                return BAD("evidence.%s.%.40s is not an array of %lld numbers", d->key, pk, (long long)reps);
             size_t i;
             const json_t *x;
             json_array_foreach(pa, i, x)
                 if (!json_is_number(x) && !json_is_null(x))
-                    return BAD("evidence.%s.%.40s[%zu] is %s, not a number", measured[m], pk, i, cts_mx_type_name(x));
+                    return BAD("evidence.%s.%.40s[%zu] is %s, not a number", d->key, pk, i, cts_mx_type_name(x));
         }
     }
+    for (int k = 0; obj && d->element && k < d->count; k++) {
+        const json_t *a = json_object_get(obj, d->names[k]), *x;
+        if (!json_is_array(a) || (json_int_t)json_array_size(a) != reps)
+            return BAD("evidence.%s.%s is not an array of %lld entries", d->key, d->names[k], (long long)reps);
+        size_t i;
+        const char *must;
+        json_array_foreach(a, i, x)
+            if (!json_is_null(x) && (must = d->element(k, x)))
+                return BAD("evidence.%s.%s[%zu] is %s, not %s", d->key, d->names[k], i,
+                           json_is_string(x) && !*json_string_value(x) ? "an empty string" : cts_mx_type_name(x),
+                           must);
+    }
+    return 0;
+}
+
+static int check_evidence_kinds(const json_t *ev, json_int_t reps, char *why, size_t len)
+{
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
+        for (int e = 0; e < 2 && cts_outcomes[k].evidence[e]; e++)
+            if (check_evidence_kind(ev, cts_outcomes[k].evidence[e], reps, why, len))
+                return -1;
     return 0;
 }
 
@@ -202,33 +225,6 @@ static int check_evidence_capture(const json_t *ev, json_int_t reps, char *why, 
     return 0;
 }
 
-/* The pool family's allocation: arrays, one entry a repetition (null
- * throughout in one that got no outcome): the call's error by name, or null
- * where it succeeded; whether it got the freed block; whether later work
- * was held (null: not seen). */
-static int check_evidence_pool(const json_t *ev, json_int_t reps, char *why, size_t len)
-{
-    const json_t *pool;
-    if (cts_mx_v_obj(ev, "evidence.", "pool", OPT, &pool, why, len))
-        return -1;
-    static const char *const pool_keys[] = {"error", "same_block", "later_held"};
-    static const char *const pool_what[] = {"an error's name or null", "true, false or null",
-                                            "true, false or null"};
-    for (size_t k = 0; pool && k < sizeof pool_keys / sizeof *pool_keys; k++) {
-        const json_t *a = json_object_get(pool, pool_keys[k]), *x;
-        if (!json_is_array(a) || (json_int_t)json_array_size(a) != reps)
-            return BAD("evidence.pool.%s is not an array of %lld entries", pool_keys[k], (long long)reps);
-        size_t i;
-        json_array_foreach(a, i, x) {
-            if (!json_is_null(x) && (k == 0 ? !json_is_string(x) || !*json_string_value(x) : !json_is_boolean(x)))
-                return BAD("evidence.pool.%s[%zu] is %s, not %s", pool_keys[k], i,
-                           json_is_string(x) && !*json_string_value(x) ? "an empty string" : cts_mx_type_name(x),
-                           pool_what[k]);
-        }
-    }
-    return 0;
-}
-
 /* A case's evidence (status: the case's, by index): all of the above; a case
  * with a verdict (PASS or VARIES) needs a repetition and the call's time. */
 int cts_mx_check_evidence(const json_t *ev, int status, char *why, size_t len)
@@ -236,8 +232,8 @@ int cts_mx_check_evidence(const json_t *ev, int status, char *why, size_t len)
     int verdict_status = status == CTS_PASS || status == CTS_VARIES;
     json_int_t reps;
     if (check_evidence_common(ev, verdict_status, &reps, why, len) || check_rep_arrays(ev, reps, why, len) ||
-        check_evidence_measured(ev, reps, why, len) || check_evidence_capture(ev, reps, why, len) ||
-        check_evidence_pool(ev, reps, why, len) || check_latency(ev, why, len))
+        check_evidence_kinds(ev, reps, why, len) || check_evidence_capture(ev, reps, why, len) ||
+        check_latency(ev, why, len))
         return -1;
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))

@@ -18,12 +18,12 @@ static const char *const reader_names[] = {NULL, "saw", "missed"};
 #define N(a) (int)(sizeof a / sizeof *a)
 #define AT(member) offsetof(struct cts_verdict, member)
 /* The engine's fields: key, names, member, always in a verdict, CSV column. */
-#define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0, NULL, 0, NULL}
-/* A self-measured family's kind (outcomes/<kind>.c): its values' names, their count, its cell letters
- * and legend row. */
-#define LETTERED(key, kind, count, member, csv, after_host)                                                \
+#define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0, NULL, 0, NULL, {NULL}}
+/* A self-measured family's kind (outcomes/<kind>.c): its values' names, their count, its cell letters,
+ * legend row and evidence. */
+#define LETTERED(key, kind, count, member, csv, after_host, ...)                                           \
     {key, cts_##kind##_names, count, AT(member), 0, csv, NULL, 0, 0, cts_##kind##_letters, after_host,     \
-     &cts_##kind##_legend}
+     &cts_##kind##_legend, {__VA_ARGS__}}
 
 const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     /* Whether the call returned while the gate held its work (W or A). */
@@ -37,23 +37,23 @@ const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     NAMED("src", src_names, src, 1, "src"),
     NAMED("dst", dst_names, dst, 1, "dst"),
     /* The documented rejection's error, where the call was rejected. */
-    {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0, NULL, 0, NULL},
+    {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0, NULL, 0, NULL, {NULL}},
     /* The overlap family's pair. */
-    LETTERED("overlap", overlap, CTS_OVERLAP_VALUES, overlap, NULL, 0),
+    LETTERED("overlap", overlap, CTS_OVERLAP_VALUES, overlap, NULL, 0, &cts_pair_evidence, &cts_staged_evidence),
     /* Data order (written cases): the bytes the copy moved, and what work after it read. */
     NAMED("data", data_names, data, 0, NULL),
     NAMED("reader", reader_names, reader, 0, NULL),
     /* A synchronous copy's or memset's destination right after the return. */
     NAMED("landed", dst_names, landed, 0, NULL),
     /* The capture family's: what the capture made of the call. */
-    LETTERED("capture", capture, CTS_CAP_OUTCOME_COUNT, capture, "capture_outcome", 0),
+    LETTERED("capture", capture, CTS_CAP_OUTCOME_COUNT, capture, "capture_outcome", 0, NULL),
     /* The depth family's: the depth found (queued), none up to queued, or a call beside a full queue. */
     {"depth", cts_depth_names, CTS_DEPTH_COUNT, AT(depth), 0, "depth", "queued", AT(queued),
-     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, cts_depth_letters, 0, &cts_depth_legend},
+     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, cts_depth_letters, 0, &cts_depth_legend, {&cts_depth_evidence}},
     /* The stall family's: what a second thread's commands did during the call. */
-    LETTERED("other_thread", stall, CTS_STALL_COUNT, stall, "other_thread", 1),
+    LETTERED("other_thread", stall, CTS_STALL_COUNT, stall, "other_thread", 1, &cts_stall_evidence),
     /* The pool family's: what the allocation got from a tight pool. */
-    LETTERED("pool", pool, CTS_POOL_COUNT, pool, "pool", 1),
+    LETTERED("pool", pool, CTS_POOL_COUNT, pool, "pool", 1, &cts_pool_evidence),
 };
 
 const struct cts_outcome *cts_outcome_find(const char *key)

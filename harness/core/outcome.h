@@ -10,6 +10,7 @@
 
 #include "cts.h"
 
+#include <jansson.h>
 #include <stddef.h>
 
 /* A row of the cell legend (what a symbol in a matrix's cells means), written
@@ -19,6 +20,23 @@ struct cts_legend_row {
     const char *cell;    /* the HTML legend's sample cell ("O") */
     const char *css;     /* its class there (the cells' classes: "w", "a", "q", "u", "v", "ns", "bad") */
     const char *meaning; /* Markdown inline text: `code` spans, no table pipes */
+};
+
+/* A self-measured kind's evidence: evidence.<key>, an object of arrays
+ * (names[k]), a value a repetition (value(rep, k)), left out of a case where
+ * no repetition has(rep).  The matrix's writer (matrix.c) and validator
+ * (matrix_check_evidence.c) loop over the kinds' evidence. */
+struct cts_evidence {
+    const char *key;
+    const char *const *names;
+    int count;
+    int (*has)(const struct cts_rep *);
+    json_t *(*value)(const struct cts_rep *, int k);
+    /* The validator's rule.  NULL: every member of evidence.<key> is an array of numbers or nulls, one
+     * a repetition (older matrices have other members).  Else each names[k] is there, such an array,
+     * and each element e not null is what element(k, e) allows: it returns NULL, or what e must be
+     * ("true, false or null"). */
+    const char *(*element)(int k, const json_t *e);
 };
 
 struct cts_outcome {
@@ -44,6 +62,8 @@ struct cts_outcome {
     /* A self-measured family's kind: its row of the cell legend, after the engine's (NULL: the
      * engine's fields, whose rows report/legend.c keeps). */
     const struct cts_legend_row *legend;
+    /* ... and its evidence (the overlap family's two: a pair's and the staged copies'); NULL: none. */
+    const struct cts_evidence *evidence[2];
 };
 
 #define CTS_OUTCOME_COUNT 15

@@ -3,6 +3,7 @@
  * depth"), its values' names and cell letters (the depth found: "D" and the
  * count; none up to it: "D>"; beside a full queue the call's own letter, ""),
  * and how two scans or two tries are judged.  outcome.c's table registers it. */
+#include "evidence.h"
 #include "outcomes.h"
 
 const char *const cts_depth_names[CTS_DEPTH_COUNT] = {NULL, "found", "none", "beside"};
@@ -48,3 +49,26 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
         return CTS_HOST_WAITS;
     return CTS_HOST_NA;
 }
+
+/* ---- its evidence (outcome.h: struct cts_evidence) ---- */
+
+/* The depth family's scans and fills (docs/method.md, "Queue depth"). */
+static const char *const depth_names[] = {"queued", "max", "fill", "blocked_us", "tracked_us", "stall_us",
+                                          "tracked_stall_us", "tracked_queued"};
+static int depth_has(const struct cts_rep *p) { return p->depth.limit != CTS_DEPTH_NA; }
+static json_t *depth_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_depth_obs *p = &rep->depth;
+    int found = p->limit == CTS_DEPTH_FOUND, scan = found || p->limit == CTS_DEPTH_NONE;
+    switch (k) {
+    case 0: return scan ? json_integer(p->queued) : json_null();
+    case 1: return json_integer(p->max);
+    case 2: return p->limit == CTS_DEPTH_BESIDE ? json_integer(p->fill) : json_null();
+    case 3: return us(p->blocked_us);
+    case 4: return us(p->tracked_us);
+    case 5: return us(p->stall_us);
+    case 6: return us(p->tracked_stall_us);
+    default: return found ? json_integer(p->tracked_queued) : json_null();
+    }
+}
+const struct cts_evidence cts_depth_evidence = CTS_EVIDENCE("depth", depth, NULL);

@@ -18,5 +18,7 @@ extern const char *const cts_stall_names[CTS_STALL_COUNT], *const cts_stall_lett
 extern const char *const cts_pool_names[CTS_POOL_COUNT], *const cts_pool_letters[CTS_POOL_COUNT];
 extern const struct cts_legend_row cts_overlap_legend, cts_capture_legend, cts_depth_legend, cts_stall_legend,
     cts_pool_legend;
+extern const struct cts_evidence cts_pair_evidence, cts_staged_evidence, cts_depth_evidence, cts_stall_evidence,
+    cts_pool_evidence;
 
 #endif

@@ -2,6 +2,7 @@
  * ran at once (no gate: measured by events and times alone, docs/method.md
  * "Overlap"), its values' names and cell letters, and how a pair and a staged
  * copy are judged.  outcome.c's table registers it. */
+#include "evidence.h"
 #include "outcomes.h"
 
 #include <math.h>
@@ -80,3 +81,30 @@ enum cts_overlap cts_staged_judge(struct cts_staged_obs *s)
         return CTS_OVERLAP_OVERLAPS;
     return s->fraction >= PARTIAL_MIN ? CTS_OVERLAP_PARTIAL : CTS_OVERLAP_SERIALIZES;
 }
+
+/* ---- its evidence (outcome.h: struct cts_evidence) ---- */
+
+/* The overlap family's measurements (docs/method.md, "Overlap"): times from A's start event. */
+static const char *const pair_names[] = {"a_alone_us", "b_alone_us", "a_end_us", "b_start_us", "b_end_us",
+                                         "makespan_us", "fraction", "stretch"};
+static int pair_has(const struct cts_rep *p) { return p->pair.a_alone_us > 0; }
+static json_t *pair_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_pair_obs *p = &rep->pair;
+    double x[] = {p->a_alone_us, p->b_alone_us, p->a_end_us - p->a_start_us, p->b_start_us - p->a_start_us,
+                  p->b_end_us - p->a_start_us, p->makespan_us, p->fraction, p->stretch};
+    return k < 6 ? us(x[k]) : fraction(x[k]);
+}
+const struct cts_evidence cts_pair_evidence = CTS_EVIDENCE("pair", pair, NULL);
+
+/* The overlap family's staged-copy measurements. */
+static const char *const staged_names[] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
+                                           "fraction"};
+static int staged_has(const struct cts_rep *p) { return p->staged.sequential_us > 0; }
+static json_t *staged_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_staged_obs *s = &rep->staged;
+    double x[] = {s->sequential_us, s->version_us, s->h2d_us, s->kernel_us, s->d2h_us, s->fraction};
+    return k < 5 ? us(x[k]) : fraction(x[k]);
+}
+const struct cts_evidence cts_staged_evidence = CTS_EVIDENCE("staged", staged, NULL);

@@ -2,6 +2,7 @@
  * while the block's free was held (docs/method.md "A tight pool"), its values' names
  * and cell letters (after the call's own: "A:D"), its legend row, and how it is decided.
  * outcome.c's table registers it. */
+#include "evidence.h"
 #include "outcomes.h"
 
 const char *const cts_pool_names[CTS_POOL_COUNT] = {NULL, "refused", "other_block", "reused_after", "reused_now"};
@@ -30,3 +31,29 @@ enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited
         return CTS_POOL_OTHER;
     return waited || later_held > 0 ? CTS_POOL_REUSED_AFTER : later_held == 0 ? CTS_POOL_REUSED_NOW : CTS_POOL_NA;
 }
+
+/* ---- its evidence (outcome.h: struct cts_evidence) ---- */
+
+/* The pool family's allocation (docs/method.md, "A tight pool"): the call's
+ * error (null: it succeeded), whether it got the freed block, whether a
+ * kernel queued after it on its stream was held (null: not seen); all null
+ * in a repetition that got no outcome. */
+static const char *const pool_names[] = {"error", "same_block", "later_held"};
+static int pool_has(const struct cts_rep *p) { return p->pool.outcome != CTS_POOL_NA; }
+static json_t *pool_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_pool_obs *p = &rep->pool;
+    if (!pool_has(rep))
+        return json_null();
+    return k == 0 ? name_or_null(p->error) : k == 1 ? json_boolean(p->same_block)
+                                                    : p->later_held < 0 ? json_null() : json_boolean(p->later_held);
+}
+
+/* What each of its arrays' elements may be besides null: the error's name (not empty), then booleans. */
+static const char *pool_element(int k, const json_t *e)
+{
+    if (k == 0)
+        return json_is_string(e) && *json_string_value(e) ? NULL : "an error's name or null";
+    return json_is_boolean(e) ? NULL : "true, false or null";
+}
+const struct cts_evidence cts_pool_evidence = CTS_EVIDENCE("pool", pool, pool_element);

@@ -2,6 +2,7 @@
  * thread's commands did during the call (docs/method.md "Other-thread
  * stalls"), its values' names and cell letters (after the call's own: "A:S"),
  * and how a window is judged.  outcome.c's table registers it. */
+#include "evidence.h"
 #include "outcomes.h"
 
 #include <math.h>
@@ -126,3 +127,19 @@ enum cts_stall cts_stall_tracked(const struct cts_stall_obs *a, const struct cts
         return CTS_STALL_STALLS;
     return CTS_STALL_NA;
 }
+
+/* ---- its evidence (outcome.h: struct cts_evidence) ---- */
+
+/* The stall family's second thread, during the call and in the control
+ * (docs/method.md, "Other-thread stalls"). */
+static const char *const stall_names[] = {"commands", "inside", "slowest_us", "control_us", "control_median_us",
+                                          "stalled_us", "tracked_us", "stall_us", "tracked_stall_us", "kept_us"};
+static int stall_has(const struct cts_rep *p) { return p->stall.verdict != CTS_STALL_NA; }
+static json_t *stall_value(const struct cts_rep *rep, int k)
+{
+    const struct cts_stall_obs *p = &rep->stall;
+    double x[] = {p->slowest_us, p->control_us, p->control_median_us, p->stalled_us,
+                  p->tracked_us, p->stall_us, p->tracked_stall_us, p->kept_us};
+    return k == 0 ? json_integer(p->commands) : k == 1 ? json_integer(p->inside) : us(x[k - 2]);
+}
+const struct cts_evidence cts_stall_evidence = CTS_EVIDENCE("stall", stall, NULL);

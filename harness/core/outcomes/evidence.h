@@ -1,0 +1,19 @@
+/* A value as the matrix writes it, for the matrix's writer (matrix.c) and the
+ * self-measured kinds' evidence (outcomes/<kind>.c): times in microseconds
+ * rounded to 0.1, fractions to 0.001, NAN (nothing measured) and NULL as
+ * null. */
+#ifndef CTS_CORE_OUTCOMES_EVIDENCE_H
+#define CTS_CORE_OUTCOMES_EVIDENCE_H
+
+#include <jansson.h>
+#include <math.h>
+
+static inline json_t *us(double x) { return isnan(x) ? json_null() : json_real(round(x * 10.0) / 10.0); }
+static inline json_t *fraction(double x) { return isnan(x) ? json_null() : json_real(round(x * 1000.0) / 1000.0); }
+static inline json_t *name_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+
+/* A kind's struct cts_evidence from its <name>_names, _has and _value, and the validator's rule. */
+#define CTS_EVIDENCE(key, name, element)                                                                  \
+    {key, name##_names, (int)(sizeof name##_names / sizeof *name##_names), name##_has, name##_value, element}
+
+#endif
