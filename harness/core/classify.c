@@ -16,31 +16,11 @@ static enum cts_order against(enum cts_order seen, enum cts_order control)
 struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_control *ctl, int synchronous)
 {
     struct cts_verdict v = {0};
-    v.overlap = r->pair.overlap;
-    if (v.overlap != CTS_OVERLAP_NA)
-        return v; /* a pair: no gate, no call held */
-    v.capture = r->cap.outcome;
-    if (v.capture != CTS_CAP_NA)
-        return v; /* a capture: no gate either */
-    v.pool = r->pool.outcome;
-    if (v.pool != CTS_POOL_NA) {
-        v.host = r->host; /* the call's own, and what it got from the pool: its own markers */
-        return v;
-    }
-    v.stall = r->stall.verdict;
-    if (v.stall != CTS_STALL_NA) {
-        v.host = r->host; /* the call's own, and what the other thread saw: no markers */
-        return v;
-    }
-    v.depth = r->depth.limit;
-    if (v.depth == CTS_DEPTH_FOUND || v.depth == CTS_DEPTH_NONE) {
-        v.queued = r->depth.queued; /* a scan: its count is the verdict */
-        return v;
-    }
-    if (v.depth == CTS_DEPTH_BESIDE) {
-        v.host = r->host; /* beside a full queue: whether the call waited, nothing else */
-        return v;
-    }
+    /* A self-measured family's repetition: its kind's verdict (outcomes/<kind>.c; a repetition holds at
+     * most one kind's outcome). */
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
+        if (cts_outcomes[k].from_rep && cts_outcomes[k].from_rep(r, &v))
+            return v;
     v.host = r->host;
     v.rejected = r->rejected;
     /* Data order is read from the bytes after the drain: it holds whether

@@ -18,12 +18,12 @@ static const char *const reader_names[] = {NULL, "saw", "missed"};
 #define N(a) (int)(sizeof a / sizeof *a)
 #define AT(member) offsetof(struct cts_verdict, member)
 /* The engine's fields: key, names, member, always in a verdict, CSV column. */
-#define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0, NULL, 0, NULL, {NULL}}
+#define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0, NULL, 0, NULL, {NULL}, NULL}
 /* A self-measured family's kind (outcomes/<kind>.c): its values' names, their count, its cell letters,
- * legend row and evidence. */
+ * legend row, evidence and verdict from a repetition. */
 #define LETTERED(key, kind, count, member, csv, after_host, ...)                                           \
     {key, cts_##kind##_names, count, AT(member), 0, csv, NULL, 0, 0, cts_##kind##_letters, after_host,     \
-     &cts_##kind##_legend, {__VA_ARGS__}}
+     &cts_##kind##_legend, {__VA_ARGS__}, cts_##kind##_from_rep}
 
 const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     /* Whether the call returned while the gate held its work (W or A). */
@@ -37,7 +37,7 @@ const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     NAMED("src", src_names, src, 1, "src"),
     NAMED("dst", dst_names, dst, 1, "dst"),
     /* The documented rejection's error, where the call was rejected. */
-    {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0, NULL, 0, NULL, {NULL}},
+    {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0, NULL, 0, NULL, {NULL}, NULL},
     /* The overlap family's pair. */
     LETTERED("overlap", overlap, CTS_OVERLAP_VALUES, overlap, NULL, 0, &cts_pair_evidence, &cts_staged_evidence),
     /* Data order (written cases): the bytes the copy moved, and what work after it read. */
@@ -49,7 +49,8 @@ const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     LETTERED("capture", capture, CTS_CAP_OUTCOME_COUNT, capture, "capture_outcome", 0, NULL),
     /* The depth family's: the depth found (queued), none up to queued, or a call beside a full queue. */
     {"depth", cts_depth_names, CTS_DEPTH_COUNT, AT(depth), 0, "depth", "queued", AT(queued),
-     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, cts_depth_letters, 0, &cts_depth_legend, {&cts_depth_evidence}},
+     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, cts_depth_letters, 0, &cts_depth_legend, {&cts_depth_evidence},
+     cts_depth_from_rep},
     /* The stall family's: what a second thread's commands did during the call. */
     LETTERED("other_thread", stall, CTS_STALL_COUNT, stall, "other_thread", 1, &cts_stall_evidence),
     /* The pool family's: what the allocation got from a tight pool. */

@@ -64,6 +64,10 @@ struct cts_outcome {
     const struct cts_legend_row *legend;
     /* ... and its evidence (the overlap family's two: a pair's and the staged copies'); NULL: none. */
     const struct cts_evidence *evidence[2];
+    /* ... and how one repetition becomes a verdict (cts_rep_verdict, classify.c): where r holds this kind's
+     * outcome, its fields of v set (its value, and what goes with it: the call's host letter, a count)
+     * and 1; else 0 (the next kind's, or the engine's fields then). NULL: the engine's fields. */
+    int (*from_rep)(const struct cts_rep *r, struct cts_verdict *v);
 };
 
 #define CTS_OUTCOME_COUNT 15

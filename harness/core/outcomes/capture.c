@@ -41,3 +41,10 @@ enum cts_cap_outcome cts_capture_judge(const struct cts_capture_obs *o)
         return CTS_CAP_RAN;
     return CTS_CAP_LOST; /* accepted, and its effect is not (all) there, at once or from the graph */
 }
+
+/* A capture: no gate either; what the capture made of the call is the verdict. */
+int cts_capture_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+{
+    v->capture = r->cap.outcome;
+    return v->capture != CTS_CAP_NA;
+}

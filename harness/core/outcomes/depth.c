@@ -50,6 +50,21 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
     return CTS_HOST_NA;
 }
 
+/* A scan: its count is the verdict; beside a full queue: whether the call waited, nothing else. */
+int cts_depth_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+{
+    v->depth = r->depth.limit;
+    if (v->depth == CTS_DEPTH_FOUND || v->depth == CTS_DEPTH_NONE) {
+        v->queued = r->depth.queued;
+        return 1;
+    }
+    if (v->depth == CTS_DEPTH_BESIDE) {
+        v->host = r->host;
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- its evidence (outcome.h: struct cts_evidence) ---- */
 
 /* The depth family's scans and fills (docs/method.md, "Queue depth"). */

@@ -18,6 +18,12 @@ extern const char *const cts_stall_names[CTS_STALL_COUNT], *const cts_stall_lett
 extern const char *const cts_pool_names[CTS_POOL_COUNT], *const cts_pool_letters[CTS_POOL_COUNT];
 extern const struct cts_legend_row cts_overlap_legend, cts_capture_legend, cts_depth_legend, cts_stall_legend,
     cts_pool_legend;
+/* Each kind's verdict from one repetition (outcome.h, from_rep). */
+int cts_overlap_from_rep(const struct cts_rep *r, struct cts_verdict *v);
+int cts_capture_from_rep(const struct cts_rep *r, struct cts_verdict *v);
+int cts_depth_from_rep(const struct cts_rep *r, struct cts_verdict *v);
+int cts_stall_from_rep(const struct cts_rep *r, struct cts_verdict *v);
+int cts_pool_from_rep(const struct cts_rep *r, struct cts_verdict *v);
 extern const struct cts_evidence cts_pair_evidence, cts_staged_evidence, cts_depth_evidence, cts_stall_evidence,
     cts_pool_evidence;
 

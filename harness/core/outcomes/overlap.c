@@ -82,6 +82,13 @@ enum cts_overlap cts_staged_judge(struct cts_staged_obs *s)
     return s->fraction >= PARTIAL_MIN ? CTS_OVERLAP_PARTIAL : CTS_OVERLAP_SERIALIZES;
 }
 
+/* A pair: no gate, no call held; its overlap is the verdict. */
+int cts_overlap_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+{
+    v->overlap = r->pair.overlap;
+    return v->overlap != CTS_OVERLAP_NA;
+}
+
 /* ---- its evidence (outcome.h: struct cts_evidence) ---- */
 
 /* The overlap family's measurements (docs/method.md, "Overlap"): times from A's start event. */

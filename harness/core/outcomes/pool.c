@@ -32,6 +32,16 @@ enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited
     return waited || later_held > 0 ? CTS_POOL_REUSED_AFTER : later_held == 0 ? CTS_POOL_REUSED_NOW : CTS_POOL_NA;
 }
 
+/* The call's own host letter, and what it got from the pool: its own markers. */
+int cts_pool_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+{
+    v->pool = r->pool.outcome;
+    if (v->pool == CTS_POOL_NA)
+        return 0;
+    v->host = r->host;
+    return 1;
+}
+
 /* ---- its evidence (outcome.h: struct cts_evidence) ---- */
 
 /* The pool family's allocation (docs/method.md, "A tight pool"): the call's

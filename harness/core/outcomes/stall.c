@@ -128,6 +128,16 @@ enum cts_stall cts_stall_tracked(const struct cts_stall_obs *a, const struct cts
     return CTS_STALL_NA;
 }
 
+/* The call's own host letter, and what the other thread saw: no markers. */
+int cts_stall_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+{
+    v->stall = r->stall.verdict;
+    if (v->stall == CTS_STALL_NA)
+        return 0;
+    v->host = r->host;
+    return 1;
+}
+
 /* ---- its evidence (outcome.h: struct cts_evidence) ---- */
 
 /* The stall family's second thread, during the call and in the control
