@@ -74,6 +74,12 @@ static void check_measured_evidence(const struct cts_case *c)
         p->pool = i ? (struct cts_pool_obs){.outcome = CTS_POOL_REUSED_NOW, .same_block = 1, .later_held = 0}
                     : (struct cts_pool_obs){.outcome = CTS_POOL_REFUSED, .error = "cudaErrorMemoryAllocation",
                                             .later_held = -1};
+        p->cap = i ? (struct cts_capture_obs){.rc = "cudaSuccess", .after = CTS_CAPST_ACTIVE, .end = "cudaSuccess",
+                                              .nodes = 1u << 0 | 1u << 3, .eager = 0, .launched = 2}
+                   : (struct cts_capture_obs){.rc = "cudaErrorStreamCaptureUnsupported",
+                                              .after = CTS_CAPST_INVALIDATED,
+                                              .end = "cudaErrorStreamCaptureInvalidated", .eager = -1,
+                                              .launched = -1};
     }
     json_t *j = cts_case_json(c, &r);
     member_text(j, "pair", got, sizeof got);
@@ -94,6 +100,22 @@ static void check_measured_evidence(const struct cts_case *c)
     member_text(j, "pool", got, sizeof got);
     CHECK_STR(got, "{\"error\":[\"cudaErrorMemoryAllocation\",null],\"later_held\":[null,false],"
                    "\"same_block\":[false,true]}");
+    member_text(j, "capture", got, sizeof got);
+    CHECK_STR(got, "{\"after\":[\"invalidated\",\"active\"],\"eager\":[null,0],"
+                   "\"end\":[\"cudaErrorStreamCaptureInvalidated\",\"cudaSuccess\"],\"launched\":[null,2],"
+                   "\"nodes\":[[],[0,3]],\"rc\":[\"cudaErrorStreamCaptureUnsupported\",\"cudaSuccess\"]}");
+    json_decref(j);
+    /* A capture not measured in one repetition (rc NULL): nulls there, and no "capture" where none was. */
+    r.reps[0].cap = (struct cts_capture_obs){.eager = -1, .launched = -1};
+    j = cts_case_json(c, &r);
+    member_text(j, "capture", got, sizeof got);
+    CHECK_STR(got, "{\"after\":[null,\"active\"],\"eager\":[null,0],\"end\":[null,\"cudaSuccess\"],"
+                   "\"launched\":[null,2],\"nodes\":[null,[0,3]],\"rc\":[null,\"cudaSuccess\"]}");
+    json_decref(j);
+    r.reps[1].cap = r.reps[0].cap;
+    j = cts_case_json(c, &r);
+    member_text(j, "capture", got, sizeof got);
+    CHECK_STR(got, "");
     json_decref(j);
     /* A repetition with no outcome (its try unproven) has none of them; later work held is true. */
     r.reps[0].pool = (struct cts_pool_obs){.outcome = CTS_POOL_REUSED_AFTER, .same_block = 1, .later_held = 1};
@@ -402,6 +424,22 @@ int main(void)
                 ": evidence.pool.later_held[0] is a string, not true, false or null");
         refused(m, pa, "evidence.pool", json_pack("{s:[n,n],s:[b,b]}", "error", "same_block", 1, 0), path,
                 ": evidence.pool.later_held is not an array of 2 entries");
+        refused(m, pa, "evidence.capture",
+                json_pack("{s:[s,n],s:[s,n],s:[s,n],s:[[],n],s:[i,n],s:[i,s]}", "rc", "cudaSuccess", "after",
+                          "active", "end", "cudaSuccess", "nodes", "eager", 1, "launched", 2, "all"),
+                path, ": evidence.capture.launched[1] is a string, not what a capture records");
+        refused(m, pa, "evidence.capture",
+                json_pack("{s:[s,n],s:[s,n],s:[s,n],s:[i,n],s:[i,n],s:[i,n]}", "rc", "cudaSuccess", "after",
+                          "active", "end", "cudaSuccess", "nodes", 3, "eager", 1, "launched", 2),
+                path, ": evidence.capture.nodes[0] is an integer, not what a capture records");
+        refused(m, pa, "evidence.capture",
+                json_pack("{s:[s,n],s:[s,n],s:[s,n],s:[[],n],s:[i,n]}", "rc", "cudaSuccess", "after", "active",
+                          "end", "cudaSuccess", "nodes", "eager", 1),
+                path, ": evidence.capture.launched is not an array of 2 entries");
+        refused(m, pa, "evidence.capture",
+                json_pack("{s:[s,n],s:[s,n],s:[s,n],s:[[],n],s:[i,n],s:[i,n]}", "rc", "cudaSuccess", "after",
+                          "paused", "end", "cudaSuccess", "nodes", "eager", 1, "launched", 2),
+                path, ": evidence.capture.after[0] is a string, not what a capture records");
         {
             /* What the pool family writes is accepted: its verdict member and its evidence. */
             json_t *ok = json_deep_copy(m), *oc = json_object_get(json_object_get(ok, "cases"), pa);
