@@ -27,36 +27,6 @@ json_t *cts_verdict_json(const struct cts_verdict *vd, int pass)
     return v;
 }
 
-/* The capture family's observations, per repetition (docs/method.md, "Stream capture"). */
-static void capture_json(json_t *ev, const struct cts_result *r)
-{
-    int any = 0;
-    for (int i = 0; i < r->nreps; i++)
-        any |= r->reps[i].cap.rc != NULL;
-    if (!any)
-        return;
-    json_t *o = json_object(), *a[6];
-    static const char *const names[6] = {"rc", "after", "end", "nodes", "eager", "launched"};
-    for (int k = 0; k < 6; k++)
-        a[k] = json_array();
-    for (int i = 0; i < r->nreps; i++) {
-        const struct cts_capture_obs *c = &r->reps[i].cap;
-        json_array_append_new(a[0], name_or_null(c->rc));
-        json_array_append_new(a[1], name_or_null(cts_cap_status_name(c->after)));
-        json_array_append_new(a[2], name_or_null(c->end));
-        json_t *nodes = json_array(); /* the graph's node types (cudaGraphNodeType), each once */
-        for (int t = 0; t < 32; t++)
-            if (c->nodes & (1u << t))
-                json_array_append_new(nodes, json_integer(t));
-        json_array_append_new(a[3], c->rc ? nodes : (json_decref(nodes), json_null()));
-        json_array_append_new(a[4], c->eager >= 0 ? json_integer(c->eager) : json_null());
-        json_array_append_new(a[5], c->launched >= 0 ? json_integer(c->launched) : json_null());
-    }
-    for (int k = 0; k < 6; k++)
-        json_object_set_new(o, names[k], a[k]);
-    json_object_set_new(ev, "capture", o);
-}
-
 /* Per repetition; an array that holds nothing is left out, and so are
  * rep_timeout_us and rep_window_us where every repetition was decided
  * at timeout_us and window_us.  tracked_from_*: the shorter-timeout
@@ -184,7 +154,6 @@ static json_t *evidence_json(const struct cts_result *r)
                                              "with_case_setup", r->control_own)
                                  : json_null());
     rep_arrays_json(ev, r);
-    capture_json(ev, r);
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
         for (int e = 0; e < 2 && cts_outcomes[k].evidence[e]; e++)
             per_rep(ev, cts_outcomes[k].evidence[e], r);

@@ -1,8 +1,8 @@
 /* The validation of a case's evidence (matrix_check.c says what the
  * validation is): the counts and times every case has, the per-repetition
  * arrays (each as long as evidence.repetitions), the call from several threads
- * at once, and the families' own observations (capture's here; the other
- * self-measured kinds' by their descriptors: outcome.h, struct cts_evidence). */
+ * at once, and the self-measured families' own observations, by their kinds'
+ * descriptors (outcome.h, struct cts_evidence). */
 #define _GNU_SOURCE
 #include "matrix_check_int.h"
 #include "outcome.h"
@@ -17,9 +17,8 @@ static const char *src_n(int i) { return cts_src_name((enum cts_src)i); }
 static const char *dst_n(int i) { return cts_dst_name((enum cts_dst)i); }
 static const char *data_n(int i) { return cts_data_name((enum cts_data)i); }
 static const char *reader_n(int i) { return cts_reader_name((enum cts_reader)i); }
-static const char *capst_n(int i) { return cts_cap_status_name((enum cts_cap_status)i); }
 static const struct names HOST = {host_n, 3}, ORDER = {order_n, 4}, SRC = {src_n, 4}, DST = {dst_n, 3},
-                          DATA = {data_n, 4}, READER = {reader_n, 3}, CAPST = {capst_n, CTS_CAPST_COUNT};
+                          DATA = {data_n, 4}, READER = {reader_n, 3};
 
 /* Per-repetition arrays: the kind of their elements. */
 enum rep_kind { REP_TIME, REP_SIGNED, REP_HOST, REP_SRC, REP_DST, REP_DATA, REP_READER, REP_BYTES };
@@ -201,30 +200,6 @@ static int check_evidence_kinds(const json_t *ev, json_int_t reps, char *why, si
     return 0;
 }
 
-/* The capture family's observations: arrays, one entry a repetition. */
-static int check_evidence_capture(const json_t *ev, json_int_t reps, char *why, size_t len)
-{
-    const json_t *cap;
-    if (cts_mx_v_obj(ev, "evidence.", "capture", OPT, &cap, why, len))
-        return -1;
-    static const char *const cap_keys[] = {"rc", "after", "end", "nodes", "eager", "launched"};
-    for (size_t k = 0; cap && k < sizeof cap_keys / sizeof *cap_keys; k++) {
-        const json_t *a = json_object_get(cap, cap_keys[k]), *x;
-        if (!json_is_array(a) || (json_int_t)json_array_size(a) != reps)
-            return BAD("evidence.capture.%s is not an array of %lld entries", cap_keys[k], (long long)reps);
-        size_t i;
-        json_array_foreach(a, i, x) {
-            int ok = json_is_null(x) || (k <= 2 ? json_is_string(x) : k == 3 ? json_is_array(x) : json_is_integer(x));
-            if (ok && k == 1 && json_is_string(x))
-                ok = cts_mx_name_ok(x, CAPST, 0, "evidence.capture.", "after", why, len) >= 0;
-            if (!ok)
-                return BAD("evidence.capture.%s[%zu] is %s, not what a capture records", cap_keys[k], i,
-                           cts_mx_type_name(x));
-        }
-    }
-    return 0;
-}
-
 /* A case's evidence (status: the case's, by index): all of the above; a case
  * with a verdict (PASS or VARIES) needs a repetition and the call's time. */
 int cts_mx_check_evidence(const json_t *ev, int status, char *why, size_t len)
@@ -232,8 +207,7 @@ int cts_mx_check_evidence(const json_t *ev, int status, char *why, size_t len)
     int verdict_status = status == CTS_PASS || status == CTS_VARIES;
     json_int_t reps;
     if (check_evidence_common(ev, verdict_status, &reps, why, len) || check_rep_arrays(ev, reps, why, len) ||
-        check_evidence_kinds(ev, reps, why, len) || check_evidence_capture(ev, reps, why, len) ||
-        check_latency(ev, why, len))
+        check_evidence_kinds(ev, reps, why, len) || check_latency(ev, why, len))
         return -1;
     /* What a verdict is told with: the call's time. */
     if (verdict_status && !numbers_in(json_object_get(ev, "call_us")))

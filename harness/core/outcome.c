@@ -46,7 +46,7 @@ const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
     /* A synchronous copy's or memset's destination right after the return. */
     NAMED("landed", dst_names, landed, 0, NULL),
     /* The capture family's: what the capture made of the call. */
-    LETTERED("capture", capture, CTS_CAP_OUTCOME_COUNT, capture, "capture_outcome", 0, NULL),
+    LETTERED("capture", capture, CTS_CAP_OUTCOME_COUNT, capture, "capture_outcome", 0, &cts_capture_evidence),
     /* The depth family's: the depth found (queued), none up to queued, or a call beside a full queue. */
     {"depth", cts_depth_names, CTS_DEPTH_COUNT, AT(depth), 0, "depth", "queued", AT(queued),
      1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, cts_depth_letters, 0, &cts_depth_legend, {&cts_depth_evidence},

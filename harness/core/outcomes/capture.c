@@ -1,6 +1,7 @@
 /* The capture family's kind of outcome: what a stream capture made of the
  * call (docs/method.md "Stream capture"), its values' names and cell letters,
  * and how what was seen is judged.  outcome.c's table registers it. */
+#include "evidence.h"
 #include "outcomes.h"
 
 #include <string.h>
@@ -48,3 +49,43 @@ int cts_capture_from_rep(const struct cts_rep *r, struct cts_verdict *v)
     v->capture = r->cap.outcome;
     return v->capture != CTS_CAP_NA;
 }
+
+/* ---- its evidence (outcome.h: struct cts_evidence) ---- */
+
+/* What the capture made of the call, per repetition (docs/method.md, "Stream capture"): the call's
+ * return code, the capture's state after it, cudaStreamEndCapture's, the graph's node types (each
+ * once), the effect before any launch and after the graph's. */
+static const char *const capture_names[] = {"rc", "after", "end", "nodes", "eager", "launched"};
+static int capture_has(const struct cts_rep *r) { return r->cap.rc != NULL; }
+static json_t *capture_value(const struct cts_rep *r, int k)
+{
+    const struct cts_capture_obs *c = &r->cap;
+    switch (k) {
+    case 0: return name_or_null(c->rc);
+    case 1: return name_or_null(cts_cap_status_name(c->after));
+    case 2: return name_or_null(c->end);
+    case 3: {
+        if (!c->rc)
+            return json_null();
+        json_t *nodes = json_array(); /* cudaGraphNodeType values */
+        for (int t = 0; t < 32; t++)
+            if (c->nodes & (1u << t))
+                json_array_append_new(nodes, json_integer(t));
+        return nodes;
+    }
+    case 4: return c->eager >= 0 ? json_integer(c->eager) : json_null();
+    default: return c->launched >= 0 ? json_integer(c->launched) : json_null();
+    }
+}
+
+/* Each element besides null: error names any string, `after` a capture state's name, `nodes` an
+ * array, the effects integers. */
+static const char *capture_element(int k, const json_t *e)
+{
+    int ok = k <= 2 ? json_is_string(e) : k == 3 ? json_is_array(e) : json_is_integer(e);
+    for (int i = 1; ok && k == 1 && i < CTS_CAPST_COUNT; i++)
+        if (!strcmp(json_string_value(e), cts_cap_status_name((enum cts_cap_status)i)))
+            return NULL;
+    return ok && k != 1 ? NULL : "what a capture records";
+}
+const struct cts_evidence cts_capture_evidence = CTS_EVIDENCE("capture", capture, capture_element);

@@ -24,7 +24,7 @@ int cts_capture_from_rep(const struct cts_rep *r, struct cts_verdict *v);
 int cts_depth_from_rep(const struct cts_rep *r, struct cts_verdict *v);
 int cts_stall_from_rep(const struct cts_rep *r, struct cts_verdict *v);
 int cts_pool_from_rep(const struct cts_rep *r, struct cts_verdict *v);
-extern const struct cts_evidence cts_pair_evidence, cts_staged_evidence, cts_depth_evidence, cts_stall_evidence,
-    cts_pool_evidence;
+extern const struct cts_evidence cts_pair_evidence, cts_staged_evidence, cts_capture_evidence, cts_depth_evidence,
+    cts_stall_evidence, cts_pool_evidence;
 
 #endif
