@@ -347,19 +347,7 @@ int cts_cite(const json_t *m, const char *id, FILE *out)
     b.f = open_memstream(&b.s, &b.n);
     if (!b.f)
         return -1;
-    if (json_object_get(v.c, "capture")) {
-        cts_cite_capture_case(&b, &v);
-    } else if (!strcmp(v.family, "depth")) {
-        cts_cite_depth_case(&b, &v);
-    } else if (!strcmp(v.family, "stall")) {
-        cts_cite_stall_case(&b, &v, &e);
-    } else if (!strcmp(v.family, "pool")) {
-        cts_cite_pool_case(&b, &v);
-    } else if (*v.with) {
-        cts_cite_pair_case(&b, &v);
-    } else if (!strncmp(v.variant, "staged_", 7) && !strcmp(v.family, "overlap")) {
-        cts_cite_staged_case(&b, &v);
-    } else {
+    if (!cts_cite_family_case(&b, &v, &e)) {
         cts_cite_the_call(&b, &v, &e);
         observed(&b, &v);
         latency_words(&b, &v);

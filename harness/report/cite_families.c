@@ -1,7 +1,8 @@
 /* sync-cts cite: the paragraphs of the families that measure a call their
  * own way (cite.c writes the rest of a case's paragraph around them): a
  * capture, the overlap family's pairs and staged copies, a queue's depth, a
- * second thread's stall, a pool's reuse. */
+ * second thread's stall, a pool's reuse.  A family with an outcome of its
+ * own adds its paragraph and one row of `families` (the end of this file). */
 #include "cite_int.h"
 #include "report.h"
 
@@ -11,8 +12,9 @@
 /* The capture family: where the call was made, in which modes, and what the
  * capture made of it (the first repetition's return codes). */
 #define OR_Q(x) ((x) ? (x) : "?")
-void cts_cite_capture_case(struct buf *b, const struct cts_case_view *v)
+static void capture_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
+    (void)e;
     static const char *const places[][2] = {
         {"same", "by the capturing thread (on the capturing stream, where it takes one)"},
         {"blocking", "on another blocking stream of the capturing thread"},
@@ -70,8 +72,9 @@ static double evidence_at(const struct cts_case_view *v, const char *obj, const 
 }
 
 /* The overlap family's staged-copy pattern. */
-void cts_cite_staged_case(struct buf *b, const struct cts_case_view *v)
+static void staged_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
+    (void)e;
     say(b, "The staged-copy pattern %s: one 32 MiB pinned array in 4 slices, each copied to the device, "
            "worked on by a kernel and copied back, on 4 %s streams, against the same work in one stream. ",
         v->variant, !strcmp(v->op_stream, "blocking") ? "blocking" : "non-blocking");
@@ -103,8 +106,9 @@ static int unsettled(struct buf *b, const struct cts_case_view *v)
 
 /* The depth family: a scan behind the op stream's own held work, or one call
  * beside another stream's full queue (the first repetition's times). */
-void cts_cite_depth_case(struct buf *b, const struct cts_case_view *v)
+static void depth_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
+    (void)e;
     int scan = !strcmp(v->variant, "queue_depth"), thread = !strcmp(v->variant, "queue_full_thread");
     if (scan)
         say(b, "%s, made again and again on %s while a kernel held that same stream: ", v->function,
@@ -136,7 +140,7 @@ void cts_cite_depth_case(struct buf *b, const struct cts_case_view *v)
 
 /* The stall family: the call with work held, and a second host thread's
  * commands meanwhile (the first repetition's times). */
-void cts_cite_stall_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
+static void stall_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
     static const struct cts_words commands[] = {{"launch", "a kernel launch"},
                                                 {"memcpy_async", "a 4 KiB pinned-to-device cudaMemcpyAsync"},
@@ -183,8 +187,9 @@ void cts_cite_stall_case(struct buf *b, const struct cts_case_view *v, const str
 
 /* The pool family: an allocation on B from a pool of one block's maximum
  * size while that block's free is held on A (the first repetition's error). */
-void cts_cite_pool_case(struct buf *b, const struct cts_case_view *v)
+static void pool_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
+    (void)e;
     static const struct cts_words policies[] = {
         {"none", "its three reuse attributes (cudaMemPoolReuseFollowEventDependencies, "
                  "cudaMemPoolReuseAllowOpportunistic, cudaMemPoolReuseAllowInternalDependencies) all off"},
@@ -242,8 +247,9 @@ void cts_cite_pool_case(struct buf *b, const struct cts_case_view *v)
     say(b, " (`%s`; %lld repetitions).", v->symbol, (long long)v->repetitions);
 }
 
-void cts_cite_pair_case(struct buf *b, const struct cts_case_view *v)
+static void pair_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
+    (void)e;
     static const char *const verdict_words[] = {"", "ran at once (overlaps)", "partly overlapped (partial)",
                                                 ("ran at once but no faster than one after the other, both "
                                                  "slowed (shares)"),
@@ -268,4 +274,35 @@ void cts_cite_pair_case(struct buf *b, const struct cts_case_view *v)
             i + 1, evidence_at(v, "pair", "a_alone_us", i), evidence_at(v, "pair", "b_alone_us", i), evidence_at(v, "pair", "makespan_us", i),
             evidence_at(v, "pair", "a_end_us", i), evidence_at(v, "pair", "b_start_us", i), evidence_at(v, "pair", "b_end_us", i),
             evidence_at(v, "pair", "fraction", i), evidence_at(v, "pair", "stretch", i));
+}
+
+/* Whose paragraph is its family's own, tried in this order: a capture (the case names its mode),
+ * the depth, stall and pool families, an overlap pair (the case names its second operation), the
+ * overlap family's staged copies. */
+static int is_capture(const struct cts_case_view *v) { return json_object_get(v->c, "capture") != NULL; }
+static int is_depth(const struct cts_case_view *v) { return !strcmp(v->family, "depth"); }
+static int is_stall(const struct cts_case_view *v) { return !strcmp(v->family, "stall"); }
+static int is_pool(const struct cts_case_view *v) { return !strcmp(v->family, "pool"); }
+static int is_pair(const struct cts_case_view *v) { return *v->with != '\0'; }
+static int is_staged(const struct cts_case_view *v)
+{
+    return !strncmp(v->variant, "staged_", 7) && !strcmp(v->family, "overlap");
+}
+
+static const struct {
+    int (*mine)(const struct cts_case_view *v);
+    void (*paragraph)(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e);
+} families[] = {
+    {is_capture, capture_case}, {is_depth, depth_case}, {is_stall, stall_case},
+    {is_pool, pool_case},       {is_pair, pair_case},   {is_staged, staged_case},
+};
+
+int cts_cite_family_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
+{
+    for (size_t k = 0; k < sizeof families / sizeof *families; k++)
+        if (families[k].mine(v)) {
+            families[k].paragraph(b, v, e);
+            return 1;
+        }
+    return 0;
 }

@@ -43,12 +43,7 @@ const char *cts_cite_busy_words(const char *busy);
 void cts_cite_the_call(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e);
 void cts_cite_where(struct buf *b, const struct cts_env_view *e, const char *id);
 void cts_cite_judgement(struct buf *b, const json_t *m, const struct cts_case_view *v);
-/* cite_families.c */
-void cts_cite_capture_case(struct buf *b, const struct cts_case_view *v);
-void cts_cite_staged_case(struct buf *b, const struct cts_case_view *v);
-void cts_cite_depth_case(struct buf *b, const struct cts_case_view *v);
-void cts_cite_stall_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e);
-void cts_cite_pool_case(struct buf *b, const struct cts_case_view *v);
-void cts_cite_pair_case(struct buf *b, const struct cts_case_view *v);
+/* cite_families.c: where the case is a self-measured family's, its paragraph into b and 1; else 0. */
+int cts_cite_family_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e);
 
 #endif
