@@ -238,7 +238,7 @@ void cts_cite_the_call(struct buf *b, const struct cts_case_view *v, const struc
     if (*v->direction)
         say(b, ", %s", cts_dir_words(v->direction));
     if (*v->memory)
-        say(b, ", %s memory (%s)", v->memory, v->allocator);
+        say(b, ", %s memory (%s)", v->memory, cts_cite_range_words(v->function, v->variant, v->allocator));
     if (*v->copy_kind)
         say(b, ", kind %s", v->copy_kind);
     int writes = json_is_true(json_object_get(v->c, "writes"));

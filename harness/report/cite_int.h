@@ -39,6 +39,8 @@ static inline void say(struct buf *b, const char *fmt, ...)
 /* cite_words.c */
 const char *cts_cite_op_words(const char *op, const char *default_stream);
 const char *cts_cite_busy_words(const char *busy);
+/* What a cudaHostRegister or cudaHostUnregister case's variant registers (its allocator otherwise). */
+const char *cts_cite_range_words(const char *function, const char *variant, const char *allocator);
 /* cite.c */
 void cts_cite_the_call(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e);
 void cts_cite_where(struct buf *b, const struct cts_env_view *e, const char *id);

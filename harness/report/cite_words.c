@@ -1,5 +1,6 @@
-/* sync-cts cite: a stream argument and a busy placement as words, for
- * cite.c's paragraph of a call and cite_families.c's of a stall. */
+/* sync-cts cite: a stream argument, a busy placement and a registration's
+ * range as words, for cite.c's paragraph of a call and cite_families.c's of a
+ * stall. */
 #include "cite_int.h"
 #include "report.h"
 
@@ -46,4 +47,22 @@ const char *cts_cite_busy_words(const char *busy)
         {"other_process_peer", "a kernel of a second process held a non-blocking stream of that process on the other device"},
         {NULL, NULL}};
     return cts_words(words, busy);
+}
+
+const char *cts_cite_range_words(const char *function, const char *variant, const char *allocator)
+{
+    static const struct cts_words words[] = {
+        {"read_only", "malloc'ed pages, registered with cudaHostRegisterReadOnly"},
+        {"mapped", "malloc'ed pages, registered with cudaHostRegisterMapped"},
+        {"file_backed", "a writable MAP_SHARED mapping of a temporary file, its pages written, registered with "
+                        "cudaHostRegisterDefault"},
+        {"file_backed_read_only", "a MAP_SHARED mapping of a temporary file, its pages written, then mapped "
+                                  "PROT_READ and registered with cudaHostRegisterReadOnly"},
+        {"file_backed_mapped", "a writable MAP_SHARED mapping of a temporary file, its pages written, registered "
+                               "with cudaHostRegisterMapped"},
+        {NULL, NULL}};
+    if (strcmp(function, "cudaHostRegister") && strcmp(function, "cudaHostUnregister"))
+        return allocator;
+    const char *w = cts_words(words, variant);
+    return w != variant ? w : allocator;
 }
