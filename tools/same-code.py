@@ -7,8 +7,9 @@ A restructuring that moves code between files and folders should leave every
 function's instructions as they were: then no verdict can have changed, on
 any GPU.  This disassembles both programs (objdump -d), takes each function's
 instructions with what only the layout decides left out (addresses of code and
-data reached through %rip, and call and jump targets' addresses; their names
-are kept, and every immediate constant), and compares them function by
+data reached through %rip, call and jump targets' addresses, and the padding
+after a function's last instruction; their names are kept, and every
+immediate constant), and compares them function by
 function, by name (a name defined in several files counts once each).
 
 Prints each function that differs, is new, or is gone, then one line: how many
@@ -28,6 +29,8 @@ HEAD = re.compile(r"^[0-9a-f]+ <(.+)>:$")
 # An instruction less its address, comment, RIP-relative offsets and call/jump targets' addresses.
 NOISE = re.compile(r"^ *[0-9a-f]+:\t|#.*$|\b[0-9a-f]+ (?=<)")
 RIP = re.compile(r"-?0x[0-9a-f]+\(%rip\)")
+# Alignment padding: the nops (with prefixes) and the two-byte xchg a linker or assembler fills with.
+PAD = re.compile(r"^(?:(?:data16|cs|ds)\s+)*(?:nop[wl]?(?:\s.*)?|xchg\s+%ax,%ax)$")
 
 
 def disassemble(path):
@@ -47,15 +50,24 @@ def functions(path, p):
             m = HEAD.match(line)
             if m or not line.strip():
                 if name:
-                    out[(name, hashlib.md5("\n".join(body).encode()).hexdigest())] += 1
+                    out[(name, digest(body))] += 1
                 name, body = (m.group(1), []) if m else (None, [])
             continue
         if name:
             ins = NOISE.sub("", line)
             body.append((RIP.sub("X(%rip)", ins) if "%rip" in ins else ins).strip())
     if name:
-        out[(name, hashlib.md5("\n".join(body).encode()).hexdigest())] += 1
+        out[(name, digest(body))] += 1
     return out
+
+
+def digest(body):
+    """A function's instructions as one hash, less the padding after its last one (the next
+    function's alignment, which the layout decides)."""
+    end = len(body)
+    while end and PAD.match(body[end - 1]):
+        end -= 1
+    return hashlib.md5("\n".join(body[:end]).encode()).hexdigest()
 
 
 def main():
