@@ -71,6 +71,8 @@ struct walk {
     json_t *top, *ids, *refs;
     int case_bad;
     char case_err[768];
+    struct given *given; /* the text given back behind the walkers (matrix_walk.c); NULL: none is */
+    size_t given_next;   /* the first region this walker has not given back or passed */
 };
 /* The whole text into w->top (each case into its "cases", or passed to
  * w->each and dropped): 0, or -1 and w->err; a case that is wrong is left in

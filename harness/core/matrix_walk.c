@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,105 @@ static int peek(struct walk *w)
     return w->i < w->n ? (unsigned char)w->s[w->i] : -1;
 }
 
+/* ---- giving back the text behind the walk --------------------------------------
+ *
+ * A 34k-case matrix is some 46 MB of text beside the tree it becomes.  Once
+ * a walker (the one thread, or each of the two) has read past a whole region
+ * of RELEASE bytes inside its own part of the text, the region's pages go
+ * back to the system (madvise: they read as zeros after), its newlines
+ * counted first, so that an error's line number still counts them.  Nothing
+ * reads text behind a walker again but that count. */
+#define RELEASE ((size_t)1 << 20) /* a multiple of the page size */
+
+struct given {
+    pthread_mutex_t mu;
+    uintptr_t first; /* region 0's address: the text's first byte rounded up to RELEASE */
+    size_t count;    /* regions wholly inside the text */
+    int *lines;      /* each region's newlines once given back; -1 while it is there */
+};
+
+static int newlines(const char *p, size_t n)
+{
+    int k = 0;
+    for (const char *e = p + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+        k++;
+    return k;
+}
+
+/* Set up for a text of more than a few regions (w->given NULL otherwise, or where memory is short). */
+static void give_start(struct walk *w)
+{
+    uintptr_t a = (uintptr_t)w->s, first = (a + RELEASE - 1) / RELEASE * RELEASE;
+    struct given *g = w->n >= 4 * RELEASE ? calloc(1, sizeof *g) : NULL;
+    w->given = NULL;
+    w->given_next = 0;
+    if (!g)
+        return;
+    g->first = first;
+    g->count = (a + w->n - first) / RELEASE;
+    g->lines = malloc(g->count * sizeof *g->lines);
+    if (!g->lines || pthread_mutex_init(&g->mu, NULL)) {
+        free(g->lines);
+        free(g);
+        return;
+    }
+    for (size_t j = 0; j < g->count; j++)
+        g->lines[j] = -1;
+    w->given = g;
+}
+
+static void give_end(struct walk *w)
+{
+    if (!w->given)
+        return;
+    pthread_mutex_destroy(&w->given->mu);
+    free(w->given->lines);
+    free(w->given);
+    w->given = NULL;
+}
+
+/* The first region wholly at or after offset lo (a walker's part begins there). */
+static size_t region_from(const struct walk *w, size_t lo)
+{
+    uintptr_t at = (uintptr_t)w->s + lo;
+    return at <= w->given->first ? 0 : (at - w->given->first + RELEASE - 1) / RELEASE;
+}
+
+/* Gives back each region of this walker's part that lies wholly behind its position. */
+static void give_back(struct walk *w)
+{
+    struct given *g = w->given;
+    if (!g)
+        return;
+    uintptr_t at = (uintptr_t)w->s + w->i;
+    size_t behind = at < g->first ? 0 : (at - g->first) / RELEASE;
+    for (; w->given_next < behind && w->given_next < g->count; w->given_next++) {
+        char *r = (char *)(g->first + w->given_next * RELEASE);
+        int k = newlines(r, RELEASE);
+        pthread_mutex_lock(&g->mu);
+        g->lines[w->given_next] = k;
+        (void)madvise(r, RELEASE, MADV_DONTNEED); /* where it fails, the pages simply stay */
+        pthread_mutex_unlock(&g->mu);
+    }
+}
+
+/* The line of offset pos: the newlines before it, a given-back region's as counted. */
 static int line_at(const struct walk *w, size_t pos)
 {
+    struct given *g = w->given;
+    if (!g)
+        return 1 + newlines(w->s, pos);
+    pthread_mutex_lock(&g->mu);
+    uintptr_t a = (uintptr_t)w->s, end = a + pos, p = a;
     int line = 1;
-    for (const char *p = w->s, *e = w->s + pos; (p = memchr(p, '\n', (size_t)(e - p))); p++)
-        line++;
+    for (size_t j = 0; j < g->count && g->first + (j + 1) * RELEASE <= end; j++) {
+        uintptr_t r = g->first + j * RELEASE;
+        line += newlines((const char *)p, r - p); /* up to the region (none but before region 0) */
+        line += g->lines[j] >= 0 ? g->lines[j] : newlines((const char *)r, RELEASE);
+        p = r + RELEASE;
+    }
+    line += newlines((const char *)p, end - p);
+    pthread_mutex_unlock(&g->mu);
     return line;
 }
 
@@ -222,6 +317,7 @@ static void *read_part(void *arg)
         }
         p->kv[p->n++] = k;
         p->kv[p->n++] = c;
+        give_back(w);
         int ch = peek(w);
         if (p->end == SIZE_MAX ? ch == '}' : w->i == p->end) {
             p->rc = 0;
@@ -310,6 +406,8 @@ static int read_cases_in_two(struct walk *w, json_t *cases, size_t comma)
     p[0].end = comma;
     p[1].w.i = comma + 1;
     p[1].end = SIZE_MAX;
+    if (w->given) /* each walker gives back its own part's regions: the second's begin past the comma */
+        p[1].w.given_next = region_from(w, comma + 1);
     pthread_t t;
     if (!p[0].w.refs || !p[1].w.refs || pthread_create(&t, NULL, read_part, &p[1]) != 0) {
         json_decref(p[0].w.refs);
@@ -322,8 +420,10 @@ static int read_cases_in_two(struct walk *w, json_t *cases, size_t comma)
     int rc = 0;
     for (int k = 0; k < 2 && !rc; k++) /* in file order */
         rc = merge_part(w, cases, &p[k]);
-    if (!rc)
+    if (!rc) {
         w->i = p[1].w.i + 1; /* past the '}' */
+        w->given_next = p[1].w.given_next;
+    }
     for (int k = 0; k < 2; k++) {
         json_decref(p[k].w.refs);
         for (size_t j = 0; w->each && j < p[k].n; j += 2)
@@ -389,11 +489,12 @@ static int walk_cases(struct walk *w)
             snprintf(w->err, w->errlen, "out of memory reading '%s'", w->path);
             return -1;
         }
+        give_back(w);
     }
     return w->err[0] ? -1 : 0;
 }
 
-int cts_mx_walk(struct walk *w)
+static int walk_top(struct walk *w)
 {
     if (peek(w) != '{') { /* not an object: is it JSON at all? */
         json_error_t je;
@@ -442,4 +543,12 @@ int cts_mx_walk(struct walk *w)
     if (peek(w) != -1)
         return syntax(w, "end of file expected");
     return 0;
+}
+
+int cts_mx_walk(struct walk *w)
+{
+    give_start(w);
+    int rc = walk_top(w);
+    give_end(w);
+    return rc;
 }
