@@ -19,7 +19,7 @@ struct cts_verdict cts_rep_verdict(const struct cts_rep *r, const struct cts_con
     /* A self-measured family's repetition: its kind's verdict (outcomes/<kind>.c; a repetition holds at
      * most one kind's outcome). */
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
-        if (cts_outcomes[k].from_rep && cts_outcomes[k].from_rep(r, &v))
+        if (cts_outcomes[k]->from_rep && cts_outcomes[k]->from_rep(r, &v))
             return v;
     v.host = r->host;
     v.rejected = r->rejected;
@@ -109,7 +109,7 @@ void cts_classify(struct cts_result *res)
     res->verdict = v[0];
     size_t n = 0;
     char b0[48], bi[48];
-    for (const struct cts_outcome *f = cts_outcomes; f < cts_outcomes + CTS_OUTCOME_COUNT; f++) {
+    CTS_FOR_EACH_OUTCOME(f) {
         int agree = 1;
         for (int i = 1; i < res->nreps; i++)
             if (strcmp(field_value(&v[0], f, b0, sizeof b0), field_value(&v[i], f, bi, sizeof bi)) != 0)

@@ -17,7 +17,7 @@ json_t *cts_verdict_json(const struct cts_verdict *vd, int pass)
     /* A field that is not in every verdict is left out where it has no value
      * (older matrices lack it). */
     json_t *v = json_object();
-    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++) {
+    CTS_FOR_EACH_OUTCOME(o) {
         const char *name = pass ? cts_outcome_name(vd, o) : NULL;
         if (name || o->always)
             json_object_set_new(v, o->key, name_or_null(name));
@@ -155,8 +155,8 @@ static json_t *evidence_json(const struct cts_result *r)
                                  : json_null());
     rep_arrays_json(ev, r);
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
-        for (int e = 0; e < 2 && cts_outcomes[k].evidence[e]; e++)
-            per_rep(ev, cts_outcomes[k].evidence[e], r);
+        for (int e = 0; e < 2 && cts_outcomes[k]->evidence[e]; e++)
+            per_rep(ev, cts_outcomes[k]->evidence[e], r);
     return ev;
 }
 

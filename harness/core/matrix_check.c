@@ -145,7 +145,7 @@ static int check_field(const json_t *verdict, const struct cts_outcome *o, size_
 static int check_verdict(const json_t *verdict, char *why, size_t len)
 {
     size_t present = 0;
-    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++)
+    CTS_FOR_EACH_OUTCOME(o)
         if (check_field(verdict, o, &present, why, len))
             return -1;
     if (json_object_size(verdict) == present)
@@ -154,17 +154,18 @@ static int check_verdict(const json_t *verdict, char *why, size_t len)
     json_t *x;
     json_object_foreach((json_t *)verdict, k, x)
     {
-        const struct cts_outcome *o = cts_outcome_find(k);
-        int known = o != NULL;
-        for (o = cts_outcomes; !known && o < cts_outcomes + CTS_OUTCOME_COUNT; o++)
-            known = o->count_key && !strcmp(k, o->count_key);
+        int known = cts_outcome_find(k) != NULL;
+        for (int f = 0; !known && f < CTS_OUTCOME_COUNT; f++)
+            known = cts_outcomes[f]->count_key && !strcmp(k, cts_outcomes[f]->count_key);
         if (known)
             continue;
         char list[256] = "";
-        for (o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++)
+        for (int f = 0; f < CTS_OUTCOME_COUNT; f++) {
+            const struct cts_outcome *o = cts_outcomes[f];
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s%s%s",
-                     o == cts_outcomes ? "" : o + 1 < cts_outcomes + CTS_OUTCOME_COUNT ? ", " : " or ", o->key,
-                     o->count_key ? ", " : "", o->count_key ? o->count_key : "");
+                     f == 0 ? "" : f + 1 < CTS_OUTCOME_COUNT ? ", " : " or ", o->key, o->count_key ? ", " : "",
+                     o->count_key ? o->count_key : "");
+        }
         return BAD("verdict.%.40s is not a verdict field (%s)", k, list);
     }
     return 0;

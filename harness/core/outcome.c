@@ -17,52 +17,52 @@ static const char *const reader_names[] = {NULL, "saw", "missed"};
 
 #define N(a) (int)(sizeof a / sizeof *a)
 #define AT(member) offsetof(struct cts_verdict, member)
-/* The engine's fields: key, names, member, always in a verdict, CSV column. */
-#define NAMED(key, names, member, always, csv) {key, names, N(names), AT(member), always, csv, NULL, 0, 0, NULL, 0, NULL, {NULL}, NULL}
-/* A self-measured family's kind (outcomes/<kind>.c): its values' names, their count, its cell letters,
- * legend row, evidence and verdict from a repetition. */
-#define LETTERED(key, kind, count, member, csv, after_host, ...)                                           \
-    {key, cts_##kind##_names, count, AT(member), 0, csv, NULL, 0, 0, cts_##kind##_letters, after_host,     \
-     &cts_##kind##_legend, {__VA_ARGS__}, cts_##kind##_from_rep}
+/* An engine's field: key, names, member, always in a verdict, CSV column. */
+#define NAMED(key_, names_, member, always_, csv_)                                                        \
+    static const struct cts_outcome member##_field = {                                                    \
+        .key = key_, .names = names_, .count = N(names_), .at = AT(member), .always = always_, .csv = csv_};
 
-const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT] = {
-    /* Whether the call returned while the gate held its work (W or A). */
-    NAMED("host", host_names, host, 1, "host"),
-    /* Work queued after the call, seen while the gate was closed: on the op
-     * stream, and on a third blocking and non-blocking stream. */
-    NAMED("op_after", order_names, op_after, 1, "op_after"),
-    NAMED("third_blocking", order_names, third_blocking, 1, "third_blocking"),
-    NAMED("third_nonblocking", order_names, third_nonblocking, 1, "third_nonblocking"),
-    /* When a copy read its host source, and whether a host destination was complete at the return. */
-    NAMED("src", src_names, src, 1, "src"),
-    NAMED("dst", dst_names, dst, 1, "dst"),
-    /* The documented rejection's error, where the call was rejected. */
-    {"rejected", NULL, 0, AT(rejected), 0, NULL, NULL, 0, 0, NULL, 0, NULL, {NULL}, NULL},
-    /* The overlap family's pair. */
-    LETTERED("overlap", overlap, CTS_OVERLAP_VALUES, overlap, NULL, 0, &cts_pair_evidence, &cts_staged_evidence),
-    /* Data order (written cases): the bytes the copy moved, and what work after it read. */
-    NAMED("data", data_names, data, 0, NULL),
-    NAMED("reader", reader_names, reader, 0, NULL),
-    /* A synchronous copy's or memset's destination right after the return. */
-    NAMED("landed", dst_names, landed, 0, NULL),
-    /* The capture family's: what the capture made of the call. */
-    LETTERED("capture", capture, CTS_CAP_OUTCOME_COUNT, capture, "capture_outcome", 0, &cts_capture_evidence),
-    /* The depth family's: the depth found (queued), none up to queued, or a call beside a full queue. */
-    {"depth", cts_depth_names, CTS_DEPTH_COUNT, AT(depth), 0, "depth", "queued", AT(queued),
-     1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, cts_depth_letters, 0, &cts_depth_legend, {&cts_depth_evidence},
-     cts_depth_from_rep},
-    /* The stall family's: what a second thread's commands did during the call. */
-    LETTERED("other_thread", stall, CTS_STALL_COUNT, stall, "other_thread", 1, &cts_stall_evidence),
-    /* The pool family's: what the allocation got from a tight pool. */
-    LETTERED("pool", pool, CTS_POOL_COUNT, pool, "pool", 1, &cts_pool_evidence),
+/* Whether the call returned while the gate held its work (W or A). */
+NAMED("host", host_names, host, 1, "host")
+/* Work queued after the call, seen while the gate was closed: on the op stream, and on a third
+ * blocking and non-blocking stream. */
+NAMED("op_after", order_names, op_after, 1, "op_after")
+NAMED("third_blocking", order_names, third_blocking, 1, "third_blocking")
+NAMED("third_nonblocking", order_names, third_nonblocking, 1, "third_nonblocking")
+/* When a copy read its host source, and whether a host destination was complete at the return. */
+NAMED("src", src_names, src, 1, "src")
+NAMED("dst", dst_names, dst, 1, "dst")
+/* The documented rejection's error, where the call was rejected: a string. */
+static const struct cts_outcome rejected_field = {.key = "rejected", .at = AT(rejected)};
+/* Data order (written cases): the bytes the copy moved, and what work after it read. */
+NAMED("data", data_names, data, 0, NULL)
+NAMED("reader", reader_names, reader, 0, NULL)
+/* A synchronous copy's or memset's destination right after the return. */
+NAMED("landed", dst_names, landed, 0, NULL)
+
+/* The engine's fields, then the self-measured families' kinds (outcomes.def). */
+const struct cts_outcome *const cts_outcomes[CTS_OUTCOME_COUNT] = {
+    &host_field, &op_after_field, &third_blocking_field, &third_nonblocking_field, &src_field, &dst_field,
+    &rejected_field, &data_field, &reader_field, &landed_field,
+#define CTS_KIND(name) &cts_##name##_outcome,
+#include "outcomes/outcomes.def"
+#undef CTS_KIND
 };
 
 const struct cts_outcome *cts_outcome_find(const char *key)
 {
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
-        if (!strcmp(cts_outcomes[k].key, key))
-            return &cts_outcomes[k];
+        if (!strcmp(cts_outcomes[k]->key, key))
+            return cts_outcomes[k];
     return NULL;
+}
+
+int cts_outcome_index(const struct cts_outcome *o)
+{
+    for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
+        if (cts_outcomes[k] == o)
+            return k;
+    return -1;
 }
 
 int cts_outcome_get(const struct cts_verdict *v, const struct cts_outcome *o)
@@ -107,7 +107,7 @@ void cts_outcome_clear(struct cts_verdict *v, const struct cts_outcome *o)
 int cts_outcome_symbol(const struct cts_verdict *v, const char *host, char *buf, size_t len)
 {
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++) {
-        const struct cts_outcome *o = &cts_outcomes[k];
+        const struct cts_outcome *o = cts_outcomes[k];
         int x = o->letters ? cts_outcome_get(v, o) : 0;
         if (!x)
             continue;

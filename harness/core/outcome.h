@@ -1,5 +1,6 @@
 /* The verdict's fields: one descriptor a kind of outcome, registered once,
- * in one table (outcome.c), as apis.def registers calls.  Everything that
+ * in one table (outcome.c; a self-measured family's kind in its own file,
+ * outcomes/<kind>.c, listed by outcomes/outcomes.def), as apis.def registers calls.  Everything that
  * writes, reads, checks, combines, compares or tabulates a verdict loops
  * over cts_outcomes[] instead of naming the fields: the matrix's writer
  * (matrix.c) and validator (matrix_check.c), the repetitions' combination
@@ -71,10 +72,16 @@ struct cts_outcome {
 };
 
 #define CTS_OUTCOME_COUNT 15
-/* In the order a VARIES reason names them. */
-extern const struct cts_outcome cts_outcomes[CTS_OUTCOME_COUNT];
+/* In the order a VARIES reason names them: the engine's fields, then the kinds (outcomes/outcomes.def). */
+extern const struct cts_outcome *const cts_outcomes[CTS_OUTCOME_COUNT];
+/* For each field o of cts_outcomes, in that order. */
+#define CTS_FOR_EACH_OUTCOME(o)                                                                            \
+    for (const struct cts_outcome *const *o##_at = cts_outcomes, *o;                                       \
+         o##_at < cts_outcomes + CTS_OUTCOME_COUNT && ((o) = *o##_at) != NULL; o##_at++)
 /* The entry whose key is `key`; NULL if none. */
 const struct cts_outcome *cts_outcome_find(const char *key);
+/* Its place in cts_outcomes; -1 if it is not there. */
+int cts_outcome_index(const struct cts_outcome *o);
 
 /* A field's value in v: the enum's (0: NA); for a string, 1 where set. */
 int cts_outcome_get(const struct cts_verdict *v, const struct cts_outcome *o);

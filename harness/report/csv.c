@@ -80,7 +80,7 @@ static int put_clauses(FILE *f, const struct cts_case_view *v)
 /* The verdict fields that have a column, those of every verdict (always 1) or the others. */
 static void put_fields(FILE *f, const struct cts_verdict *vd, int always)
 {
-    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++) {
+    CTS_FOR_EACH_OUTCOME(o) {
         if (!o->csv || o->always != always)
             continue;
         fputc(',', f);
@@ -99,7 +99,7 @@ static void put_header(FILE *f)
     for (int i = 0; head[i]; i++)
         fprintf(f, "%s%s", i ? "," : "", head[i]);
     for (int pass = 1; pass >= 0; pass--) {
-        for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++)
+        CTS_FOR_EACH_OUTCOME(o)
             if (o->csv && o->always == pass)
                 fprintf(f, ",%s%s%s", o->csv, o->count_key ? "," : "", o->count_key ? o->count_key : "");
         for (int i = 0; pass && middle[i]; i++)

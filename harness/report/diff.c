@@ -144,7 +144,7 @@ static void strip_landing(char *sym)
  * of what an older suite did not look at. */
 static void common_fields(struct diff_doc *d)
 {
-    int common[CTS_OUTCOME_COUNT], landed = (int)(cts_outcome_find("landed") - cts_outcomes);
+    int common[CTS_OUTCOME_COUNT], landed = cts_outcome_index(cts_outcome_find("landed"));
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++) {
         common[k] = 1;
         for (size_t i = 0; i < d->nm; i++) {

@@ -71,7 +71,7 @@ int cts_diff_summarize(void *ctx, const char *id, const json_t *c)
                            !strncmp(v.reason, "repetitions differ on landed:", 29) && !strchr(v.reason, ';');
     x->conf = (signed char)v.conformance;
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
-        x->verdict[k] = (unsigned char)cts_outcome_get(&v.verdict, &cts_outcomes[k]);
+        x->verdict[k] = (unsigned char)cts_outcome_get(&v.verdict, cts_outcomes[k]);
     x->call = v.call_us;
     d->n++;
     return 0;

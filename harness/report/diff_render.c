@@ -55,7 +55,7 @@ static char *note(const struct change *ch, const char *arrow)
     free(ta);
     free(tb);
     for (int k = 0; ch->a && ch->b && k < CTS_OUTCOME_COUNT; k++) {
-        const struct cts_outcome *o = &cts_outcomes[k];
+        const struct cts_outcome *o = cts_outcomes[k];
         char *t = NULL;
         if (!o->names && ch->a->rejected && ch->b->rejected && strcmp(ch->a->rejected, ch->b->rejected))
             t = dupf("%s; %s: %s %s %s", S(s), o->key, ch->a->rejected, arrow, ch->b->rejected);

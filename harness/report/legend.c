@@ -60,8 +60,8 @@ static size_t kinds(const struct cts_legend_row **at, size_t want)
 {
     size_t n = 0;
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
-        if (cts_outcomes[k].legend && n++ == want && at)
-            *at = cts_outcomes[k].legend;
+        if (cts_outcomes[k]->legend && n++ == want && at)
+            *at = cts_outcomes[k]->legend;
     return n;
 }
 

@@ -106,7 +106,7 @@ enum { CONF_COUNT = 4 };
 static struct cts_verdict verdict_of(const json_t *v)
 {
     struct cts_verdict d = {0};
-    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++) {
+    CTS_FOR_EACH_OUTCOME(o) {
         const json_t *x = json_object_get(v, o->key);
         if (!o->names)
             *(const char **)((char *)&d + o->at) = json_string_value(x);
@@ -154,7 +154,7 @@ struct cts_case_clause cts_case_clause(const struct cts_case_view *v, size_t i)
 
 int cts_verdict_equal(const struct cts_verdict *a, const struct cts_verdict *b)
 {
-    for (const struct cts_outcome *o = cts_outcomes; o < cts_outcomes + CTS_OUTCOME_COUNT; o++) {
+    CTS_FOR_EACH_OUTCOME(o) {
         const char *x = o->names ? NULL : cts_outcome_name(a, o), *y = o->names ? NULL : cts_outcome_name(b, o);
         if (cts_outcome_get(a, o) != cts_outcome_get(b, o) || (x && y && strcmp(x, y)) ||
             (o->count_key && cts_outcome_count_in(a, o) != cts_outcome_count_in(b, o)))

@@ -1,16 +1,19 @@
 /* The capture family's kind of outcome: what a stream capture made of the
  * call (docs/method.md "Stream capture"), its values' names and cell letters,
- * and how what was seen is judged.  outcome.c's table registers it. */
+ * and how what was seen is judged.  outcomes.def registers its descriptor
+ * (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
+#include <stddef.h>
 #include <string.h>
 
-const char *const cts_capture_names[CTS_CAP_OUTCOME_COUNT] = {NULL, "graph", "ran", "refused", "ended", "accepted_ended", "lost", "refused_effect"};
-const char *const cts_capture_letters[CTS_CAP_OUTCOME_COUNT] = {"?", "G", "R", "N", "E", "e", "L", "F"};
+static const char *const capture_values[CTS_CAP_OUTCOME_COUNT] = {
+    NULL, "graph", "ran", "refused", "ended", "accepted_ended", "lost", "refused_effect"};
+static const char *const capture_letters[CTS_CAP_OUTCOME_COUNT] = {"?", "G", "R", "N", "E", "e", "L", "F"};
 
 /* Its row of the cell legend (report/legend.c renders it after the engine's). */
-const struct cts_legend_row cts_capture_legend = {
+static const struct cts_legend_row capture_legend = {
     "`G` `R` `N` `E` `e` `L` `F`", "G", "u",
     "(capture: groups `capture_<mode>`, a stream capturing, no gate) the call became a node of the "
     "graph / ran at once, the capture intact / was refused, the capture intact / was refused and "
@@ -19,7 +22,7 @@ const struct cts_legend_row cts_capture_legend = {
 
 const char *cts_cap_outcome_name(enum cts_cap_outcome x)
 {
-    return (unsigned)x < (unsigned)CTS_CAP_OUTCOME_COUNT ? cts_capture_names[x] : "?";
+    return (unsigned)x < (unsigned)CTS_CAP_OUTCOME_COUNT ? capture_values[x] : "?";
 }
 
 /* What a capture made of the call, from what was seen: the call's return
@@ -44,7 +47,7 @@ enum cts_cap_outcome cts_capture_judge(const struct cts_capture_obs *o)
 }
 
 /* A capture: no gate either; what the capture made of the call is the verdict. */
-int cts_capture_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+static int capture_from_rep(const struct cts_rep *r, struct cts_verdict *v)
 {
     v->capture = r->cap.outcome;
     return v->capture != CTS_CAP_NA;
@@ -88,4 +91,11 @@ static const char *capture_element(int k, const json_t *e)
             return NULL;
     return ok && k != 1 ? NULL : "what a capture records";
 }
-const struct cts_evidence cts_capture_evidence = CTS_EVIDENCE("capture", capture, capture_element);
+static const struct cts_evidence capture_evidence = CTS_EVIDENCE("capture", capture, capture_element);
+
+/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+
+const struct cts_outcome cts_capture_outcome = {
+    .key = "capture", .names = capture_values, .count = CTS_CAP_OUTCOME_COUNT,
+    .at = offsetof(struct cts_verdict, capture), .csv = "capture_outcome", .letters = capture_letters,
+    .legend = &capture_legend, .evidence = {&capture_evidence}, .from_rep = capture_from_rep};

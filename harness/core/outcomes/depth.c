@@ -2,15 +2,17 @@
  * held work, or what a call does beside a full queue (docs/method.md "Queue
  * depth"), its values' names and cell letters (the depth found: "D" and the
  * count; none up to it: "D>"; beside a full queue the call's own letter, ""),
- * and how two scans or two tries are judged.  outcome.c's table registers it. */
+ * and how two scans or two tries are judged.  outcomes.def registers its descriptor (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
-const char *const cts_depth_names[CTS_DEPTH_COUNT] = {NULL, "found", "none", "beside"};
-const char *const cts_depth_letters[CTS_DEPTH_COUNT] = {"?", "D", "D>", ""};
+#include <stddef.h>
+
+static const char *const depth_values[CTS_DEPTH_COUNT] = {NULL, "found", "none", "beside"};
+static const char *const depth_letters[CTS_DEPTH_COUNT] = {"?", "D", "D>", ""};
 
 /* Its row of the cell legend (report/legend.c renders it after the engine's). */
-const struct cts_legend_row cts_depth_legend = {
+static const struct cts_legend_row depth_legend = {
     "`D1021` `D>65536`", "D1021", "u",
     "(depth: groups `<api>.queue_depth`, the op stream itself held) that many calls returned while "
     "the work was held and the next one waited / none of that many waited; in groups "
@@ -20,7 +22,7 @@ const struct cts_legend_row cts_depth_legend = {
 
 const char *cts_depth_name(enum cts_depth x)
 {
-    return (unsigned)x < (unsigned)CTS_DEPTH_COUNT ? cts_depth_names[x] : "?";
+    return (unsigned)x < (unsigned)CTS_DEPTH_COUNT ? depth_values[x] : "?";
 }
 
 enum cts_depth cts_depth_decide(const struct cts_depth_scan *a, const struct cts_depth_scan *b, double grow_us,
@@ -51,7 +53,7 @@ enum cts_host cts_beside_decide(const struct cts_beside_try *a, const struct cts
 }
 
 /* A scan: its count is the verdict; beside a full queue: whether the call waited, nothing else. */
-int cts_depth_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+static int depth_from_rep(const struct cts_rep *r, struct cts_verdict *v)
 {
     v->depth = r->depth.limit;
     if (v->depth == CTS_DEPTH_FOUND || v->depth == CTS_DEPTH_NONE) {
@@ -86,4 +88,12 @@ static json_t *depth_value(const struct cts_rep *rep, int k)
     default: return found ? json_integer(p->tracked_queued) : json_null();
     }
 }
-const struct cts_evidence cts_depth_evidence = CTS_EVIDENCE("depth", depth, NULL);
+static const struct cts_evidence depth_evidence = CTS_EVIDENCE("depth", depth, NULL);
+
+/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+
+const struct cts_outcome cts_depth_outcome = {
+    .key = "depth", .names = depth_values, .count = CTS_DEPTH_COUNT, .at = offsetof(struct cts_verdict, depth),
+    .csv = "depth", .count_key = "queued", .count_at = offsetof(struct cts_verdict, queued),
+    .count_with = 1u << CTS_DEPTH_FOUND | 1u << CTS_DEPTH_NONE, .letters = depth_letters, .legend = &depth_legend,
+    .evidence = {&depth_evidence}, .from_rep = depth_from_rep};

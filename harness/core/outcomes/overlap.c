@@ -1,24 +1,25 @@
 /* The overlap family's kind of outcome: whether two operations in two streams
  * ran at once (no gate: measured by events and times alone, docs/method.md
  * "Overlap"), its values' names and cell letters, and how a pair and a staged
- * copy are judged.  outcome.c's table registers it. */
+ * copy are judged.  outcomes.def registers its descriptor (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
 #include <math.h>
+#include <stddef.h>
 
-const char *const cts_overlap_names[CTS_OVERLAP_VALUES] = {NULL, "overlaps", "partial", "shares", "serializes"};
-const char *const cts_overlap_letters[CTS_OVERLAP_VALUES] = {"?", "O", "P", "C", "S"};
+static const char *const overlap_values[CTS_OVERLAP_VALUES] = {NULL, "overlaps", "partial", "shares", "serializes"};
+static const char *const overlap_letters[CTS_OVERLAP_VALUES] = {"?", "O", "P", "C", "S"};
 
 /* Its row of the cell legend (report/legend.c renders it after the engine's). */
-const struct cts_legend_row cts_overlap_legend = {
+static const struct cts_legend_row overlap_legend = {
     "`O` `P` `C` `S`", "O", "a",
     "(overlap: two operations, no gate) they ran at once / partly / at once but no faster, both "
     "slowed (shared) / one after the other"};
 
 const char *cts_overlap_name(enum cts_overlap x)
 {
-    return (unsigned)x < (unsigned)CTS_OVERLAP_VALUES ? cts_overlap_names[x] : "?";
+    return (unsigned)x < (unsigned)CTS_OVERLAP_VALUES ? overlap_values[x] : "?";
 }
 
 /* The bands, with no gap between them: a fraction of OVERLAP_MIN or more
@@ -83,7 +84,7 @@ enum cts_overlap cts_staged_judge(struct cts_staged_obs *s)
 }
 
 /* A pair: no gate, no call held; its overlap is the verdict. */
-int cts_overlap_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+static int overlap_from_rep(const struct cts_rep *r, struct cts_verdict *v)
 {
     v->overlap = r->pair.overlap;
     return v->overlap != CTS_OVERLAP_NA;
@@ -102,7 +103,7 @@ static json_t *pair_value(const struct cts_rep *rep, int k)
                   p->b_end_us - p->a_start_us, p->makespan_us, p->fraction, p->stretch};
     return k < 6 ? us(x[k]) : fraction(x[k]);
 }
-const struct cts_evidence cts_pair_evidence = CTS_EVIDENCE("pair", pair, NULL);
+static const struct cts_evidence pair_evidence = CTS_EVIDENCE("pair", pair, NULL);
 
 /* The overlap family's staged-copy measurements. */
 static const char *const staged_names[] = {"sequential_us", "version_us", "h2d_us", "kernel_us", "d2h_us",
@@ -114,4 +115,11 @@ static json_t *staged_value(const struct cts_rep *rep, int k)
     double x[] = {s->sequential_us, s->version_us, s->h2d_us, s->kernel_us, s->d2h_us, s->fraction};
     return k < 5 ? us(x[k]) : fraction(x[k]);
 }
-const struct cts_evidence cts_staged_evidence = CTS_EVIDENCE("staged", staged, NULL);
+static const struct cts_evidence staged_evidence = CTS_EVIDENCE("staged", staged, NULL);
+
+/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+
+const struct cts_outcome cts_overlap_outcome = {
+    .key = "overlap", .names = overlap_values, .count = CTS_OVERLAP_VALUES, .at = offsetof(struct cts_verdict, overlap),
+    .letters = overlap_letters, .legend = &overlap_legend, .evidence = {&pair_evidence, &staged_evidence},
+    .from_rep = overlap_from_rep};

@@ -1,15 +1,17 @@
 /* The pool family's kind of outcome: what an allocation from a tight pool got
  * while the block's free was held (docs/method.md "A tight pool"), its values' names
  * and cell letters (after the call's own: "A:D"), its legend row, and how it is decided.
- * outcome.c's table registers it. */
+ * outcomes.def registers its descriptor (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
-const char *const cts_pool_names[CTS_POOL_COUNT] = {NULL, "refused", "other_block", "reused_after", "reused_now"};
-const char *const cts_pool_letters[CTS_POOL_COUNT] = {"?", "R", "N", "D", "I"};
+#include <stddef.h>
+
+static const char *const pool_values[CTS_POOL_COUNT] = {NULL, "refused", "other_block", "reused_after", "reused_now"};
+static const char *const pool_letters[CTS_POOL_COUNT] = {"?", "R", "N", "D", "I"};
 
 /* Its row of the cell legend (report/legend.c renders it after the engine's). */
-const struct cts_legend_row cts_pool_legend = {
+static const struct cts_legend_row pool_legend = {
     "`A:R` `A:N` `A:D` `A:I`", "A:D", "a",
     "(a tight pool: groups `malloc_from_pool_async.tight_*`, cudaMallocFromPoolAsync of one block on "
     "a non-blocking stream from a pool of that one block's maximum size, while the block's free is "
@@ -20,7 +22,7 @@ const struct cts_legend_row cts_pool_legend = {
 
 const char *cts_pool_name(enum cts_pool x)
 {
-    return (unsigned)x < (unsigned)CTS_POOL_COUNT ? cts_pool_names[x] : "?";
+    return (unsigned)x < (unsigned)CTS_POOL_COUNT ? pool_values[x] : "?";
 }
 
 enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited)
@@ -33,7 +35,7 @@ enum cts_pool cts_pool_decide(int ok, int same_block, int later_held, int waited
 }
 
 /* The call's own host letter, and what it got from the pool: its own markers. */
-int cts_pool_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+static int pool_from_rep(const struct cts_rep *r, struct cts_verdict *v)
 {
     v->pool = r->pool.outcome;
     if (v->pool == CTS_POOL_NA)
@@ -66,4 +68,11 @@ static const char *pool_element(int k, const json_t *e)
         return json_is_string(e) && *json_string_value(e) ? NULL : "an error's name or null";
     return json_is_boolean(e) ? NULL : "true, false or null";
 }
-const struct cts_evidence cts_pool_evidence = CTS_EVIDENCE("pool", pool, pool_element);
+static const struct cts_evidence pool_evidence = CTS_EVIDENCE("pool", pool, pool_element);
+
+/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+
+const struct cts_outcome cts_pool_outcome = {
+    .key = "pool", .names = pool_values, .count = CTS_POOL_COUNT, .at = offsetof(struct cts_verdict, pool),
+    .csv = "pool", .letters = pool_letters, .after_host = 1, .legend = &pool_legend, .evidence = {&pool_evidence},
+    .from_rep = pool_from_rep};

@@ -1,18 +1,19 @@
 /* The stall family's kind of outcome ("other_thread"): what a second host
  * thread's commands did during the call (docs/method.md "Other-thread
  * stalls"), its values' names and cell letters (after the call's own: "A:S"),
- * and how a window is judged.  outcome.c's table registers it. */
+ * and how a window is judged.  outcomes.def registers its descriptor (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 
-const char *const cts_stall_names[CTS_STALL_COUNT] = {NULL, "unaffected", "stalls", "brief"};
-const char *const cts_stall_letters[CTS_STALL_COUNT] = {"?", "U", "S", "B"};
+static const char *const stall_values[CTS_STALL_COUNT] = {NULL, "unaffected", "stalls", "brief"};
+static const char *const stall_letters[CTS_STALL_COUNT] = {"?", "U", "S", "B"};
 
 /* Its row of the cell legend (report/legend.c renders it after the engine's). */
-const struct cts_legend_row cts_stall_legend = {
+static const struct cts_legend_row stall_legend = {
     "`A:U` `W:S` `A:B`", "A:U", "a",
     "(other-thread stalls: groups `<api>.other_thread`, a second host thread making one cheap "
     "command, the case's `with`, every 50 µs on a non-blocking stream of its own) `A` / `W`: the call"
@@ -23,7 +24,7 @@ const struct cts_legend_row cts_stall_legend = {
 
 const char *cts_stall_name(enum cts_stall x)
 {
-    return (unsigned)x < (unsigned)CTS_STALL_COUNT ? cts_stall_names[x] : "?";
+    return (unsigned)x < (unsigned)CTS_STALL_COUNT ? stall_values[x] : "?";
 }
 
 /* A stalled command took more than twice the control's slowest, and this
@@ -129,7 +130,7 @@ enum cts_stall cts_stall_tracked(const struct cts_stall_obs *a, const struct cts
 }
 
 /* The call's own host letter, and what the other thread saw: no markers. */
-int cts_stall_from_rep(const struct cts_rep *r, struct cts_verdict *v)
+static int stall_from_rep(const struct cts_rep *r, struct cts_verdict *v)
 {
     v->stall = r->stall.verdict;
     if (v->stall == CTS_STALL_NA)
@@ -152,4 +153,11 @@ static json_t *stall_value(const struct cts_rep *rep, int k)
                   p->tracked_us, p->stall_us, p->tracked_stall_us, p->kept_us};
     return k == 0 ? json_integer(p->commands) : k == 1 ? json_integer(p->inside) : us(x[k - 2]);
 }
-const struct cts_evidence cts_stall_evidence = CTS_EVIDENCE("stall", stall, NULL);
+static const struct cts_evidence stall_evidence = CTS_EVIDENCE("stall", stall, NULL);
+
+/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+
+const struct cts_outcome cts_stall_outcome = {
+    .key = "other_thread", .names = stall_values, .count = CTS_STALL_COUNT, .at = offsetof(struct cts_verdict, stall),
+    .csv = "other_thread", .letters = stall_letters, .after_host = 1, .legend = &stall_legend,
+    .evidence = {&stall_evidence}, .from_rep = stall_from_rep};
