@@ -177,6 +177,27 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
+/* btext with the ':' after the id at `at` made a ';', written to path: read whole (two threads)
+ * and read case by case (one), it is refused naming the file's line of `at`, the text behind the
+ * walkers given back a region at a time (matrix_walk.c) and its newlines still counted; then
+ * btext is put back. */
+static void not_json_at(const char *path, char *btext, char *at)
+{
+    int line = 1;
+    for (const char *q = btext; q < at; q++)
+        line += *q == '\n';
+    char err[512], want[64];
+    snprintf(want, sizeof want, "is not JSON (line %d: ", line);
+    at[16] = ';';
+    write_text(path, btext);
+    CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, want);
+    CHECK(cts_matrix_load_each(path, drop_case, NULL, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, want);
+    at[16] = ':';
+}
+
+
 /* A copy of m with one member of case `id` (a path "evidence.call_us") set
  * to v (NULL: removed), written to path: the load is refused, and the
  * reason names the file, the case and the member. */
@@ -572,40 +593,13 @@ int main(void)
                             json_string("x"));
         refused(big, "big.case.00010", "evidence.call_us", json_string("x"), path,
                 "case 'big.case.00010': evidence.call_us is a string");
-        /* Not JSON in the second half: the line is the file's. */
+        /* Not JSON in the second half, then late in the first (its regions behind it given back). */
         char *at = btext ? strstr(btext, "\"big.case.05500\": ") : NULL;
-        CHECK(at != NULL);
-        if (at) {
-            int line = 1;
-            for (const char *q = btext; q < at; q++)
-                line += *q == '\n';
-            at[16] = ';';
-            write_text(path, btext);
-            CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
-            char want[64];
-            snprintf(want, sizeof want, "is not JSON (line %d: ", line);
-            CHECK_CONTAINS(err, want);
-            /* ... and read by one thread, case by case: the text behind it given back a region at a
-             * time (matrix_walk.c), its newlines still counted. */
-            CHECK(cts_matrix_load_each(path, drop_case, NULL, err, sizeof err) == NULL);
-            CHECK_CONTAINS(err, want);
-            at[16] = ':';
-            /* Not JSON late in the first half, its regions behind it given back. */
-            char *first = strstr(btext, "\"big.case.02900\": ");
-            CHECK(first != NULL);
-            if (first) {
-                int line1 = 1;
-                for (const char *q = btext; q < first; q++)
-                    line1 += *q == '\n';
-                first[16] = ';';
-                write_text(path, btext);
-                snprintf(want, sizeof want, "is not JSON (line %d: ", line1);
-                CHECK(cts_matrix_load(path, err, sizeof err) == NULL);
-                CHECK_CONTAINS(err, want);
-                CHECK(cts_matrix_load_each(path, drop_case, NULL, err, sizeof err) == NULL);
-                CHECK_CONTAINS(err, want);
-                first[16] = ':';
-            }
+        char *first = btext ? strstr(btext, "\"big.case.02900\": ") : NULL;
+        CHECK(at != NULL && first != NULL);
+        if (at && first) {
+            not_json_at(path, btext, at);
+            not_json_at(path, btext, first);
             /* An id of the first half again in the second. */
             memcpy(at + 10, "00005", 5);
             write_text(path, btext);
