@@ -21,7 +21,7 @@ expect 2 "--device wants a device index, not '-1'" run --device -1
 expect 2 "no case matches 'nothing.*'" list 'nothing.*'
 expect 2 "no case matches 'memcpy.h2d.*.op_nonblocking.*'" run 'memcpy.h2d.*.op_nonblocking.*' --out "$tmp/m.json"
 expect 2 "unexpected argument 'extra'" list 'memcpy.*' extra
-expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, stream, managed, trigger, first_launch, device, depth, stall, pool, overlap, capture, peer, process)" list --family nope
+expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, pointer, stream, managed, trigger, first_launch, device, depth, stall, pool, overlap, capture, peer, process)" list --family nope
 expect 2 "no case of group 'nope' matches '*'" list --group nope
 expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" run --schedule fast
 expect 2 "--hold wants kernel or wait-value, not 'gate'" run --hold gate
@@ -69,11 +69,11 @@ sort "$tmp/ids" | cmp -s - "$tmp/committed.ids" ||
 rm -f "$tmp/h200.json"
 grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$tmp/ids" ||
     fail "list lacks a known id"
-[ "$("$cts" list 'memcpy.d2d.*' | wc -l)" -eq 132 ] || fail "list 'memcpy.d2d.*' is not 132 ids"
+[ "$("$cts" list 'memcpy.d2d.*' | wc -l)" -eq 149 ] || fail "list 'memcpy.d2d.*' is not 149 ids"
 [ "$("$cts" list --family alloc | wc -l)" -eq 622 ] || fail "list --family alloc is not 622 ids"
-[ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3390 ] || fail "list --family memset 'cu_*' is not 3390 ids"
+[ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3424 ] || fail "list --family memset 'cu_*' is not 3424 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 443 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 446 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
 # --devices: the cases that cross to a second device (what a test of two GPUs runs) and the rest
@@ -162,7 +162,7 @@ grep -q '^memcpy_async.h2d.pageable.explicit.op_blocking.busy_same  \[differs in
 grep -q '^memcpy_async.written.h2d.pageable.explicit.op_null.busy_same_hostfn  \[differs in the matrix\]$' "$tmp/out" ||
     fail "thresholds --list lacks the data-order row (stale to partial)"
 run 0 thresholds --matrix "$M" --catalogue --list 'memset*'
-[ "$(wc -l <"$tmp/out")" -eq 8 ] || fail "thresholds --catalogue --list 'memset*': $(wc -l <"$tmp/out") rows, expected 8"
+[ "$(wc -l <"$tmp/out")" -eq 10 ] || fail "thresholds --catalogue --list 'memset*': $(wc -l <"$tmp/out") rows, expected 10"
 
 # A matrix with a thresholds section: cite a row; a wrong section is refused on reading.
 python3 - "$M" "$tmp" <<'PY' || fail "python3 could not write the thresholds matrices"

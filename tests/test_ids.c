@@ -82,14 +82,23 @@ int main(void)
      * streams (0 and a non-blocking one), held by a writer of the source: 28 placements a size and
      * stream (h2d 9: every host kind by a host function, mapped and managed
      * by a kernel too; d2h 7, a kernel; d2d 3; h2h 9); and at 64 MiB h2d and
-     * d2h from pageable, pinned and managed memory (7 placements). */
-    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3 + 7 * 3);
-    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4 + 23 * 2 * 2 + 23 * 2 * 3 + 28 * 6 + 7);
-    CHECK_INT(count_memcpy("memcpy_async.*"), 23 * 7 * 2 * 22 + 23 * 2 * 10 + 23 * 2 * 3 * 5 + 28 * 6 * 2 + 7 * 2);
-    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26 + 2 * 2 * 12 + 2 * 2 * 3 * 6 + 3 * 6 * 3);
-    CHECK_INT(count_memcpy("memcpy*.busy_same_hostfn"), 23 * 2 * 3 * 6 + 15 * 6 * 3 + 3 * 3);
+     * d2h from pageable, pinned and managed memory (7 placements).
+     * SYNC_MEMOPS: 4 copies (d2d device_sync_memops; h2d, d2h, h2h
+     * pinned_sync_memops), the explicit kind: cudaMemcpy at 4 KiB (4 + 2
+     * threads + 1 host function), 1 and 16 MiB (4 + 1), cudaMemcpyAsync at
+     * 4 KiB (22 + 10 + 5); no data order. */
+#define SYNC_MEMOPS_SYNC (4 * (7 + 5 + 5))
+#define SYNC_MEMOPS_ASYNC (4 * (22 + 10 + 5))
+    CHECK_INT(count_memcpy("memcpy*"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3 + 7 * 3 +
+                                           SYNC_MEMOPS_SYNC + SYNC_MEMOPS_ASYNC);
+    CHECK_INT(count_memcpy("memcpy.*"), 23 * 7 * 2 * 4 + 23 * 2 * 2 + 23 * 2 * 3 + 28 * 6 + 7 + SYNC_MEMOPS_SYNC);
+    CHECK_INT(count_memcpy("memcpy_async.*"),
+              23 * 7 * 2 * 22 + 23 * 2 * 10 + 23 * 2 * 3 * 5 + 28 * 6 * 2 + 7 * 2 + SYNC_MEMOPS_ASYNC);
+    CHECK_INT(count_memcpy("*.d2d.*"), 2 * 7 * 2 * 26 + 2 * 2 * 12 + 2 * 2 * 3 * 6 + 3 * 6 * 3 + (SYNC_MEMOPS_SYNC + SYNC_MEMOPS_ASYNC) / 4);
+    CHECK_INT(count_memcpy("*_sync_memops.*"), SYNC_MEMOPS_SYNC + SYNC_MEMOPS_ASYNC);
+    CHECK_INT(count_memcpy("memcpy*.busy_same_hostfn"), 23 * 2 * 3 * 6 + 15 * 6 * 3 + 3 * 3 + 4 * (3 + 5));
     CHECK_INT(count_memcpy("memcpy*.64KiB.*.busy_same_hostfn"), 0);
-    CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6 + 13 * 6 * 3 + 4 * 3);
+    CHECK_INT(count_memcpy("memcpy*.busy_same"), 23 * 7 * 2 * 6 + 13 * 6 * 3 + 4 * 3 + 4 * (3 + 5));
     CHECK_INT(count_memcpy("memcpy*.written.*"), 28 * 6 * 3 + 7 * 3);
     CHECK_INT(count_memcpy("memcpy*.written.*.64MiB.*"), 7 * 3); /* h2d and d2h, pageable, pinned, managed */
     CHECK_INT(count_memcpy("memcpy_async.written.d2h.pageable.2MiB+1.explicit.op_nonblocking.busy_same"), 1);
@@ -112,9 +121,13 @@ int main(void)
      * and busy pairs; 5 without: 4) at 7 sizes; 8 16/32-bit driver APIs
      * (half with a stream) only at the 4 sizes they divide; the 6 runtime
      * ones at 4 KiB with the second-thread placements, and at 4 KiB, 1 and
-     * 16 MiB behind a host function on the op stream. */
+     * 16 MiB behind a host function on the op stream.  SYNC_MEMOPS device
+     * memory: cudaMemset (4 + 2 + 1 at 4 KiB, 4 + 1 at 1 and 16 MiB) and
+     * cuMemsetD8 (4 at each) at 3 sizes, cudaMemsetAsync (22 + 10 + 5) and
+     * cuMemsetD8Async (22) at 4 KiB. */
     CHECK_INT(count_in("*memset*", "memset", NULL), 4 * (5 * 7 * 4 + 5 * 7 * 22 + 4 * 4 * 4 + 4 * 4 * 22) + 4 * (3 * 2 + 3 * 10) +
-                                          4 * 3 * (3 * 1 + 3 * 5) + 405);
+                                          4 * 3 * (3 * 1 + 3 * 5) + 405 + (7 + 5 + 5) + 3 * 4 + 37 + 22);
+    CHECK_INT(count_in("*.device_sync_memops.*", "memset", NULL), (7 + 5 + 5) + 3 * 4 + 37 + 22);
     /* written memsets: 18 forms x 3 sizes x (device, pinned, registered, managed by both
      * writers: 5) x (1 or 2 op streams) */
     CHECK_INT(count_in("*memset*.written.*", "memset", NULL), 9 * 3 * 5 * 1 + 9 * 3 * 5 * 2);
@@ -158,7 +171,10 @@ int main(void)
     CHECK_INT(count_in("memcpy_batch_async.during_call.h2d.pinned.1MiB.op_null.*", "copy", NULL), 4);
     CHECK_INT(count_in("memcpy_to_symbol.h2d.pinned.4KiB.explicit.op_implied.busy_same", "copy", NULL), 1);
     CHECK_INT(count_in("cu_memcpy_htod.h2d.pageable.1MiB.op_implied.busy_blocking", "copy", NULL), 1);
-    CHECK_INT(count_family("memcpy"), 23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3 + 7 * 3);
+    CHECK_INT(count_family("memcpy"),
+              23 * 7 * 2 * 26 + 23 * 2 * 12 + 23 * 2 * 3 * 6 + 28 * 6 * 3 + 7 * 3 + SYNC_MEMOPS_SYNC + SYNC_MEMOPS_ASYNC);
+    /* pointer: cuPointerSetAttribute, 3 variants on the implied stream's 4 placements and 2 threads' */
+    CHECK_INT(count_family("pointer"), 3 * (4 + 2));
     /* managed: 2 prefetches and the attach take a stream; 3 advices do not; 2 sizes. */
     CHECK_INT(count_family("managed"), (3 * 22 + 3 * 4) * 2 + 3 * 10 + 3 * 2);
     CHECK_INT(count_glob("stream_attach_mem_async.managed.4KiB.op_null.busy_same"), 1);
@@ -166,7 +182,7 @@ int main(void)
     CHECK(!cts_api_takes_stream(CTS_API_MEM_ADVISE_ACCESSED_BY));
     CHECK_INT(count_family("nope"), 0);
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
-                          count_family("alloc") + count_family("stream") + count_family("managed") +
+                          count_family("alloc") + count_family("pointer") + count_family("stream") + count_family("managed") +
                           count_family("trigger") + count_family("first_launch") + count_family("device") +
                           count_family("depth") + count_family("stall") + count_family("pool") + count_family("overlap") + count_family("capture") + count_family("peer") +
                           count_family("process")));
@@ -176,13 +192,13 @@ int main(void)
      * and cudaStreamEndCapture on 4 (3), 13 calls that take none and the 2 "captured" event calls on
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
-     * variant, direction, memory): 95 that take a stream on 8 placements, 143 that take none on 2, in
+     * variant, direction, memory): 95 that take a stream on 8 placements, 146 that take none on 2, in
      * the capture's own mode, on a blocking or a non-blocking capturing stream */
     CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
                                                 3 * 7) +
-                                           3 * 2 * (95 * 8 + 143 * 2));
+                                           3 * 2 * (95 * 8 + 146 * 2));
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 143 * 2));
+              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 146 * 2));
     /* ... and 7 of the calls that take none by a second thread with the other device current */
     CHECK_INT(count_in("*.busy_thread_peer", "capture", NULL), 27 * 7);
     CHECK_INT(count_in("malloc.capture_global.by_global.op_blocking.busy_thread_peer", "capture", NULL), 1);
@@ -267,8 +283,8 @@ int main(void)
     CHECK_INT(count_glob("host_alloc.wc.16MiB.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
     CHECK_INT(count_glob("free_async.device.4KiB.op_nonblocking.busy_legacy"), 1);
-    CHECK_INT(count_in("memset.*", "memset", NULL), 4 * 7 * 4 + 4 * 2 + 4 * 3 + 3 * 5);
-    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22 + 3 * 5 * 2 + 2 * 8 * 2 * 3); /* + capture's lent */
+    CHECK_INT(count_in("memset.*", "memset", NULL), 4 * 7 * 4 + 4 * 2 + 4 * 3 + 3 * 5 + (7 + 5 + 5));
+    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22 + 3 * 5 * 2 + 2 * 8 * 2 * 3 + 22); /* + capture's lent */
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
     CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
     CHECK_INT(count_glob("memset*.pageable.*"), 0);
@@ -292,10 +308,12 @@ int main(void)
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
                                                         9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
                                                              3 * 7) + /* capture (busy_thread_peer: 7 calls) */
-                                                        3 * 2 * (95 * 3 + 143) + /* ... lent */
+                                                        3 * 2 * (95 * 3 + 146) + /* ... lent */
                                                         12 * 2 + /* alloc: the registrations' variants */
                                                         30 * 2 + 12 + /* device: 30 calls that take no stream, one that does */
-                                                        3 * 10 + 3 * 2); /* stream: issue 41's event cases */
+                                                        3 * 10 + 3 * 2 + /* stream: issue 41's event cases */
+                                                        4 * (2 + 10) + 2 + 10 + /* SYNC_MEMOPS: memcpy, memset */
+                                                        3 * 2); /* pointer */
 
     /* A variant is its own segment and its own group: --group selects one
      * group exactly, where the glob "launch.*" also reaches launch.<variant>. */

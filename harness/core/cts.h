@@ -62,6 +62,10 @@ enum cts_mem {
     CTS_MEM_REGISTERED, /* malloc'ed, then cudaHostRegister */
     CTS_MEM_MANAGED,    /* cudaMallocManaged */
     CTS_MEM_DEVICE,     /* cudaMalloc */
+    /* ... with CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set (cuPointerSetAttribute, once, at
+     * allocation): "always synchronize memory operations that are synchronous" */
+    CTS_MEM_DEVICE_SYNC, /* cudaMalloc, SYNC_MEMOPS set */
+    CTS_MEM_PINNED_SYNC, /* cudaMallocHost, SYNC_MEMOPS set */
     CTS_MEM_COUNT
 };
 enum cts_kind { CTS_KIND_NONE = -1, CTS_KIND_EXPLICIT, CTS_KIND_DEFAULT, CTS_KIND_COUNT };

@@ -66,11 +66,12 @@ int cts_api_documented(enum cts_api a)
 
 TOKEN(cts_dir_token, enum cts_dir, CTS_DIR_COUNT, "h2d", "d2h", "d2d", "h2h")
 TOKEN(cts_mem_token, enum cts_mem, CTS_MEM_COUNT, "pageable", "pinned", "portable", "mapped",
-      "wc", "registered", "managed", "device")
+      "wc", "registered", "managed", "device", "device_sync_memops", "pinned_sync_memops")
 TOKEN(cts_mem_allocator, enum cts_mem, CTS_MEM_COUNT, "malloc", "cudaMallocHost",
       "cudaHostAlloc(cudaHostAllocPortable)", "cudaHostAlloc(cudaHostAllocMapped)",
       "cudaHostAlloc(cudaHostAllocWriteCombined)", "malloc+cudaHostRegister(cudaHostRegisterDefault)",
-      "cudaMallocManaged(cudaMemAttachGlobal)", "cudaMalloc")
+      "cudaMallocManaged(cudaMemAttachGlobal)", "cudaMalloc",
+      "cudaMalloc+cuPointerSetAttribute(SYNC_MEMOPS)", "cudaMallocHost+cuPointerSetAttribute(SYNC_MEMOPS)")
 TOKEN(cts_kind_token, enum cts_kind, CTS_KIND_COUNT, "explicit", "default")
 TOKEN(cts_op_token, enum cts_op, CTS_OP_COUNT, "op_implied", "op_null", "op_legacy",
       "op_perthread", "op_blocking", "op_nonblocking")
@@ -105,7 +106,7 @@ static const struct {
 const char *cts_size_token(int i) { return i >= 0 && i < CTS_SIZE_ALL ? sizes[i].token : "?"; }
 size_t cts_size_bytes(int i) { return i >= 0 && i < CTS_SIZE_ALL ? sizes[i].bytes : 0; }
 
-int cts_mem_host_accessible(enum cts_mem m) { return m >= 0 && m != CTS_MEM_DEVICE; }
+int cts_mem_host_accessible(enum cts_mem m) { return m >= 0 && m != CTS_MEM_DEVICE && m != CTS_MEM_DEVICE_SYNC; }
 
 const char *cts_copy_kind_name(const struct cts_case *c)
 {

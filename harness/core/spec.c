@@ -120,8 +120,11 @@ static int pageable(enum cts_mem m) { return m == CTS_MEM_PAGEABLE; }
 static int pinned(enum cts_mem m)
 {
     return m == CTS_MEM_PINNED || m == CTS_MEM_PORTABLE || m == CTS_MEM_MAPPED || m == CTS_MEM_WC ||
-           m == CTS_MEM_REGISTERED;
+           m == CTS_MEM_REGISTERED || m == CTS_MEM_PINNED_SYNC;
 }
+/* Memory with CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set. */
+static int sync_memops(enum cts_mem m) { return m == CTS_MEM_DEVICE_SYNC || m == CTS_MEM_PINNED_SYNC; }
+static int device_memory(enum cts_mem m) { return m == CTS_MEM_DEVICE || m == CTS_MEM_DEVICE_SYNC; }
 
 /* Does the call queue work in its stream? */
 static int enqueues(enum cts_api a)
@@ -345,6 +348,17 @@ static void landing_rules(struct cts_judge *j, int drv)
         add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_LANDED, CTS_PRED_MAY);
 }
 
+/* A synchronous copy or memset of memory with SYNC_MEMOPS set: it "always
+ * synchronizes", so it waits for work pending in its stream and has landed
+ * when it returns (the attribute's clause overrides the page's "no host-side
+ * synchronization" of a device-to-device copy and "asynchronous" of a memset). */
+static void sync_memops_rules(struct cts_judge *j)
+{
+    waits_for_its_stream(j, "DRV-POINTER-SYNC-MEMOPS");
+    if (!j->c->writes)
+        add(j, "DRV-POINTER-SYNC-MEMOPS", CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
+}
+
 /* A synchronous copy's rules (the runtime's or the driver API's page, and the
  * programming guide's concurrency list), and where its bytes landed. */
 static void sync_copy_rules(struct cts_judge *j, int drv)
@@ -354,6 +368,8 @@ static void sync_copy_rules(struct cts_judge *j, int drv)
     enum cts_dir d = c->dir;
     if (!c->writes)
         landing_rules(j, drv);
+    if (sync_memops(m))
+        sync_memops_rules(j);
     if (d == CTS_DIR_H2D && pageable(m) && pending_in_stream(j))
         add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
             CTS_PRED_GUARANTEED);
@@ -436,6 +452,8 @@ static void memset_rules(struct cts_judge *j, enum form f)
         return;
     }
     const char *sync = drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET";
+    if (sync_memops(m))
+        sync_memops_rules(j);
     if (m == CTS_MEM_DEVICE) {
         add(j, sync, CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         if (!drv)
@@ -464,10 +482,10 @@ static int implicit_sync_op(const struct cts_case *c)
     default:
         break;
     }
-    if (memset_form(c->api) == SYNC && c->mem == CTS_MEM_DEVICE) /* device memory set */
+    if (memset_form(c->api) == SYNC && device_memory(c->mem)) /* device memory set */
         return 1;
     /* a copy between two addresses of the same device memory */
-    return copy_form(c->api) == SYNC && c->dir == CTS_DIR_D2D && c->mem == CTS_MEM_DEVICE;
+    return copy_form(c->api) == SYNC && c->dir == CTS_DIR_D2D && device_memory(c->mem);
 }
 
 static void stream_rules(struct cts_judge *j)

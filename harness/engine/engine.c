@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,25 @@ static cudaError_t set_device_job(void *arg)
             return 0;                                                             \
         }                                                                         \
     } while (0)
+
+/* CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set on the allocation at p (the kind's
+ * buffer, kept in bufs[] so that teardown frees it either way): 0; else 1
+ * with e->notsupp[m] saying why not (the kind's cases are NOTSUPP). */
+static int sync_memops(struct cts_engine *e, enum cts_mem m, void *p)
+{
+    unsigned one = 1;
+    if (!cts_drv.cuPointerSetAttribute) {
+        cts_eng_setf(e->notsupp[m], "the driver has no cuPointerSetAttribute (%s)", CTS_DRIVER_LOOKUP);
+        return 1;
+    }
+    CUresult r = cts_drv.cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, (CUdeviceptr)(uintptr_t)p);
+    if (r != CUDA_SUCCESS) {
+        cts_eng_setf(e->notsupp[m], "cuPointerSetAttribute(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) returned %s",
+                     cts_driver_error_name(r));
+        return 1;
+    }
+    return 0;
+}
 
 /* Two buffers of memory kind m, `bytes` each, into bufs[0..1]. */
 static int alloc_kind(struct cts_engine *e, enum cts_mem m, void *bufs[2], size_t bytes, char *why)
@@ -80,12 +100,19 @@ static int alloc_kind(struct cts_engine *e, enum cts_mem m, void *bufs[2], size_
         case CTS_MEM_DEVICE:
             HCHECK(why, cudaMalloc(&p, bytes));
             break;
+        case CTS_MEM_DEVICE_SYNC:
+        case CTS_MEM_PINNED_SYNC:
+            HCHECK(why, m == CTS_MEM_DEVICE_SYNC ? cudaMalloc(&p, bytes) : cudaMallocHost(&p, bytes));
+            bufs[i] = p;
+            if (sync_memops(e, m, p))
+                return 0;
+            break;
         default:
             cts_eng_setf(why, "harness: unknown memory kind %d", (int)m);
             return -1;
         }
         bufs[i] = p;
-        if (m == CTS_MEM_DEVICE)
+        if (m == CTS_MEM_DEVICE || m == CTS_MEM_DEVICE_SYNC)
             HCHECK(why, cudaMemset(p, 0, bytes));
         else if (m != CTS_MEM_PAGEABLE && m != CTS_MEM_REGISTERED)
             memset(p, 0, bytes);
@@ -506,7 +533,8 @@ void cts_engine_fini(struct cts_engine *e)
             case CTS_MEM_PAGEABLE: free(p); break;
             case CTS_MEM_REGISTERED: (void)cudaHostUnregister(p); free(p); break;
             case CTS_MEM_MANAGED:
-            case CTS_MEM_DEVICE: (void)cudaFree(p); break;
+            case CTS_MEM_DEVICE:
+            case CTS_MEM_DEVICE_SYNC: (void)cudaFree(p); break;
             default: (void)cudaFreeHost(p); break;
             }
         }

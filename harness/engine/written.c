@@ -21,7 +21,7 @@
  * stay on the device, where every repetition puts them). */
 static int device_side(enum cts_mem m)
 {
-    return m == CTS_MEM_DEVICE || m == CTS_MEM_MANAGED || m == CTS_MEM_OWN;
+    return m == CTS_MEM_DEVICE || m == CTS_MEM_DEVICE_SYNC || m == CTS_MEM_MANAGED || m == CTS_MEM_OWN;
 }
 
 /* A side of the family's own memory that it copies to and from (an array):

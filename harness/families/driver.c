@@ -27,7 +27,8 @@ static const struct {
     E(cuMemCreate),       E(cuMemRelease),      E(cuMemAddressReserve), E(cuMemAddressFree),
     E(cuMemMap),          E(cuMemUnmap),        E(cuMemSetAccess),
     E(cuMemGetAllocationGranularity),
-    E(cuCtxGetDevice),    E(cuCtxGetCurrent),   E(cuDeviceGetAttribute), E(cuModuleLoadData), E(cuModuleUnload),
+    E(cuCtxGetDevice),    E(cuCtxGetCurrent),   E(cuDeviceGetAttribute), E(cuPointerSetAttribute), E(cuPointerGetAttribute),
+    E(cuModuleLoadData), E(cuModuleUnload),
     E(cuModuleGetFunction), E(cuLaunchKernel), E(cuStreamWaitValue32), E(cuStreamWriteValue32),
 #undef E
 };

@@ -64,6 +64,8 @@ struct cts_driver {
     CUresult (*cuCtxGetDevice)(CUdevice *);
     CUresult (*cuCtxGetCurrent)(CUcontext *);
     CUresult (*cuDeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*cuPointerSetAttribute)(const void *, CUpointer_attribute, CUdeviceptr);
+    CUresult (*cuPointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
     CUresult (*cuModuleLoadData)(CUmodule *, const void *);
     CUresult (*cuModuleUnload)(CUmodule);
     CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
