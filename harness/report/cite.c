@@ -231,7 +231,10 @@ void cts_cite_judgement(struct buf *b, const json_t *m, const struct cts_case_vi
 void cts_cite_the_call(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
     say(b, "%s", v->function);
-    if (*v->variant)
+    const char *vw = *v->variant ? cts_cite_variant_words(v->function, v->variant) : NULL;
+    if (vw)
+        say(b, " %s", vw);
+    else if (*v->variant)
         say(b, " (%s)", v->variant);
     if (v->sized)
         say(b, " of %lld bytes", (long long)v->size);

@@ -41,6 +41,8 @@ const char *cts_cite_op_words(const char *op, const char *default_stream);
 const char *cts_cite_busy_words(const char *busy);
 /* What a cudaHostRegister or cudaHostUnregister case's variant registers (its allocator otherwise). */
 const char *cts_cite_range_words(const char *function, const char *variant, const char *allocator);
+/* What a variant does, where its id token says too little (cuPointerSetAttribute's); NULL: none. */
+const char *cts_cite_variant_words(const char *function, const char *variant);
 /* cite.c */
 void cts_cite_the_call(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e);
 void cts_cite_where(struct buf *b, const struct cts_env_view *e, const char *id);

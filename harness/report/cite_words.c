@@ -66,3 +66,18 @@ const char *cts_cite_range_words(const char *function, const char *variant, cons
     const char *w = cts_words(words, variant);
     return w != variant ? w : allocator;
 }
+
+const char *cts_cite_variant_words(const char *function, const char *variant)
+{
+    static const struct cts_words words[] = {
+        {"set", "(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set to 1) of a 4 KiB cudaMalloc region with nothing issued on it"},
+        {"set_pending_copy", "(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set to 1) of a 4 KiB cudaMalloc region right after a "
+                             "synchronous device-to-device cudaMemcpy into it was issued"},
+        {"set_pending_memset", "(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set to 1) of a 4 KiB cudaMalloc region right after a "
+                               "synchronous cudaMemset of it was issued"},
+        {NULL, NULL}};
+    if (strcmp(function, "cuPointerSetAttribute"))
+        return NULL;
+    const char *w = cts_words(words, variant);
+    return w != variant ? w : NULL;
+}
