@@ -7,9 +7,12 @@
  * 1 ms), a pinned host-to-device and device-to-host copy (32 MiB), a pageable
  * one (8 MiB: past the 2 MiB where a pageable cudaMemcpyAsync starts to block
  * the host, so that B is issued only when A is done), a device-to-device copy
- * and a memset (1 GiB each), and a host function (spinning 1 ms).  Every
- * ordered pair, on the legacy, per-thread, blocking and non-blocking op
- * streams with B on each placement.
+ * and a memset (1 GiB each), a host function (spinning 1 ms), and the pinned
+ * copies as one cudaMemcpyBatchAsync of 8 copies of 4 MiB in stream order
+ * (issue 41 item 1: do batched copies overlap a kernel, and each other?).
+ * Every ordered pair, on the legacy, per-thread, blocking and non-blocking op
+ * streams with B on each placement (a batch copy on the legacy stream, which
+ * it refuses, left out).
  *
  * One repetition: A alone, B alone (each on its own stream), then the pair,
  * with events recorded right before and after each operation on its stream.
@@ -45,9 +48,11 @@
 #include <string.h>
 #include <time.h>
 
-enum op { KERNEL, H2D_PINNED, D2H_PINNED, H2D_PAGEABLE, D2H_PAGEABLE, D2D, MEMSET, HOSTFN, NOPS };
-static const char *const op_names[NOPS] = {"kernel", "h2d_pinned", "d2h_pinned", "h2d_pageable",
-                                           "d2h_pageable", "d2d", "memset", "hostfn"};
+enum op { KERNEL, H2D_PINNED, D2H_PINNED, H2D_PAGEABLE, D2H_PAGEABLE, D2D, MEMSET, HOSTFN, H2D_BATCH, D2H_BATCH,
+          NOPS };
+static const char *const op_names[NOPS] = {"kernel", "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable",
+                                           "d2d", "memset", "hostfn", "h2d_batch", "d2h_batch"};
+#define BATCH 8 /* the batch copies' copies: PINNED_BYTES in as many slices */
 #define PINNED_BYTES ((size_t)32 << 20)
 #define PAGEABLE_BYTES ((size_t)8 << 20)
 #define DEVICE_BYTES ((size_t)1 << 30)
@@ -64,6 +69,15 @@ static const enum cts_op op_streams[] = {CTS_OP_LEGACY, CTS_OP_PERTHREAD, CTS_OP
                                          CTS_OP_NONBLOCKING};
 static const enum cts_busy b_streams[] = {CTS_BUSY_SAME, CTS_BUSY_LEGACY, CTS_BUSY_BLOCKING,
                                           CTS_BUSY_NONBLOCKING, CTS_BUSY_PERTHREAD};
+
+static int is_batch(int o) { return o == H2D_BATCH || o == D2H_BATCH; }
+
+/* A batch copy would be made on the legacy stream, which cudaMemcpyBatchAsync refuses. */
+static int batch_on_legacy(int a, int b, enum cts_op op, enum cts_busy busy)
+{
+    int a_legacy = op == CTS_OP_LEGACY, b_legacy = busy == CTS_BUSY_LEGACY || (busy == CTS_BUSY_SAME && a_legacy);
+    return (is_batch(a) && a_legacy) || (is_batch(b) && b_legacy);
+}
 
 /* Writes one case into out[n] (if it fits) and returns n + 1. */
 static size_t put(struct cts_case *out, size_t cap, size_t n, const char *a, const char *with, enum cts_op op,
@@ -85,10 +99,11 @@ static size_t generate(struct cts_case *out, size_t cap)
         for (int b = 0; b < NOPS; b++) /* every ordered pair, every (A's stream, B's) */
             for (size_t o = 0; o < nops; o++)
                 for (size_t p = 0; p < nb; p++)
-                    if (!cts_busy_is_op_stream(op_streams[o], b_streams[p]))
+                    if (!cts_busy_is_op_stream(op_streams[o], b_streams[p]) &&
+                        !batch_on_legacy(a, b, op_streams[o], b_streams[p]))
                         n = put(out, cap, n, op_names[a], op_names[b], op_streams[o], b_streams[p]);
         for (size_t o = 0; o < nops; o++) /* B a kernel of the highest priority, on a created stream */
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < 2 && !batch_on_legacy(a, KERNEL, op_streams[o], CTS_BUSY_BLOCKING); k++)
                 n = put(out, cap, n, op_names[a], KERNEL_HIGH, op_streams[o],
                         k ? CTS_BUSY_NONBLOCKING : CTS_BUSY_BLOCKING);
     }
@@ -204,6 +219,34 @@ static void CUDART_CB host_spin(void *arg)
         ;
 }
 
+/* The pinned copy of slot's buffers as one batch of BATCH copies, in stream order. */
+static cudaError_t issue_batch(int to_device, int slot, cudaStream_t s)
+{
+#if CUDART_VERSION >= 12080
+    void *dsts[BATCH];
+    const void *srcs[BATCH];
+    size_t sizes[BATCH], idx[1] = {0}, slice = PINNED_BYTES / BATCH;
+    char *host = f.pinned[slot], *dev = f.dev[slot];
+    for (int i = 0; i < BATCH; i++) {
+        dsts[i] = (to_device ? dev : host) + i * slice;
+        srcs[i] = (to_device ? host : dev) + i * slice;
+        sizes[i] = slice;
+    }
+    struct cudaMemcpyAttributes attr;
+    memset(&attr, 0, sizeof attr);
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+#if CUDART_VERSION >= 13000
+    return cudaMemcpyBatchAsync(dsts, srcs, sizes, BATCH, &attr, idx, 1, s);
+#else
+    size_t fail = 0;
+    return cudaMemcpyBatchAsync(dsts, (void **)srcs, sizes, BATCH, &attr, idx, 1, &fail, s);
+#endif
+#else
+    (void)to_device, (void)slot, (void)s;
+    return cudaErrorNotSupported; /* needs() says NOTSUPP first */
+#endif
+}
+
 /* Issues operation o with slot's buffers (A: 0, B: 1) on s. */
 static cudaError_t issue_op(enum op o, int slot, cudaStream_t s)
 {
@@ -218,6 +261,8 @@ static cudaError_t issue_op(enum op o, int slot, cudaStream_t s)
     case D2D: return cudaMemcpyAsync(f.big[2 * slot + 1], f.big[2 * slot], DEVICE_BYTES, cudaMemcpyDeviceToDevice, s);
     case MEMSET: return cudaMemsetAsync(f.big[2 * slot + 1], slot + 1, DEVICE_BYTES, s);
     case HOSTFN: return cudaLaunchHostFunc(s, host_spin, NULL);
+    case H2D_BATCH: return issue_batch(1, slot, s);
+    case D2H_BATCH: return issue_batch(0, slot, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -377,6 +422,8 @@ static int warm_up(struct cts_result *res)
     const char *what = "";
     for (int o = 0; !warm && o < NOPS; o++) {
         double t[4], i;
+        if (is_batch(o) && CUDART_VERSION < 12080)
+            continue;
         if (run((enum op)o, f.nonblocking[0], NOPS, f.nonblocking[1], t, &i, &what) != cudaSuccess)
             goto fail;
     }
@@ -482,7 +529,19 @@ static void judge(struct cts_judge *j)
         cts_judge_add(j, "PG-IMPLICIT", CTS_ABOUT_CONCURRENT, CTS_PRED_GUARANTEED_NOT);
 }
 
+/* A batch copy needs a runtime that has cudaMemcpyBatchAsync (12.8). */
+static int needs(const struct cts_case *c, char *why, size_t len)
+{
+    enum op a, b;
+    parse_ops(c, &a, &b);
+    if (CUDART_VERSION >= 12080 || (!is_batch(a) && !is_batch(b)))
+        return 0;
+    snprintf(why, len, "not in runtime %d.%d: cudaMemcpyBatchAsync appeared in 12.8", CUDART_VERSION / 1000,
+             CUDART_VERSION % 1000 / 10);
+    return -1;
+}
+
 const struct cts_family cts_family_overlap = {
-    .name = "overlap", .generate = generate, .measure = measure,
+    .name = "overlap", .generate = generate, .measure = measure, .needs = needs,
     .judge = judge, /* PG-STREAM-ORDER and PG-IMPLICIT: harness/core/clauses.def */
 };

@@ -130,6 +130,11 @@ static const struct lend {
      "other_thread_file_backed_read_only"},
     /* a long copy (milliseconds), that does not wait: a CTest group of its own beside the 4 KiB ones */
     {&cts_family_memcpy, "memcpy.h2d.pageable.16MiB.explicit.op_implied.busy_nonblocking", "other_thread_long"},
+    /* a batch copy against the same copy made alone (issue 41 item 1: cudaMemcpyBatchAsync "contends
+     * less for the driver's lock"): 1 MiB device to pageable memory, which waits for its stream */
+    {&cts_family_memcpy, "memcpy_async.d2h.pageable.1MiB.explicit.op_nonblocking.busy_nonblocking", "other_thread_1mib"},
+    {&cts_family_copy, "memcpy_batch_async.stream.d2h.pageable.1MiB.op_nonblocking.busy_nonblocking",
+     "other_thread_batch"},
     {&cts_family_managed, "mem_advise_accessed_by.managed.16MiB.op_implied.busy_nonblocking", VARIANT},
     {&cts_family_managed, "mem_prefetch_to_host_async.managed.16MiB.op_nonblocking.busy_nonblocking", VARIANT},
 };

@@ -230,7 +230,8 @@ int main(void)
     CHECK_INT(count_in("*.queue_depth.*", "capture", NULL), 0); /* measured by its family: not lent */
     /* stall: 27 calls x 5 commands of the second thread (a launch, a copy, an event record; a launch
      * and a copy on the other device) */
-    CHECK_INT(count_family("stall"), (17 + 10) * 5); /* its own 17 calls, 10 lent by other families */
+    CHECK_INT(count_family("stall"), (17 + 12) * 5); /* its own 17 calls, 12 lent by other families */
+    CHECK_INT(count_in("memcpy_batch_async.other_thread_batch.*", "stall", NULL), 5);
     CHECK_INT(count_in("free.other_thread.with_peer_launch.device.4KiB.op_implied.busy_nonblocking", "stall", NULL), 1);
     /* ... each case made by the call it names, its variant too: the lent file-backed registration
      * beside the family's own of the same size measured the own one until 843ead1's run showed it */
@@ -268,12 +269,19 @@ int main(void)
     CHECK_INT(count_in("set_device.capture_relaxed.by_relaxed.*", "capture", NULL), 0); /* variants lent */
     CHECK_INT(count_in("set_device.current.capture_relaxed.by_relaxed.*", "capture", NULL), 2 * 2);
     /* overlap: 64 ordered pairs of 8 operations x 18 (A's stream, B's) pairs: 4 op streams x 5
-     * placements, less B on the legacy or per-thread stream that is A's. */
-    /* and B a kernel on a high-priority stream: 8 A x 4 op streams x 2 placements; and 3 staged-copy
-     * versions x 2 stream kinds */
-    CHECK_INT(count_family("overlap"), 64 * 18 + 8 * 4 * 2 + 3 * 2);
+     * placements, less B on the legacy or per-thread stream that is A's.  The 2 batch copies: never
+     * on the legacy stream (A's: 4 pairs of streams less; B's: 4 less), so 14 with one of the 8, 11
+     * with each other */
+    /* and B a kernel on a high-priority stream: 8 A x 4 op streams x 2 placements (a batch A: 3 op
+     * streams); and 3 staged-copy versions x 2 stream kinds */
+    CHECK_INT(count_family("overlap"), 64 * 18 + 2 * (2 * 8 * 14) + 4 * 11 + 8 * 4 * 2 + 2 * 3 * 2 + 3 * 2);
     CHECK_INT(count_in("overlap.kernel.with_h2d_pinned.*", "overlap", NULL), 18);
-    CHECK_INT(count_in(NULL, NULL, "overlap.kernel"), 8 * 18 + 4 * 2); /* B does not split A's group */
+    CHECK_INT(count_in("overlap.kernel.with_h2d_batch.*", "overlap", NULL), 14);
+    CHECK_INT(count_in("overlap.h2d_batch.with_d2h_batch.*", "overlap", NULL), 11);
+    CHECK_INT(count_glob("overlap.*_batch.with_*.op_legacy.*"), 0);           /* A: never the legacy stream */
+    CHECK_INT(count_glob("overlap.*.with_*_batch.*.busy_legacy"), 0);          /* nor B */
+    CHECK_INT(count_glob("overlap.*.with_*_batch.op_legacy.busy_same"), 0);
+    CHECK_INT(count_in(NULL, NULL, "overlap.kernel"), 8 * 18 + 2 * 14 + 4 * 2); /* B does not split A's group */
     CHECK_INT(count_glob("launch_host_func.op_perthread.busy_legacy"), 1);
     CHECK_INT(count_glob("event_query.op_implied.busy_nonblocking"), 1);
     CHECK_INT(count_glob("stream_query.op_implied.*"), 0);
