@@ -1,5 +1,5 @@
-/* The spec table and the judgement of a case against it (spec.h; as JSON:
- * spec_json.c).
+/* The judgement of a case against the spec table (spec.h; the table is
+ * spec_table.c's, its JSON forms spec_json.c's).
  *
  * Quotes are the documentation's words: the CUDA 13.0 Runtime and Driver API
  * manuals ("API synchronization behavior", "Stream synchronization
@@ -24,59 +24,6 @@
 #include "spec.h"
 
 #include <string.h>
-
-#define RT_SYNC "https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html"
-#define DRV_SYNC "https://docs.nvidia.com/cuda/cuda-driver-api/api-sync-behavior.html"
-#define RT_STREAM "https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html"
-#define PG "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
-#define RT_REF "https://docs.nvidia.com/cuda/cuda-runtime-api/"
-
-const char cts_spec_documentation[] =
-    "CUDA 13.0: Runtime API and Driver API (API synchronization behavior, Stream synchronization "
-    "behavior, reference pages as in the CUDA 13.0 headers), CUDA C++ Programming Guide";
-
-static const struct cts_clause clauses[] = {
-#define CLAUSE(id, where, quote, url, no_case) {id, where, quote, url, no_case},
-#include "clauses.def"
-};
-#define NCLAUSES (sizeof clauses / sizeof *clauses)
-
-/* The families' own clauses follow spec.c's, family by family. */
-size_t cts_clause_total(void)
-{
-    size_t n = NCLAUSES;
-    for (size_t f = 0; f < cts_family_count; f++)
-        for (const struct cts_clause *k = cts_families[f]->clauses; k && k->id; k++)
-            n++;
-    return n;
-}
-
-const struct cts_clause *cts_clause_at(size_t i)
-{
-    if (i < NCLAUSES)
-        return &clauses[i];
-    i -= NCLAUSES;
-    for (size_t f = 0; f < cts_family_count; f++)
-        for (const struct cts_clause *k = cts_families[f]->clauses; k && k->id; k++)
-            if (i-- == 0)
-                return k;
-    return NULL;
-}
-
-size_t cts_clause_index(const char *id)
-{
-    const struct cts_clause *k;
-    size_t i = 0;
-    for (; (k = cts_clause_at(i)) != NULL; i++)
-        if (strcmp(k->id, id) == 0)
-            break;
-    return i;
-}
-
-const struct cts_clause *cts_clause_find(const char *id)
-{
-    return cts_clause_at(cts_clause_index(id));
-}
 
 /* ---- what a case is, in the documentation's terms ---------------------------- */
 
@@ -122,8 +69,6 @@ static int pinned(enum cts_mem m)
     return m == CTS_MEM_PINNED || m == CTS_MEM_PORTABLE || m == CTS_MEM_MAPPED || m == CTS_MEM_WC ||
            m == CTS_MEM_REGISTERED || m == CTS_MEM_PINNED_SYNC;
 }
-/* Memory with CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set. */
-static int sync_memops(enum cts_mem m) { return m == CTS_MEM_DEVICE_SYNC || m == CTS_MEM_PINNED_SYNC; }
 static int device_memory(enum cts_mem m) { return m == CTS_MEM_DEVICE || m == CTS_MEM_DEVICE_SYNC; }
 
 /* Does the call queue work in its stream? */
@@ -348,12 +293,12 @@ static void landing_rules(struct cts_judge *j, int drv)
         add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_LANDED, CTS_PRED_MAY);
 }
 
-/* A synchronous copy or memset of memory with SYNC_MEMOPS set: it "always
- * synchronizes", so it waits for work pending in its stream and has landed
- * when it returns (the attribute's clause overrides the page's "no host-side
- * synchronization" of a device-to-device copy and "asynchronous" of a memset). */
+/* A synchronous copy or memset of memory with SYNC_MEMOPS set "always synchronizes": it waits for
+ * work pending in its stream and has landed when it returns (over the page's words for D2D and memset). */
 static void sync_memops_rules(struct cts_judge *j)
 {
+    if (j->c->mem != CTS_MEM_DEVICE_SYNC && j->c->mem != CTS_MEM_PINNED_SYNC)
+        return;
     waits_for_its_stream(j, "DRV-POINTER-SYNC-MEMOPS");
     if (!j->c->writes)
         add(j, "DRV-POINTER-SYNC-MEMOPS", CTS_ABOUT_LANDED, CTS_PRED_GUARANTEED);
@@ -368,8 +313,7 @@ static void sync_copy_rules(struct cts_judge *j, int drv)
     enum cts_dir d = c->dir;
     if (!c->writes)
         landing_rules(j, drv);
-    if (sync_memops(m))
-        sync_memops_rules(j);
+    sync_memops_rules(j);
     if (d == CTS_DIR_H2D && pageable(m) && pending_in_stream(j))
         add(j, by_api(drv, "RT-SYNC-MEMCPY-PAGEABLE-H2D", "DRV-SYNC-MEMCPY-PAGEABLE-H2D"), CTS_ABOUT_HOST,
             CTS_PRED_GUARANTEED);
@@ -452,8 +396,7 @@ static void memset_rules(struct cts_judge *j, enum form f)
         return;
     }
     const char *sync = drv ? "DRV-SYNC-MEMSET" : "RT-SYNC-MEMSET";
-    if (sync_memops(m))
-        sync_memops_rules(j);
+    sync_memops_rules(j);
     if (m == CTS_MEM_DEVICE) {
         add(j, sync, CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
         if (!drv)
