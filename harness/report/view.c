@@ -520,7 +520,9 @@ static int keep_case(void *ctx, const char *id, const json_t *c)
     int bad = !k;
     json_object_foreach((json_t *)c, key, x)
     {
-        if (!strcmp(key, "shape")) /* a 2D/3D call's width and height: not shown */
+        /* a 2D/3D call's width and height: not shown; a null member is kept as an absent one (a
+         * fifth of a committed matrix's members; every reader takes the two alike) */
+        if (!strcmp(key, "shape") || json_is_null(x))
             continue;
         if (bad || strcmp(key, "evidence")) {
             bad = bad || json_object_set_new(k, key, shared(l, x));
