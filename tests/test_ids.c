@@ -184,7 +184,7 @@ int main(void)
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("pointer") + count_family("stream") + count_family("managed") +
                           count_family("trigger") + count_family("first_launch") + count_family("device") +
-                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("overlap") + count_family("capture") + count_family("peer") +
+                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("queues") + count_family("overlap") + count_family("capture") + count_family("peer") +
                           count_family("process")));
     /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
      * a stream and cudaStreamWaitEvent "external" on 8 placements (6 where the per-thread default
@@ -264,6 +264,11 @@ int main(void)
     CHECK_INT(count_family("pool"), 5 * 2);
     CHECK_INT(count_in("malloc_from_pool_async.tight_none.device.64MiB.op_nonblocking.busy_nonblocking", "pool", NULL),
               1);
+    /* queues: 3 priority settings x 9 stream counts, none lent to the capture family (it measures itself) */
+    CHECK_INT(count_family("queues"), 3 * 9);
+    CHECK_INT(count_in("kernels_at_once.priority_mixed.with_09_streams.op_nonblocking.busy_nonblocking", "queues",
+                       NULL), 1);
+    CHECK_INT(count_in("kernels_at_once.*", "capture", NULL), 0);
     CHECK_INT(count_in("set_device.other.op_implied.busy_same", "device", NULL), 1);
     CHECK_INT(count_in("func_set_attribute.*.busy_same", "device", NULL), 4);
     CHECK_INT(count_in("set_device.capture_relaxed.by_relaxed.*", "capture", NULL), 0); /* variants lent */

@@ -410,6 +410,18 @@ struct cts_pair_obs {
     enum cts_overlap overlap;      /* NA: undecided (between the bands) */
 };
 
+/* What a family observed for a kind of outcome that has no member of its own
+ * in cts_rep and cts_verdict (outcome.h, CTS_AT_KIND: the kinds registered
+ * since the registry could hold them): numbers named by the kind's evidence,
+ * set with cts_obs_set (NAN: not seen); `kind` its descriptor, NULL where
+ * the repetition has none. */
+#define CTS_OBS_MAX 8
+struct cts_outcome;
+struct cts_kind_obs {
+    const struct cts_outcome *kind;
+    double v[CTS_OBS_MAX];
+};
+
 /* One repetition, as measured. */
 struct cts_rep {
     enum cts_status status; /* PASS, or why this repetition gave nothing */
@@ -447,6 +459,7 @@ struct cts_rep {
     struct cts_depth_obs depth; /* the depth family's (limit NA otherwise) */
     struct cts_stall_obs stall; /* the stall family's (verdict NA otherwise) */
     struct cts_pool_obs pool;   /* the pool family's (outcome NA otherwise) */
+    struct cts_kind_obs obs;    /* a kind without a member here: its family's (kind NULL otherwise) */
     enum cts_dst landed;     /* copies and memsets: was the destination complete right after the
                               * call returned, read from another stream (device-side memory) or by
                               * the host; whether or not the call waited */
@@ -471,6 +484,11 @@ struct cts_verdict {
     enum cts_pool pool;       /* the pool family's: what the allocation got (with `host`) */
     enum cts_dst landed;      /* synchronous calls, kept where the call waited or its stream ran on
                                * (op_after runs): behind held work a copy cannot have landed */
+    /* A kind of outcome without a member here (outcome.h, CTS_AT_KIND): which, its value
+     * (0: NA) and the count that value carries. */
+    const struct cts_outcome *kind;
+    int kind_value;
+    long long kind_count;
 };
 
 /* The control: the same gate and markers with no call in between (and, for

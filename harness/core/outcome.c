@@ -5,6 +5,7 @@
 #include "outcome.h"
 #include "outcomes/outcomes.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,13 +41,12 @@ NAMED("reader", reader_names, reader, 0, NULL)
 /* A synchronous copy's or memset's destination right after the return. */
 NAMED("landed", dst_names, landed, 0, NULL)
 
-/* The engine's fields, then the self-measured families' kinds (outcomes.def). */
+/* The engine's fields, then the self-measured families' kinds (apis.def's CTS_KIND lines). */
 const struct cts_outcome *const cts_outcomes[CTS_OUTCOME_COUNT] = {
     &host_field, &op_after_field, &third_blocking_field, &third_nonblocking_field, &src_field, &dst_field,
     &rejected_field, &data_field, &reader_field, &landed_field,
 #define CTS_KIND(name) &cts_##name##_outcome,
-#include "outcomes/outcomes.def"
-#undef CTS_KIND
+#include "apis.def"
 };
 
 const struct cts_outcome *cts_outcome_find(const char *key)
@@ -67,6 +67,8 @@ int cts_outcome_index(const struct cts_outcome *o)
 
 int cts_outcome_get(const struct cts_verdict *v, const struct cts_outcome *o)
 {
+    if (o->at == CTS_AT_KIND)
+        return v->kind == o ? v->kind_value : 0;
     const char *p = (const char *)v + o->at;
     if (!o->names)
         return *(const char *const *)p != NULL;
@@ -91,6 +93,14 @@ int cts_outcome_parse(const struct cts_outcome *o, const char *name)
 
 void cts_outcome_set(struct cts_verdict *v, const struct cts_outcome *o, int value)
 {
+    if (o->at == CTS_AT_KIND) { /* the slot is this kind's once it has a value, and no kind's when cleared */
+        if (value || v->kind == o) {
+            v->kind = value ? o : NULL;
+            v->kind_value = value;
+            v->kind_count = 0;
+        }
+        return;
+    }
     if (o->names)
         *(int *)((char *)v + o->at) = value;
     if (o->count_key)
@@ -131,12 +141,46 @@ int cts_outcome_counted(const struct cts_verdict *v, const struct cts_outcome *o
 
 long long *cts_outcome_count_of(struct cts_verdict *v, const struct cts_outcome *o)
 {
+    if (o->at == CTS_AT_KIND)
+        return &v->kind_count; /* the slot's: set the kind's value first */
     return (long long *)((char *)v + o->count_at);
 }
 
 long long cts_outcome_count_in(const struct cts_verdict *v, const struct cts_outcome *o)
 {
+    if (o->at == CTS_AT_KIND)
+        return v->kind == o ? v->kind_count : 0;
     return *(const long long *)((const char *)v + o->count_at);
+}
+
+/* The place of `name` among the kind's observations (its first evidence's names), -1 if none. */
+static int obs_index(const struct cts_outcome *o, const char *name)
+{
+    const struct cts_evidence *e = o->at == CTS_AT_KIND ? o->evidence[0] : NULL;
+    for (int k = 0; e && k < e->count && k < CTS_OBS_MAX; k++)
+        if (!strcmp(e->names[k], name))
+            return k;
+    return -1;
+}
+
+int cts_obs_set(struct cts_rep *r, const struct cts_outcome *o, const char *name, double x)
+{
+    int k = obs_index(o, name);
+    if (k < 0)
+        return -1;
+    if (r->obs.kind != o) {
+        r->obs.kind = o;
+        for (int i = 0; i < CTS_OBS_MAX; i++)
+            r->obs.v[i] = NAN;
+    }
+    r->obs.v[k] = x;
+    return 0;
+}
+
+double cts_obs_get(const struct cts_rep *r, const struct cts_outcome *o, const char *name)
+{
+    int k = obs_index(o, name);
+    return k < 0 || r->obs.kind != o ? NAN : r->obs.v[k];
 }
 
 /* The names cts.h declares, from the same tables. */

@@ -1,11 +1,13 @@
 /* The verdict's fields: one descriptor a kind of outcome, registered once,
  * in one table (outcome.c; a self-measured family's kind in its own file,
- * outcomes/<kind>.c, listed by outcomes/outcomes.def), as apis.def registers calls.  Everything that
- * writes, reads, checks, combines, compares or tabulates a verdict loops
- * over cts_outcomes[] instead of naming the fields: the matrix's writer
- * (matrix.c) and validator (matrix_check.c), the repetitions' combination
- * (classify.c), the case view (view.c), CSV and diff.  A new kind of
- * outcome is a member of struct cts_verdict and one entry here. */
+ * outcomes/<kind>.c, listed by a CTS_KIND line of apis.def, as apis.def
+ * registers calls).  Everything that writes, reads, checks, combines,
+ * compares, tabulates or cites a verdict loops over cts_outcomes[] instead of
+ * naming the fields: the matrix's writer (matrix.c) and validator
+ * (matrix_check.c), the repetitions' combination (classify.c), the case view
+ * (view.c), CSV, diff and cite.  A new kind of outcome is its file and its
+ * CTS_KIND line: its value lives in struct cts_verdict's kind slot
+ * (CTS_AT_KIND), its family's observations in struct cts_rep's obs. */
 #ifndef CTS_OUTCOME_H
 #define CTS_OUTCOME_H
 
@@ -13,6 +15,12 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
+
+/* A kind's `at` where its value has no member of its own in struct cts_verdict: the verdict's kind
+ * slot (kind, kind_value, kind_count) holds it, and its family's observations are struct cts_rep's
+ * obs, named by its first evidence's names (cts_obs_set). */
+#define CTS_AT_KIND ((size_t)-1)
 
 /* A row of the cell legend (what a symbol in a matrix's cells means), written
  * once for the Markdown and HTML renderings (report/legend.c gathers them). */
@@ -45,7 +53,8 @@ struct cts_outcome {
     const char *const *names; /* each value's name, [0] NULL (NA: null, or left out); NULL: a string
                                * (the documented rejection's error), NULL where NA */
     int count;                /* values, NA included (0 for a string) */
-    size_t at;                /* offsetof(struct cts_verdict, <member>): an enum, or a const char * */
+    size_t at;                /* offsetof(struct cts_verdict, <member>): an enum, or a const char *;
+                               * CTS_AT_KIND: the verdict's kind slot (its count too) */
     int always;               /* in every case's verdict, null where NA; else only where it has a value */
     const char *csv;          /* its CSV column (render --format csv); NULL: none */
     /* A count that some values carry (the depth family's "queued" with found
@@ -69,10 +78,23 @@ struct cts_outcome {
      * outcome, its fields of v set (its value, and what goes with it: the call's host letter, a count)
      * and 1; else 0 (the next kind's, or the engine's fields then). NULL: the engine's fields. */
     int (*from_rep)(const struct cts_rep *r, struct cts_verdict *v);
+    /* A kind in the kind slot (CTS_AT_KIND): its family's name, and the paragraph `sync-cts cite`
+     * writes of a case of it (case c of a matrix, as read): cite_setup what was done, then, where
+     * the case has a verdict, cite_result what came of it; cite closes with the symbol and the
+     * repetitions.  Plain text, no newline. */
+    const char *family;
+    void (*cite_setup)(FILE *f, const json_t *c);
+    void (*cite_result)(FILE *f, const json_t *c);
 };
 
-#define CTS_OUTCOME_COUNT 15
-/* In the order a VARIES reason names them: the engine's fields, then the kinds (outcomes/outcomes.def). */
+/* The kinds apis.def registers, and with the engine's ten fields every entry of cts_outcomes. */
+enum {
+    CTS_OUTCOME_KINDS = 0
+#define CTS_KIND(name) +1
+#include "apis.def"
+};
+#define CTS_OUTCOME_COUNT (10 + CTS_OUTCOME_KINDS)
+/* In the order a VARIES reason names them: the engine's fields, then the kinds (apis.def). */
 extern const struct cts_outcome *const cts_outcomes[CTS_OUTCOME_COUNT];
 /* For each field o of cts_outcomes, in that order. */
 #define CTS_FOR_EACH_OUTCOME(o)                                                                            \
@@ -100,5 +122,12 @@ int cts_outcome_symbol(const struct cts_verdict *v, const char *host, char *buf,
 int cts_outcome_counted(const struct cts_verdict *v, const struct cts_outcome *o);
 long long *cts_outcome_count_of(struct cts_verdict *v, const struct cts_outcome *o);
 long long cts_outcome_count_in(const struct cts_verdict *v, const struct cts_outcome *o);
+
+/* A kind in the kind slot: its family records what a repetition observed by name (one of the kind's
+ * first evidence's names): 0, or -1 where the kind has no such name.  The first value set for a
+ * kind makes r->obs that kind's, every other value NAN. */
+int cts_obs_set(struct cts_rep *r, const struct cts_outcome *o, const char *name, double x);
+/* The value named so, NAN where not set or r->obs is another kind's. */
+double cts_obs_get(const struct cts_rep *r, const struct cts_outcome *o, const char *name);
 
 #endif

@@ -1,10 +1,13 @@
 /* sync-cts cite: the paragraphs of the families that measure a call their
  * own way (cite.c writes the rest of a case's paragraph around them): a
  * capture, the overlap family's pairs and staged copies, a queue's depth, a
- * second thread's stall, a pool's reuse.  A family with an outcome of its
- * own adds its paragraph and one row of `families` (the end of this file). */
+ * second thread's stall, a pool's reuse (a paragraph and a row of `families`
+ * each, the end of this file).  A kind of outcome registered since, in the
+ * verdict's kind slot (outcome.h, CTS_AT_KIND), writes its own paragraph from
+ * its descriptor (cite_setup, cite_result): nothing is added here. */
 #include "cite_int.h"
 #include "report.h"
+#include "outcome.h"
 
 #include <math.h>
 #include <string.h>
@@ -297,8 +300,27 @@ static const struct {
     {is_pool, pool_case},       {is_pair, pair_case},   {is_staged, staged_case},
 };
 
+/* A kind in the kind slot: its descriptor says what was done and, where the case has a verdict,
+ * what came of it. */
+static int kind_case(struct buf *b, const struct cts_case_view *v)
+{
+    CTS_FOR_EACH_OUTCOME(o) {
+        if (o->at != CTS_AT_KIND || !o->family || strcmp(o->family, v->family) || !o->cite_setup)
+            continue;
+        o->cite_setup(b->f, v->c);
+        if (!unsettled(b, v)) {
+            o->cite_result(b->f, v->c);
+            say(b, " (`%s`; %lld repetitions).", v->symbol, (long long)v->repetitions);
+        }
+        return 1;
+    }
+    return 0;
+}
+
 int cts_cite_family_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
+    if (kind_case(b, v))
+        return 1;
     for (size_t k = 0; k < sizeof families / sizeof *families; k++)
         if (families[k].mine(v)) {
             families[k].paragraph(b, v, e);

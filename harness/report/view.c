@@ -112,7 +112,7 @@ static struct cts_verdict verdict_of(const json_t *v)
             *(const char **)((char *)&d + o->at) = json_string_value(x);
         else
             cts_outcome_set(&d, o, cts_outcome_parse(o, json_string_value(x)));
-        if (o->count_key)
+        if (o->count_key && cts_outcome_get(&d, o)) /* a kind in the kind slot shares its count */
             *cts_outcome_count_of(&d, o) = json_integer_value(json_object_get(v, o->count_key));
     }
     return d;

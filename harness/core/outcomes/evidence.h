@@ -12,6 +12,13 @@ static inline json_t *us(double x) { return isnan(x) ? json_null() : json_real(r
 static inline json_t *fraction(double x) { return isnan(x) ? json_null() : json_real(round(x * 1000.0) / 1000.0); }
 static inline json_t *name_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
+/* An observation of a kind in the kind slot (outcome.h, cts_obs_set) as the matrix writes it: null
+ * where not seen, an integer where it is one, else rounded to 0.1. */
+static inline json_t *obs_number(double x)
+{
+    return isnan(x) ? json_null() : x == floor(x) && fabs(x) < 1e15 ? json_integer((json_int_t)x) : us(x);
+}
+
 /* A kind's struct cts_evidence from its <name>_names, _has and _value, and the validator's rule. */
 #define CTS_EVIDENCE(key, name, element)                                                                  \
     {key, name##_names, (int)(sizeof name##_names / sizeof *name##_names), name##_has, name##_value, element}

@@ -2,8 +2,8 @@
  * names (part of every committed matrix: don't change one), its cell letters,
  * its row of the cell legend, its evidence, the pure decision that gives its
  * value and how a repetition becomes its verdict, all in its descriptor
- * (outcome.h, struct cts_outcome), which outcomes.def registers with one line,
- * as apis.def registers calls. */
+ * (outcome.h, struct cts_outcome), which one CTS_KIND line of apis.def
+ * registers, as it registers calls. */
 #ifndef CTS_CORE_OUTCOMES_H
 #define CTS_CORE_OUTCOMES_H
 
@@ -13,9 +13,8 @@
 
 #define CTS_OVERLAP_VALUES 5 /* enum cts_overlap's, NA included */
 
-/* Each kind's descriptor, whole (outcomes.def lists them). */
+/* Each kind's descriptor, whole (apis.def's CTS_KIND lines list them). */
 #define CTS_KIND(name) extern const struct cts_outcome cts_##name##_outcome;
-#include "outcomes.def"
-#undef CTS_KIND
+#include "../apis.def"
 
 #endif
