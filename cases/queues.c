@@ -4,13 +4,18 @@
  * queues (connections), and two streams on one queue wait for each other.
  *
  * A case: N non-blocking streams (2 to 64; the `with_NN_streams` segment)
- * created for it with one priority setting (the variant: priority_default;
- * priority_high, every stream the device's greatest priority; priority_mixed,
- * the greatest and the least in turn), a gate kernel of one thread launched on
- * each in stream order (kernels/latch.cu: it records when it starts and spins
- * on a flag of its own in mapped pinned memory until that flag opens, or until
- * its own %globaltimer deadline).  This thread opens the flags; it makes no
- * CUDA call between the launches and the last opening.  Observed, each from
+ * created for it, and on each, in stream order, a gate kernel of one thread
+ * (kernels/latch.cu: it records when it starts and spins on a flag of its own
+ * in mapped pinned memory until that flag opens, or until its own
+ * %globaltimer deadline); the variant says what else and with which priority:
+ * one_kernel, the gate alone; two_kernels, the gate then a marker kernel,
+ * work that must wait in its stream for the gate to end (as any stream with
+ * more than one kernel has); _priority_high, every stream the device's
+ * greatest priority; _priority_mixed, the greatest and the least in turn
+ * (the first the greatest; else the default priority).  This thread opens
+ * the flags; it makes no CUDA call between the launches and the last opening
+ * (every gate ends itself at its deadline, whatever this thread does).
+ * Observed, each from
  * the gates' own records, never from a time:
  *   - the kernels that started while no flag was open, counted once nothing
  *     had started for SETTLE_US, and again after LONG_FACTOR times as long
@@ -57,20 +62,32 @@
 
 static const int counts[] = {2, 4, 8, 9, 16, 17, 32, 33, 64};
 #define NCOUNTS (sizeof counts / sizeof *counts)
-static const char *const priorities[] = {"priority_default", "priority_high", "priority_mixed"};
-#define NPRIORITIES (sizeof priorities / sizeof *priorities)
+/* What each stream is given, and with which priority: one_kernel, the gate alone; two_kernels, the
+ * gate then a marker kernel (work that must wait for the gate's end in its stream); the priority
+ * the default one, the device's greatest for every stream, or the greatest and the least in turn. */
+static const struct shape {
+    const char *variant;
+    int marker;
+    int priority; /* 0 default, 1 greatest, 2 greatest and least in turn */
+} shapes[] = {
+    {"one_kernel", 0, 0},
+    {"two_kernels", 1, 0},
+    {"two_kernels_priority_high", 1, 1},
+    {"two_kernels_priority_mixed", 1, 2},
+};
+#define NSHAPES (sizeof shapes / sizeof *shapes)
 
 static size_t generate(struct cts_case *out, size_t cap)
 {
     static char with[NCOUNTS][16];
     size_t n = 0;
-    for (size_t p = 0; p < NPRIORITIES; p++)
+    for (size_t p = 0; p < NSHAPES; p++)
         for (size_t k = 0; k < NCOUNTS; k++, n++) {
             if (!out || n >= cap)
                 continue;
             snprintf(with[k], sizeof with[k], "%02d_streams", counts[k]);
             struct cts_case c = {.family = &cts_family_queues, .api = CTS_API_KERNELS_AT_ONCE,
-                                 .variant = priorities[p], .with = with[k], .dir = CTS_DIR_NONE,
+                                 .variant = shapes[p].variant, .with = with[k], .dir = CTS_DIR_NONE,
                                  .mem = CTS_MEM_NONE, .size_idx = -1, .kind = CTS_KIND_NONE,
                                  .op = CTS_OP_NONBLOCKING, .busy = CTS_BUSY_NONBLOCKING};
             cts_case_make_id(&c);
@@ -79,14 +96,14 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
-/* The case's stream count and priority setting (an index of priorities); -1 if not one of ours. */
-static int shape_of(const struct cts_case *c, int *n)
+/* The case's stream count and shape; NULL if not one of ours. */
+static const struct shape *shape_of(const struct cts_case *c, int *n)
 {
     *n = c->with ? atoi(c->with) : 0;
-    for (size_t p = 0; p < NPRIORITIES; p++)
-        if (c->variant && !strcmp(c->variant, priorities[p]) && *n >= 2 && *n <= KMAX)
-            return (int)p;
-    return -1;
+    for (size_t p = 0; p < NSHAPES; p++)
+        if (c->variant && !strcmp(c->variant, shapes[p].variant) && *n >= 2 && *n <= KMAX)
+            return &shapes[p];
+    return NULL;
 }
 
 static int needs(const struct cts_case *c, char *why, size_t len)
@@ -100,7 +117,9 @@ static int needs(const struct cts_case *c, char *why, size_t len)
         snprintf(why, len, "cudaDeviceGetStreamPriorityRange returned %s", cudaGetErrorName(err));
         return -1;
     }
-    if (c->variant && strcmp(c->variant, "priority_default") && least == greatest) {
+    int n;
+    const struct shape *p = shape_of(c, &n);
+    if (p && p->priority && least == greatest) {
         snprintf(why, len, "the device has one stream priority (cudaDeviceGetStreamPriorityRange: %d)", least);
         return -1;
     }
@@ -114,6 +133,7 @@ static struct {
     char why[CTS_REASON_MAX];
     volatile unsigned *flag, *flag_dev;  /* one a stream, mapped pinned */
     struct cts_gate_record *rec, *rec_dev;
+    struct cts_marker_record *mk, *mk_dev; /* two_kernels: the marker after each gate */
     unsigned seq;
 } d;
 
@@ -126,6 +146,9 @@ static cudaError_t setup_resources(void)
     TRY(cudaHostGetDevicePointer((void **)&d.flag_dev, (void *)d.flag, 0));
     TRY(cudaHostAlloc((void **)&d.rec, KMAX * sizeof *d.rec, cudaHostAllocMapped));
     TRY(cudaHostGetDevicePointer((void **)&d.rec_dev, d.rec, 0));
+    TRY(cudaHostAlloc((void **)&d.mk, KMAX * sizeof *d.mk, cudaHostAllocMapped));
+    TRY(cudaHostGetDevicePointer((void **)&d.mk_dev, d.mk, 0));
+    memset(d.mk, 0, KMAX * sizeof *d.mk);
     memset((void *)d.flag, 0, KMAX * sizeof *d.flag);
     memset(d.rec, 0, KMAX * sizeof *d.rec);
     return cudaSuccess;
@@ -213,7 +236,7 @@ static int find_behind(int n, const int *started, int waiting, double *gap_us)
 }
 
 /* One try: the observations into r (cts_obs_set).  0; -1 with why (the harness). */
-static int try_streams(int n, cudaStream_t *s, struct cts_rep *r, char *why, size_t len)
+static int try_streams(int n, int marker, cudaStream_t *s, struct cts_rep *r, char *why, size_t len)
 {
     const struct cts_outcome *o = &cts_queues_outcome;
     int started[KMAX] = {0}, late_ok[KMAX];
@@ -223,8 +246,10 @@ static int try_streams(int n, cudaStream_t *s, struct cts_rep *r, char *why, siz
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     cudaError_t err = cudaSuccess;
     int launched = 0;
-    while (launched < n && (err = cts_launch_gate(s[launched], d.flag_dev + launched, BUDGET_NS,
-                                                  d.rec_dev + launched, d.seq)) == cudaSuccess)
+    while (launched < n &&
+           (err = cts_launch_gate(s[launched], d.flag_dev + launched, BUDGET_NS, d.rec_dev + launched, d.seq)) ==
+               cudaSuccess &&
+           (!marker || (err = cts_launch_marker(s[launched], d.mk_dev + launched, d.seq)) == cudaSuccess))
         launched++;
     int at_once = launched == n ? settle(n, SETTLE_US, LAUNCH_LIMIT_US, started) : 0;
     int at_once_long = launched == n ? settle(n, SETTLE_US * LONG_FACTOR, LAUNCH_LIMIT_US, started) : 0;
@@ -246,10 +271,16 @@ static int try_streams(int n, cudaStream_t *s, struct cts_rep *r, char *why, siz
     }
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        snprintf(why, len, "harness: %s returned %s", launched < n ? "launching a gate" : "cudaStreamSynchronize",
+        snprintf(why, len, "harness: %s returned %s", launched < n ? "launching a gate or marker" : "cudaStreamSynchronize",
                  cudaGetErrorName(err));
         return -1;
     }
+    for (int i = 0; i < n; i++)
+        if (d.rec[i].ended != d.seq || (marker && d.mk[i].done != d.seq)) {
+            snprintf(why, len, "harness: stream %d's %s had not run when its stream was synchronized", i,
+                     d.rec[i].ended != d.seq ? "gate" : "marker");
+            return -1;
+        }
     /* A kernel that had not started counts as late where it began after the first gate ended: it
      * waited for a gate, not for its launch. */
     unsigned long long first_end = ~0ull;
@@ -271,12 +302,12 @@ static int try_streams(int n, cudaStream_t *s, struct cts_rep *r, char *why, siz
     return 0;
 }
 
-static void rep_streams(int n, cudaStream_t *s, struct cts_rep *r, struct cts_result *res)
+static void rep_streams(int n, int marker, cudaStream_t *s, struct cts_rep *r, struct cts_result *res)
 {
     char seen[160] = "";
     for (int t = 0; t < TRIES; t++) {
         double t0 = cts_now_us();
-        if (try_streams(n, s, r, r->reason, sizeof r->reason)) {
+        if (try_streams(n, marker, s, r, r->reason, sizeof r->reason)) {
             r->status = CTS_BROKEN;
             return;
         }
@@ -298,18 +329,20 @@ static void rep_streams(int n, cudaStream_t *s, struct cts_rep *r, struct cts_re
 
 /* The streams, each with its priority, and a first kernel on each (its first use, outside the
  * measurement): 0, or the error with failed_at. */
-static cudaError_t make_streams(int n, int p, cudaStream_t *s, int *made)
+static cudaError_t make_streams(int n, const struct shape *p, cudaStream_t *s, int *made)
 {
     int least = 0, greatest = 0;
     TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     for (*made = 0; *made < n; (*made)++) {
-        int prio = p == 0 ? 0 : p == 1 ? greatest : *made % 2 == 0 ? greatest : least;
+        int prio = p->priority == 0 ? 0 : p->priority == 1 || *made % 2 == 0 ? greatest : least;
         TRY(cudaStreamCreateWithPriority(&s[*made], cudaStreamNonBlocking, prio));
     }
     d.seq++;
     for (int i = 0; i < n; i++) {
         d.flag[i] = 1;
         TRY(cts_launch_gate(s[i], d.flag_dev + i, BUDGET_NS, d.rec_dev + i, d.seq));
+        if (p->marker)
+            TRY(cts_launch_marker(s[i], d.mk_dev + i, d.seq));
     }
     for (int i = 0; i < n; i++)
         TRY(cudaStreamSynchronize(s[i]));
@@ -319,10 +352,11 @@ static cudaError_t make_streams(int n, int p, cudaStream_t *s, int *made)
 static void measure(const struct cts_case *c, int repeat, struct cts_result *res)
 {
     memset(res, 0, sizeof *res);
-    int n, p = shape_of(c, &n), made = 0;
-    if (p < 0 || setup()) {
+    int n, made = 0;
+    const struct shape *p = shape_of(c, &n);
+    if (!p || setup()) {
         res->status = CTS_BROKEN;
-        snprintf(res->reason, sizeof res->reason, "%s", p < 0 ? "harness: not a queues case" : d.why);
+        snprintf(res->reason, sizeof res->reason, "%s", !p ? "harness: not a queues case" : d.why);
         return;
     }
     cudaStream_t s[KMAX];
@@ -338,7 +372,7 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         struct cts_rep *r = &res->reps[i];
         cts_rep_begin(r);
         res->nreps = i + 1;
-        rep_streams(n, s, r, res);
+        rep_streams(n, p->marker, s, r, res);
         if (r->status != CTS_PASS)
             break;
     }

@@ -264,9 +264,10 @@ int main(void)
     CHECK_INT(count_family("pool"), 5 * 2);
     CHECK_INT(count_in("malloc_from_pool_async.tight_none.device.64MiB.op_nonblocking.busy_nonblocking", "pool", NULL),
               1);
-    /* queues: 3 priority settings x 9 stream counts, none lent to the capture family (it measures itself) */
-    CHECK_INT(count_family("queues"), 3 * 9);
-    CHECK_INT(count_in("kernels_at_once.priority_mixed.with_09_streams.op_nonblocking.busy_nonblocking", "queues",
+    /* queues: 4 shapes (one kernel a stream; two, with 3 priority settings) x 9 stream counts, none lent to
+     * the capture family (it measures itself) */
+    CHECK_INT(count_family("queues"), 4 * 9);
+    CHECK_INT(count_in("kernels_at_once.two_kernels_priority_mixed.with_09_streams.op_nonblocking.busy_nonblocking", "queues",
                        NULL), 1);
     CHECK_INT(count_in("kernels_at_once.*", "capture", NULL), 0);
     CHECK_INT(count_in("set_device.other.op_implied.busy_same", "device", NULL), 1);

@@ -24,8 +24,9 @@ static const char *const queues_letters[QUEUES_COUNT] = {"?", "K", "K"};
 static const struct cts_legend_row queues_legend = {
     "`K8`", "K8", "u",
     "(kernels at once: groups `kernels_at_once.*`, a kernel on each of N streams, each held by a gate of "
-    "its own) that many of the N kernels started before any gate opened, the count the same after a "
-    "five times longer wait; where fewer than N, each of the others started only once a gate was opened"};
+    "its own, alone or with a second kernel behind it) that many of the N held kernels started before any "
+    "gate opened, the count the same after a five times longer wait; where fewer than N, each of the "
+    "others started only once a gate was opened"};
 
 /* What one repetition saw (cases/queues.c sets them by these names): the streams (N); the kernels
  * started while every gate was closed, counted once nothing had started for the settling time and
@@ -79,23 +80,25 @@ static void queues_cite_setup(FILE *f, const json_t *c)
     const char *variant = json_string_value(json_object_get(c, "variant"));
     const char *with = json_string_value(json_object_get(c, "with"));
     int n = with ? atoi(with) : 0;
-    const char *priority = !variant                            ? "?"
-                           : !strcmp(variant, "priority_high") ? "the greatest priority"
-                           : !strcmp(variant, "priority_mixed")
+    int two = variant && !strncmp(variant, "two_kernels", 11);
+    const char *priority = !variant                           ? "?"
+                           : strstr(variant, "priority_high") ? "the greatest priority"
+                           : strstr(variant, "priority_mixed")
                                ? "alternately the greatest and the least priority, the first the greatest"
                                : "the default priority";
     fprintf(f,
-            "%d kernels of one thread each launched (cudaLaunchKernel) one after the other from one host thread, "
-            "each on a non-blocking stream of its own created for the case with %s, each spinning until its own "
-            "flag in mapped pinned memory opened: ",
-            n, priority);
+            "On each of %d non-blocking streams created for the case with %s, one after the other from one host "
+            "thread: a kernel of one thread (cudaLaunchKernel) spinning until its own flag in mapped pinned memory "
+            "opened%s: ",
+            n, priority, two ? ", then a second kernel, which its stream runs only once the first has ended" : "");
 }
 
 static void queues_cite_result(FILE *f, const json_t *c)
 {
     double n = first(c, "streams"), at = first(c, "at_once"), j = first(c, "first_waiting");
     double i = first(c, "behind"), gap = first(c, "behind_gap_us");
-    fprintf(f, "%.0f of the %.0f started before any flag opened, and no more after a five times longer wait", at, n);
+    fprintf(f, "%.0f of the %.0f spinning kernels started before any flag opened, and no more after a five times "
+               "longer wait", at, n);
     if (isnan(j)) {
         fprintf(f, ", all of them at once");
         return;
