@@ -110,8 +110,6 @@ static int needs(const struct cts_case *c, char *why, size_t len)
 /* ---- what the family keeps ----------------------------------------------------- */
 
 static struct {
-    int ready;
-    char why[CTS_REASON_MAX];
     struct cts_stallgate g;
     cudaMemPool_t pool;
     cudaStream_t a, b;
@@ -155,19 +153,13 @@ static cudaError_t setup_resources(void)
     return cudaMemPoolTrimTo(d.pool, 0);
 }
 
+static struct cts_setup_once once;
 static int setup(void)
 {
-    if (d.ready)
-        return d.why[0] ? -1 : 0;
-    d.ready = 1;
-    cudaError_t err = setup_resources();
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(d.why, sizeof d.why, "harness: the pool family's set-up: %s returned %s", failed_at,
-                 cudaGetErrorName(err));
+    int first = !once.ready;
+    if (cts_setup_once(&once, "pool", setup_resources, &failed_at))
         return -1;
-    }
-    return cts_sg_init(&d.g, d.why, sizeof d.why);
+    return first ? cts_sg_init(&d.g, once.why, sizeof once.why) : 0; /* a failure there: once.why */
 }
 
 static cudaError_t set_policy(int p)
@@ -334,7 +326,7 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     int after_event, p = policy_of(c, &after_event);
     if (p < 0 || setup()) {
         res->status = CTS_BROKEN;
-        snprintf(res->reason, sizeof res->reason, "%s", p < 0 ? "harness: not a pool case" : d.why);
+        snprintf(res->reason, sizeof res->reason, "%s", p < 0 ? "harness: not a pool case" : once.why);
         return;
     }
     cudaError_t err = set_policy(p);

@@ -129,8 +129,6 @@ static int needs(const struct cts_case *c, char *why, size_t len)
 /* ---- what the family keeps ----------------------------------------------------- */
 
 static struct {
-    int ready;
-    char why[CTS_REASON_MAX];
     volatile unsigned *flag, *flag_dev;  /* one a stream, mapped pinned */
     struct cts_gate_record *rec, *rec_dev;
     struct cts_marker_record *mk, *mk_dev; /* two_kernels: the marker after each gate */
@@ -154,20 +152,8 @@ static cudaError_t setup_resources(void)
     return cudaSuccess;
 }
 
-static int setup(void)
-{
-    if (d.ready)
-        return d.why[0] ? -1 : 0;
-    d.ready = 1;
-    cudaError_t err = setup_resources();
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(d.why, sizeof d.why, "harness: the queues family's set-up: %s returned %s", failed_at,
-                 cudaGetErrorName(err));
-        return -1;
-    }
-    return 0;
-}
+static struct cts_setup_once once;
+static int setup(void) { return cts_setup_once(&once, "queues", setup_resources, &failed_at); }
 
 static void nap(void)
 {
@@ -235,54 +221,54 @@ static int find_behind(int n, const int *started, int waiting, double *gap_us)
     return -1;
 }
 
-/* One try: the observations into r (cts_obs_set).  0; -1 with why (the harness). */
-static int try_streams(int n, int marker, cudaStream_t *s, struct cts_rep *r, char *why, size_t len)
+/* Launches the gate, and where `marker` the marker, on each stream in order: how many streams got
+ * theirs (n, or fewer with *err the launch's error). */
+static int launch_all(int n, int marker, cudaStream_t *s, cudaError_t *err)
 {
-    const struct cts_outcome *o = &cts_queues_outcome;
-    int started[KMAX] = {0}, late_ok[KMAX];
-    d.seq++;
-    for (int i = 0; i < n; i++)
-        d.flag[i] = 0;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    cudaError_t err = cudaSuccess;
     int launched = 0;
+    *err = cudaSuccess;
     while (launched < n &&
-           (err = cts_launch_gate(s[launched], d.flag_dev + launched, BUDGET_NS, d.rec_dev + launched, d.seq)) ==
+           (*err = cts_launch_gate(s[launched], d.flag_dev + launched, BUDGET_NS, d.rec_dev + launched, d.seq)) ==
                cudaSuccess &&
-           (!marker || (err = cts_launch_marker(s[launched], d.mk_dev + launched, d.seq)) == cudaSuccess))
+           (!marker || (*err = cts_launch_marker(s[launched], d.mk_dev + launched, d.seq)) == cudaSuccess))
         launched++;
-    int at_once = launched == n ? settle(n, SETTLE_US, LAUNCH_LIMIT_US, started) : 0;
-    int at_once_long = launched == n ? settle(n, SETTLE_US * LONG_FACTOR, LAUNCH_LIMIT_US, started) : 0;
-    int deadline = any_deadline(n), waiting = -1, behind = -1;
-    double gap = NAN;
-    for (int i = 0; i < n && waiting < 0; i++)
-        if (!started[i])
-            waiting = i;
-    if (launched == n && waiting >= 0 && !deadline)
-        behind = find_behind(n, started, waiting, &gap);
+    return launched;
+}
+
+/* Opens every flag, gives every kernel END_LIMIT_US to start, and synchronizes the streams that
+ * were launched on: the first error. */
+static cudaError_t release_all(int n, int launched, cudaStream_t *s)
+{
+    int seen[KMAX];
     for (int i = 0; i < n; i++)
         open_flag(i);
-    for (double t0 = cts_now_us(); launched == n && count_started(n, late_ok) < n && cts_now_us() - t0 < END_LIMIT_US;)
+    for (double t0 = cts_now_us(); launched == n && count_started(n, seen) < n && cts_now_us() - t0 < END_LIMIT_US;)
         nap();
+    cudaError_t err = cudaSuccess;
     for (int i = 0; i < launched; i++) {
         cudaError_t e = cudaStreamSynchronize(s[i]);
         if (err == cudaSuccess)
             err = e;
     }
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(why, len, "harness: %s returned %s", launched < n ? "launching a gate or marker" : "cudaStreamSynchronize",
-                 cudaGetErrorName(err));
-        return -1;
-    }
+    return err;
+}
+
+/* Every gate and marker ran once its stream was synchronized: 0; else -1 with why. */
+static int all_ran(int n, int marker, char *why, size_t len)
+{
     for (int i = 0; i < n; i++)
         if (d.rec[i].ended != d.seq || (marker && d.mk[i].done != d.seq)) {
             snprintf(why, len, "harness: stream %d's %s had not run when its stream was synchronized", i,
                      d.rec[i].ended != d.seq ? "gate" : "marker");
             return -1;
         }
-    /* A kernel that had not started counts as late where it began after the first gate ended: it
-     * waited for a gate, not for its launch. */
+    return 0;
+}
+
+/* The kernels that had not started and began after the first started gate ended: they waited for a
+ * gate, not for their launch. */
+static int count_late(int n, const int *started)
+{
     unsigned long long first_end = ~0ull;
     for (int i = 0; i < n; i++)
         if (started[i] && d.rec[i].end_ns < first_end)
@@ -290,15 +276,48 @@ static int try_streams(int n, int marker, cudaStream_t *s, struct cts_rep *r, ch
     int late = 0;
     for (int i = 0; i < n; i++)
         late += !started[i] && d.rec[i].started == d.seq && d.rec[i].start_ns >= first_end;
-    deadline = any_deadline(n); /* a gate that ended at its deadline before its flag opened */
+    return late;
+}
+
+/* One try: the observations into r (cts_obs_set).  0; -1 with why (the harness). */
+static int try_streams(int n, int marker, cudaStream_t *s, struct cts_rep *r, char *why, size_t len)
+{
+    const struct cts_outcome *o = &cts_queues_outcome;
+    int started[KMAX] = {0};
+    d.seq++;
+    for (int i = 0; i < n; i++)
+        d.flag[i] = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    cudaError_t err;
+    int launched = launch_all(n, marker, s, &err);
+    int at_once = launched == n ? settle(n, SETTLE_US, LAUNCH_LIMIT_US, started) : 0;
+    int at_once_long = launched == n ? settle(n, SETTLE_US * LONG_FACTOR, LAUNCH_LIMIT_US, started) : 0;
+    int waiting = -1, behind = -1;
+    double gap = NAN;
+    for (int i = 0; i < n && waiting < 0; i++)
+        if (!started[i])
+            waiting = i;
+    if (launched == n && waiting >= 0 && !any_deadline(n))
+        behind = find_behind(n, started, waiting, &gap);
+    cudaError_t rel = release_all(n, launched, s);
+    if (err == cudaSuccess)
+        err = rel;
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "harness: %s returned %s", launched < n ? "launching a gate or marker" : "cudaStreamSynchronize",
+                 cudaGetErrorName(err));
+        return -1;
+    }
+    if (all_ran(n, marker, why, len))
+        return -1;
     cts_obs_set(r, o, "streams", n);
     cts_obs_set(r, o, "at_once", at_once);
     cts_obs_set(r, o, "at_once_long", at_once_long);
-    cts_obs_set(r, o, "late", late);
+    cts_obs_set(r, o, "late", count_late(n, started));
     cts_obs_set(r, o, "first_waiting", waiting < 0 ? NAN : waiting);
     cts_obs_set(r, o, "behind", behind < 0 ? NAN : behind);
     cts_obs_set(r, o, "behind_gap_us", behind < 0 ? NAN : gap);
-    cts_obs_set(r, o, "deadline", deadline);
+    cts_obs_set(r, o, "deadline", any_deadline(n)); /* a gate that ended at its deadline before its flag opened */
     return 0;
 }
 
@@ -356,7 +375,7 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
     const struct shape *p = shape_of(c, &n);
     if (!p || setup()) {
         res->status = CTS_BROKEN;
-        snprintf(res->reason, sizeof res->reason, "%s", !p ? "harness: not a queues case" : d.why);
+        snprintf(res->reason, sizeof res->reason, "%s", !p ? "harness: not a queues case" : once.why);
         return;
     }
     cudaStream_t s[KMAX];

@@ -11,6 +11,23 @@ int cts_result(cudaError_t err, const char **error)
     return err != cudaSuccess;
 }
 
+_Static_assert(sizeof ((struct cts_setup_once *)0)->why == CTS_REASON_MAX, "a set-up's why is a case's reason");
+
+int cts_setup_once(struct cts_setup_once *o, const char *family, cudaError_t (*make)(void),
+                   const char *const *failed_at)
+{
+    if (o->ready)
+        return o->why[0] ? -1 : 0;
+    o->ready = 1;
+    cudaError_t err = make();
+    if (err == cudaSuccess)
+        return 0;
+    (void)cudaGetLastError();
+    snprintf(o->why, sizeof o->why, "harness: the %s family's set-up: %s returned %s", family, *failed_at,
+             cudaGetErrorName(err));
+    return -1;
+}
+
 int cts_need_attribute(enum cudaDeviceAttr a, const char *name, char *why, size_t len)
 {
     int dev = 0, v = 0;

@@ -76,6 +76,16 @@ int cts_peer_command(const char *cmd, char *why, size_t len);
         }                               \
     } while (0)
 
+/* A self-measured family's set-up, made once, on its first case: make() returns cudaSuccess, or
+ * the error of the call it names in *failed_at (CTS_TRY_AT).  0; -1 with why in o->why, the same
+ * for every later case. */
+struct cts_setup_once {
+    int ready;
+    char why[256]; /* CTS_REASON_MAX: a case's reason */
+};
+int cts_setup_once(struct cts_setup_once *o, const char *family, cudaError_t (*make)(void),
+                   const char *const *failed_at);
+
 /* How work is held (hold.h says how each method holds): the gate kernel or a
  * stream memory operation that waits on the flag.  Defined in family.c. */
 enum cts_hold { CTS_HOLD_KERNEL, CTS_HOLD_WAIT_VALUE, CTS_HOLD_COUNT };
