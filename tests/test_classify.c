@@ -9,6 +9,8 @@
 #include "check.h"
 #include "cts.h"
 #include "latch.h"
+#include "outcome.h"
+#include "outcomes/outcomes.h"
 
 /* A second thread of this process, parked on a pipe: its id. */
 static int pipe_fds[2];
@@ -74,6 +76,69 @@ static struct cts_rep waits_rep(void)
     r.src = CTS_SRC_AT_CALL;
     r.dst = CTS_DST_COMPLETE;
     return r;
+}
+
+/* One queues repetition (a kind in the verdict's kind slot): streams, the count at once and after
+ * the longer wait, the late ones, whether a gate ended at its deadline. */
+static void queues_rep(struct cts_rep *r, double n, double at, double at_long, double late, double deadline)
+{
+    const struct cts_outcome *o = &cts_queues_outcome;
+    cts_rep_begin(r);
+    CHECK_INT(cts_obs_set(r, o, "streams", n), 0);
+    CHECK_INT(cts_obs_set(r, o, "at_once", at), 0);
+    CHECK_INT(cts_obs_set(r, o, "at_once_long", at_long), 0);
+    CHECK_INT(cts_obs_set(r, o, "late", late), 0);
+    CHECK_INT(cts_obs_set(r, o, "deadline", deadline), 0);
+}
+
+/* The value the descriptor decides for one repetition (0: NA), and its count. */
+static int queues_value(const struct cts_rep *r, long long *count)
+{
+    struct cts_verdict v = {0};
+    CHECK_INT(cts_queues_outcome.from_rep(r, &v), 1);
+    *count = cts_outcome_count_in(&v, &cts_queues_outcome);
+    return cts_outcome_get(&v, &cts_queues_outcome);
+}
+
+/* Kernels at once: every one, some (each other one late), or nothing proven. */
+static void test_queues(void)
+{
+    const struct cts_outcome *o = &cts_queues_outcome;
+    struct cts_rep r;
+    long long count;
+    queues_rep(&r, 8, 8, 8, 0, 0);
+    CHECK_STR(o->names[queues_value(&r, &count)], "all");
+    CHECK_INT(count, 8);
+    CHECK(isnan(cts_obs_get(&r, o, "behind"))); /* not set: not seen */
+    CHECK_INT(cts_obs_set(&r, o, "no_such_name", 1), -1);
+    queues_rep(&r, 64, 8, 8, 56, 0);
+    CHECK_STR(o->names[queues_value(&r, &count)], "some");
+    CHECK_INT(count, 8);
+    queues_rep(&r, 64, 8, 9, 55, 0); /* one more started in the longer wait: slow, not held */
+    CHECK_INT(queues_value(&r, &count), 0);
+    queues_rep(&r, 64, 8, 8, 55, 0); /* one never proven to have waited for a gate */
+    CHECK_INT(queues_value(&r, &count), 0);
+    queues_rep(&r, 64, 8, 8, 56, 1); /* a gate ended at its deadline */
+    CHECK_INT(queues_value(&r, &count), 0);
+    cts_rep_begin(&r); /* another family's repetition: not this kind's */
+    struct cts_verdict v = {0};
+    CHECK_INT(o->from_rep(&r, &v), 0);
+
+    /* Two repetitions: the symbol with its count; differing counts VARIES, naming the kind. */
+    struct cts_result res;
+    memset(&res, 0, sizeof res);
+    res.nreps = 2;
+    queues_rep(&res.reps[0], 16, 8, 8, 8, 0);
+    queues_rep(&res.reps[1], 16, 8, 8, 8, 0);
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_STR(res.symbol, "K8");
+    queues_rep(&res.reps[1], 16, 16, 16, 0, 0);
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_VARIES);
+    CHECK_STR(res.symbol, "K8/K16");
+    CHECK_CONTAINS(res.reason, "queues: some 8 all 16");
+    CHECK(res.verdict.kind == NULL);
 }
 
 int main(void)
@@ -731,5 +796,6 @@ int main(void)
     cts_classify(&res);
     CHECK_INT(res.status, CTS_VARIES);
     CHECK_CONTAINS(res.reason, "pool: reused_after refused");
+    test_queues();
     CHECK_DONE();
 }

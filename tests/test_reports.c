@@ -411,14 +411,18 @@ static void real(const char *path, const char *html_out)
     CHECK_INT(records, n + 1); /* the header and one row a case */
     CHECK(sorted);
     CHECK(!strncmp(csv, "id,family,group,function,", 25));
-    /* A capture case's row ends with its modes and outcome, then four empty fields; a depth
-     * case's with its depth and count, then an empty other_thread and pool (the last columns). */
+    /* A capture case's row ends with its modes and outcome, then six empty fields; a depth
+     * case's with its depth and count, then an empty other_thread, pool, queues and at_once (the
+     * last columns); a queues case's with its value and count. */
     CHECK_CONTAINS(csv, "\r\nmemcpy_async.capture_global.by_global.op_blocking.busy_same,capture,capture_global,");
-    CHECK_CONTAINS(csv, ",global,global,graph,,,,\r\n");
-    CHECK_CONTAINS(csv, ",thread_local,thread_local,ended,,,,\r\n");
+    CHECK_CONTAINS(csv, ",global,global,graph,,,,,,\r\n");
+    CHECK_CONTAINS(csv, ",thread_local,thread_local,ended,,,,,,\r\n");
     CHECK_CONTAINS(csv, "\r\nlaunch.queue_depth.op_legacy.busy_same,depth,launch.queue_depth,cudaLaunchKernel,queue_depth,");
-    CHECK_CONTAINS(csv, ",,,,found,1021,,\r\n");
-    CHECK_CONTAINS(csv, ",,,,none,65536,,\r\n");
+    CHECK_CONTAINS(csv, ",,,,found,1021,,,,\r\n");
+    CHECK_CONTAINS(csv, ",,,,none,65536,,,,\r\n");
+    CHECK_CONTAINS(csv, "\r\nkernels_at_once.two_kernels.with_09_streams.op_nonblocking.busy_nonblocking,queues,"
+                        "kernels_at_once.two_kernels,cudaLaunchKernel,two_kernels,");
+    CHECK_CONTAINS(csv, ",,,,,,some,8\r\n");
 
     check_self_contained(html);
     CHECK_CONTAINS(html, "<input id=\"filter\"");
