@@ -84,6 +84,10 @@ struct cts_outcome {
      * repetitions.  Plain text, no newline. */
     const char *family;
     void (*cite_setup)(FILE *f, const json_t *c);
+    /* ... and, for a clause its family's judge names about the outcome (spec.h, CTS_ABOUT_OUTCOME):
+     * 1 where `value` is what the clause promises, 0 where it is not; NULL: the clause is not judged
+     * by it (RECORDED). */
+    int (*holds)(int value);
     void (*cite_result)(FILE *f, const json_t *c);
 };
 

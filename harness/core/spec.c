@@ -22,6 +22,7 @@
  *   the guide is silent on non-blocking streams and other threads. */
 #define _GNU_SOURCE
 #include "spec.h"
+#include "outcome.h"
 
 #include <string.h>
 
@@ -211,6 +212,8 @@ static int behaves(const struct cts_observed *o, enum cts_about a, enum cts_pred
     case CTS_ABOUT_CAPTURED:
     case CTS_ABOUT_ACCEPTED_CAPTURED:
         return capture_behaves(o, a);
+    case CTS_ABOUT_OUTCOME: /* the slot's kind says whether its value is what a guarantee promises */
+        return o->verdict.kind && o->verdict.kind->holds ? o->verdict.kind->holds(o->verdict.kind_value) : -1;
     default:
         return -1;
     }

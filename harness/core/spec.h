@@ -28,6 +28,8 @@ enum cts_about { CTS_ABOUT_HOST, CTS_ABOUT_THIRD_BLOCKING, CTS_ABOUT_THIRD_NONBL
                  CTS_ABOUT_CAPTURED,      /* the capture family: its operation became a node of the graph */
                  CTS_ABOUT_ACCEPTED_CAPTURED, /* ... accepted, it became a node (refused: open) */
                  CTS_ABOUT_OP_AFTER,      /* work queued after the call on its own stream waited (held) */
+                 CTS_ABOUT_OUTCOME,       /* a kind in the verdict's kind slot: its value is what the clause says
+                                           * (its descriptor's `holds`, outcome.h) */
                  CTS_ABOUT_COUNT };
 enum cts_pred { CTS_PRED_GUARANTEED, CTS_PRED_GUARANTEED_NOT, CTS_PRED_MAY, CTS_PRED_UNDOCUMENTED };
 enum cts_conformance { CTS_CONF_NONE, CTS_CONFORMS, CTS_DEVIATES, CTS_RECORDED };

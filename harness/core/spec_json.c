@@ -10,7 +10,7 @@ const char *cts_about_name(enum cts_about a)
 {
     static const char *const n[] = {"host", "third_blocking", "third_nonblocking", "src_at_call",
                                     "rejected", "concurrent", "data_ordered", "later_sees", "landed",
-                                    "capture_ended", "captured", "accepted_captured", "op_after"};
+                                    "capture_ended", "captured", "accepted_captured", "op_after", "outcome"};
     return (unsigned)a < CTS_ABOUT_COUNT ? n[a] : "?";
 }
 
