@@ -331,21 +331,14 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         snprintf(res->reason, sizeof res->reason, "%s", v < 0 ? "harness: not a depth case" : depth_d.why);
         return;
     }
-    if (repeat > CTS_MAX_REPEAT)
-        repeat = CTS_MAX_REPEAT;
     size_t k = call_index(c);
     cudaStream_t s = op_stream(c->op);
-    for (int i = 0; i < repeat; i++) {
-        struct cts_rep *r = &res->reps[i];
-        cts_rep_begin(r);
+    for (struct cts_rep *r; (r = cts_rep_next(res, repeat));) {
         r->depth.blocked_us = r->depth.tracked_us = r->depth.stall_us = r->depth.tracked_stall_us = NAN;
-        res->nreps = i + 1;
         if (v == DEPTH)
             rep_depth(k, s, r, res);
         else
             depth_rep_full(k, s, v == FULL_THREAD, r, res);
-        if (r->status != CTS_PASS)
-            break;
     }
     cts_classify_measured(res, STALL_US); /* the repetitions' median call time stands in for an idle one */
 }

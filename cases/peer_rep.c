@@ -572,16 +572,8 @@ void peer_measure(const struct cts_case *c, int repeat, struct cts_result *res)
         return;
     }
     double stall_us = fmax(STALL_US, 4 * slowest);
-    if (repeat > CTS_MAX_REPEAT)
-        repeat = CTS_MAX_REPEAT;
-    for (int i = 0; i < repeat; i++) {
-        struct cts_rep *r = &res->reps[i];
-        cts_rep_begin(r);
-        res->nreps = i + 1;
+    for (struct cts_rep *r; (r = cts_rep_next(res, repeat));)
         rep_peer(c, stall_us, r, res);
-        if (r->status != CTS_PASS)
-            break;
-    }
     cts_classify_measured(res, stall_us);
     res->idle_call_us = res->idle_call_max_us = slowest;
 }

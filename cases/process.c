@@ -465,16 +465,8 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
                  cudaGetErrorName(err));
         return;
     }
-    if (repeat > CTS_MAX_REPEAT)
-        repeat = CTS_MAX_REPEAT;
-    for (int i = 0; i < repeat; i++) {
-        struct cts_rep *r = &res->reps[i];
-        cts_rep_begin(r);
-        res->nreps = i + 1;
+    for (struct cts_rep *r; (r = cts_rep_next(res, repeat));)
         rep_process(c, ipc, &o, r, res);
-        if (r->status != CTS_PASS)
-            break;
-    }
     if ((err = cudaIpcCloseMemHandle(ipc)) != cudaSuccess && res->status != CTS_BROKEN) {
         (void)cudaGetLastError();
         cts_classify_measured(res, STALL_US);

@@ -385,16 +385,8 @@ static void measure(const struct cts_case *c, int repeat, struct cts_result *res
         res->status = CTS_BROKEN;
         snprintf(res->reason, sizeof res->reason, "harness: %s returned %s", failed_at, cudaGetErrorName(err));
     }
-    if (repeat > CTS_MAX_REPEAT)
-        repeat = CTS_MAX_REPEAT;
-    for (int i = 0; i < repeat && err == cudaSuccess; i++) {
-        struct cts_rep *r = &res->reps[i];
-        cts_rep_begin(r);
-        res->nreps = i + 1;
+    for (struct cts_rep *r; err == cudaSuccess && (r = cts_rep_next(res, repeat));)
         rep_streams(n, p->marker, s, r, res);
-        if (r->status != CTS_PASS)
-            break;
-    }
     for (int i = 0; i < made; i++)
         if ((err = cudaStreamDestroy(s[i])) != cudaSuccess && res->status != CTS_BROKEN) {
             (void)cudaGetLastError();

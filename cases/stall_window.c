@@ -416,8 +416,6 @@ void stall_measure(const struct cts_case *c, int repeat, struct cts_result *res)
         snprintf(res->reason, sizeof res->reason, "%s", w < 0 ? "harness: not a stall case" : stall_d.why);
         return;
     }
-    if (repeat > CTS_MAX_REPEAT)
-        repeat = CTS_MAX_REPEAT;
     const struct stall_call *x = stall_call_of(c);
     if (!x) {
         res->status = CTS_BROKEN;
@@ -426,14 +424,8 @@ void stall_measure(const struct cts_case *c, int repeat, struct cts_result *res)
     }
     double slice = cts_thread_slice_us(); /* the calling thread's, given back after */
     (void)cts_thread_slice(CALLER_SLICE_US);
-    for (int i = 0; i < repeat; i++) {
-        struct cts_rep *r = &res->reps[i];
-        cts_rep_begin(r);
-        res->nreps = i + 1;
+    for (struct cts_rep *r; (r = cts_rep_next(res, repeat));)
         rep_stall(x, w, r, res);
-        if (r->status != CTS_PASS)
-            break;
-    }
     if (!isnan(slice))
         (void)cts_thread_slice(slice);
     cts_classify_measured(res, STALL_US); /* the repetitions' median call time stands in for an idle one */

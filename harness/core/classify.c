@@ -199,6 +199,16 @@ void cts_rep_begin(struct cts_rep *r)
     r->tracked_from_timeout_us = r->tracked_from_call_us = r->run_delay_us = r->others_delay_us = NAN;
 }
 
+struct cts_rep *cts_rep_next(struct cts_result *res, int repeat)
+{
+    int n = repeat < CTS_MAX_REPEAT ? repeat : CTS_MAX_REPEAT;
+    if (res->nreps >= n || (res->nreps > 0 && res->reps[res->nreps - 1].status != CTS_PASS))
+        return NULL;
+    struct cts_rep *r = &res->reps[res->nreps++];
+    cts_rep_begin(r);
+    return r;
+}
+
 void cts_classify_measured(struct cts_result *res, double timeout_us)
 {
     double t[CTS_MAX_REPEAT];

@@ -587,6 +587,10 @@ double cts_quantile(const double *sorted, size_t n, double q);
  * measured), the timeout is timeout_us, then cts_classify. */
 void cts_rep_begin(struct cts_rep *r);
 void cts_classify_measured(struct cts_result *res, double timeout_us);
+/* A self-measured family's next repetition of res (whose nreps starts at 0), begun: NULL once
+ * `repeat` of them (at most CTS_MAX_REPEAT) were made, or after one that is not PASS.
+ *   for (struct cts_rep *r; (r = cts_rep_next(res, repeat));) measure_one(r, res); */
+struct cts_rep *cts_rep_next(struct cts_result *res, int repeat);
 /* A compact cell symbol for reports: "W", "A", "Q", with "+b"/"+n" only for
  * third streams the call itself held, "X" for a documented rejection
  * (docs/matrix.md, the cell legend). */
