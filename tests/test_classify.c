@@ -141,6 +141,41 @@ static void test_queues(void)
     CHECK(res.verdict.kind == NULL);
 }
 
+/* Event timing: the elapsed time covers the kernel's run, to 1 us, or falls short; nothing where the
+ * gate ended at its deadline.  Its clause is judged by the descriptor's holds(). */
+static void test_elapsed(void)
+{
+    const struct cts_outcome *o = &cts_elapsed_outcome;
+    struct cts_rep r;
+    struct cts_verdict v;
+    const double cases[][4] = {/* elapsed_ns, kernel_ns, deadline, value */
+                               {1002000, 1000000, 0, 1},
+                               {999100, 1000000, 0, 1},
+                               {998900, 1000000, 0, 2},
+                               {1002000, 1000000, 1, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cts_rep_begin(&r);
+        CHECK_INT(cts_obs_set(&r, o, "elapsed_ns", cases[i][0]), 0);
+        CHECK_INT(cts_obs_set(&r, o, "kernel_ns", cases[i][1]), 0);
+        CHECK_INT(cts_obs_set(&r, o, "deadline", cases[i][2]), 0);
+        memset(&v, 0, sizeof v);
+        CHECK_INT(o->from_rep(&r, &v), 1);
+        CHECK_INT(cts_outcome_get(&v, o), (int)cases[i][3]);
+    }
+    CHECK_STR(o->names[1], "covers");
+    CHECK_INT(o->holds(1), 1);
+    CHECK_INT(o->holds(2), 0);
+    struct cts_result res;
+    memset(&res, 0, sizeof res);
+    res.nreps = 1;
+    cts_rep_begin(&res.reps[0]);
+    cts_obs_set(&res.reps[0], o, "elapsed_ns", 990000);
+    cts_obs_set(&res.reps[0], o, "kernel_ns", 1000000);
+    cts_obs_set(&res.reps[0], o, "deadline", 0);
+    cts_classify(&res);
+    CHECK_STR(res.symbol, "E<");
+}
+
 int main(void)
 {
     struct cts_result res;
@@ -797,5 +832,6 @@ int main(void)
     CHECK_INT(res.status, CTS_VARIES);
     CHECK_CONTAINS(res.reason, "pool: reused_after refused");
     test_queues();
+    test_elapsed();
     CHECK_DONE();
 }

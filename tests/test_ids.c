@@ -184,7 +184,7 @@ int main(void)
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("pointer") + count_family("stream") + count_family("managed") +
                           count_family("trigger") + count_family("first_launch") + count_family("device") +
-                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("queues") + count_family("overlap") + count_family("capture") + count_family("peer") +
+                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("queues") + count_family("event_timing") + count_family("overlap") + count_family("capture") + count_family("peer") +
                           count_family("process")));
     /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
      * a stream and cudaStreamWaitEvent "external" on 8 placements (6 where the per-thread default
@@ -270,6 +270,9 @@ int main(void)
     CHECK_INT(count_in("kernels_at_once.two_kernels_priority_mixed.with_09_streams.op_nonblocking.busy_nonblocking", "queues",
                        NULL), 1);
     CHECK_INT(count_in("kernels_at_once.*", "capture", NULL), 0);
+    /* event_timing: 3 placements (one stream; two, ordered or not) x 3 holds */
+    CHECK_INT(count_family("event_timing"), 3 * 3);
+    CHECK_INT(count_in("event_timing.unordered.with_hold_1ms.op_implied.busy_nonblocking", "event_timing", NULL), 1);
     CHECK_INT(count_in("set_device.other.op_implied.busy_same", "device", NULL), 1);
     CHECK_INT(count_in("func_set_attribute.*.busy_same", "device", NULL), 4);
     CHECK_INT(count_in("set_device.capture_relaxed.by_relaxed.*", "capture", NULL), 0); /* variants lent */
