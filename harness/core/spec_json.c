@@ -3,6 +3,7 @@
  * their quotes, and a matrix case read back into what spec.c judges. */
 #define _GNU_SOURCE
 #include "spec.h"
+#include "outcome.h"
 
 #include <string.h>
 
@@ -68,6 +69,9 @@ json_t *cts_spec_case_json(const struct cts_case *c, const json_t *cj, int per_t
     o.verdict.data = parse_name(str_at(v, "data"), data_n, 4);
     o.verdict.reader = parse_name(str_at(v, "reader"), reader_n, 3);
     o.verdict.capture = parse_name(str_at(v, "capture"), capture_n, CTS_CAP_OUTCOME_COUNT);
+    CTS_FOR_EACH_OUTCOME(k) /* a kind in the verdict's kind slot: its value, which its clauses judge (holds) */
+        if (k->at == CTS_AT_KIND && cts_outcome_parse(k, str_at(v, k->key)))
+            cts_outcome_set(&o.verdict, k, cts_outcome_parse(k, str_at(v, k->key)));
     o.rejected = str_at(v, "rejected") != NULL;
     o.control.op_after = parse_name(str_at(ctl, "op_after"), order_n, 4);
     o.control.third_blocking = parse_name(str_at(ctl, "third_blocking"), order_n, 4);
