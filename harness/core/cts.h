@@ -363,7 +363,7 @@ enum cts_reader { CTS_READER_NA, CTS_READER_SAW, CTS_READER_MISSED };
  * the SMs); PARTIAL: in between. */
 enum cts_overlap { CTS_OVERLAP_NA, CTS_OVERLAP_OVERLAPS, CTS_OVERLAP_PARTIAL, CTS_OVERLAP_SHARES,
                    CTS_OVERLAP_SERIALIZES };
-#include "family_obs.h" /* the capture, depth, stall and pool families' observations */
+#include "family_obs.h" /* the self-measured families' observations */
 
 const char *cts_order_name(enum cts_order o); /* NULL for NA */
 const char *cts_src_name(enum cts_src s);
@@ -408,18 +408,6 @@ struct cts_pair_obs {
     double fraction;               /* (A alone + B alone - makespan) / the shorter alone */
     double stretch;                /* the first to end: (its end - first start) / its alone time */
     enum cts_overlap overlap;      /* NA: undecided (between the bands) */
-};
-
-/* What a family observed for a kind of outcome that has no member of its own
- * in cts_rep and cts_verdict (outcome.h, CTS_AT_KIND: the kinds registered
- * since the registry could hold them): numbers named by the kind's evidence,
- * set with cts_obs_set (NAN: not seen); `kind` its descriptor, NULL where
- * the repetition has none. */
-#define CTS_OBS_MAX 8
-struct cts_outcome;
-struct cts_kind_obs {
-    const struct cts_outcome *kind;
-    double v[CTS_OBS_MAX];
 };
 
 /* One repetition, as measured. */

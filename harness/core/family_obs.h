@@ -1,8 +1,10 @@
 /* What the families that judge their own repetitions observe, and the pure
  * decisions on it (harness/core/classify.c): the capture family's outcome of a
  * captured call, the depth family's scans, the stall family's second thread,
- * the pool family's allocation.  Part of cts.h, which includes it where
- * struct cts_rep (holding them) needs them: include cts.h, not this. */
+ * the pool family's allocation; and, for the kinds registered since, one
+ * generic observation (struct cts_kind_obs) that their descriptors judge.
+ * Part of cts.h, which includes it where struct cts_rep (holding them) needs
+ * them: include cts.h, not this. */
 #ifndef CTS_FAMILY_OBS_H
 #define CTS_FAMILY_OBS_H
 
@@ -11,6 +13,18 @@
 #endif
 
 #include <stddef.h>
+
+/* What a family observed for a kind of outcome that has no member of its own
+ * in cts_rep and cts_verdict (outcome.h, CTS_AT_KIND: the kinds registered
+ * since the registry could hold them): numbers named by the kind's evidence,
+ * set with cts_obs_set (NAN: not seen); `kind` its descriptor, NULL where
+ * the repetition has none. */
+#define CTS_OBS_MAX 8
+struct cts_outcome;
+struct cts_kind_obs {
+    const struct cts_outcome *kind;
+    double v[CTS_OBS_MAX];
+};
 
 /* What a capture made of a call (the capture family; harness/capture.c):
  * GRAPH: it returned success and its operation is a node of the captured
