@@ -8,7 +8,10 @@
  * its flag opens) launched on A itself (busy_same), or on another non-blocking
  * stream B (busy_nonblocking), B made to wait for the start event first
  * (in_order) or not (unordered: the start is stamped at once, the kernel then
- * launched); the end event recorded after the kernel on its stream.  This
+ * launched); held_start: on A, behind another gate that this thread opens once
+ * the start, the kernel and the end are all queued (so the start is stamped
+ * right before the kernel can begin, not when the record call reached an idle
+ * stream); the end event recorded after the kernel on its stream.  This
  * thread opens the flag once the kernel has run for the hold (the
  * `with_hold_*` segment: 100 us, 1 ms, 10 ms), making no CUDA call while it
  * holds; then cudaEventSynchronize on the end event and the call,
@@ -52,6 +55,7 @@ static const struct placement {
 } placements[] = {
     {"in_order", CTS_BUSY_SAME},
     {"in_order", CTS_BUSY_NONBLOCKING},
+    {"held_start", CTS_BUSY_SAME},
     {"unordered", CTS_BUSY_NONBLOCKING},
 };
 #define NPLACEMENTS (sizeof placements / sizeof *placements)
@@ -85,7 +89,7 @@ static int hold_of(const struct cts_case *c)
 /* ---- what the family keeps ----------------------------------------------------- */
 
 static struct {
-    volatile unsigned *flag, *flag_dev;
+    volatile unsigned *flag, *flag_dev;    /* [0] the timed kernel's gate, [1] held_start's first one */
     struct cts_gate_record *rec, *rec_dev;
     cudaStream_t a, b;
     cudaEvent_t start, end;
@@ -98,11 +102,11 @@ static const char *failed_at = "";
 /* The family's memory, streams and events, and one timed kernel between them (their first use). */
 static cudaError_t setup_resources(void)
 {
-    TRY(cudaHostAlloc((void **)&d.flag, sizeof *d.flag, cudaHostAllocMapped));
+    TRY(cudaHostAlloc((void **)&d.flag, 2 * sizeof *d.flag, cudaHostAllocMapped));
     TRY(cudaHostGetDevicePointer((void **)&d.flag_dev, (void *)d.flag, 0));
-    TRY(cudaHostAlloc((void **)&d.rec, sizeof *d.rec, cudaHostAllocMapped));
+    TRY(cudaHostAlloc((void **)&d.rec, 2 * sizeof *d.rec, cudaHostAllocMapped));
     TRY(cudaHostGetDevicePointer((void **)&d.rec_dev, d.rec, 0));
-    memset(d.rec, 0, sizeof *d.rec);
+    memset(d.rec, 0, 2 * sizeof *d.rec);
     TRY(cudaStreamCreateWithFlags(&d.a, cudaStreamNonBlocking));
     TRY(cudaStreamCreateWithFlags(&d.b, cudaStreamNonBlocking));
     TRY(cudaEventCreate(&d.start));
@@ -124,6 +128,8 @@ static int setup(void) { return cts_setup_once(&once, "event_timing", setup_reso
  * naming the call. */
 static cudaError_t queue(const struct cts_case *c, cudaStream_t g)
 {
+    if (!strcmp(c->variant, "held_start")) /* A held: the start is stamped only once this gate ends */
+        TRY(cts_launch_gate(d.a, d.flag_dev + 1, BUDGET_NS, d.rec_dev + 1, d.seq));
     TRY(cudaEventRecord(d.start, d.a));
     if (g != d.a && !strcmp(c->variant, "in_order"))
         TRY(cudaStreamWaitEvent(g, d.start, 0));
@@ -136,16 +142,21 @@ static int try_timing(const struct cts_case *c, int hold_us, struct cts_rep *r)
 {
     cudaStream_t g = c->busy == CTS_BUSY_SAME ? d.a : d.b;
     d.seq++;
-    *d.flag = 0;
+    d.flag[0] = d.flag[1] = 0;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     cudaError_t err = queue(c, g);
     double t0 = cts_now_us();
+    if (!strcmp(c->variant, "held_start")) { /* everything queued behind the first gate: let it go */
+        while (err == cudaSuccess && d.rec[1].started != d.seq && cts_now_us() - t0 < KERNEL_START_LIMIT_US)
+            ;
+        __atomic_store_n(&d.flag[1], 1u, __ATOMIC_SEQ_CST);
+    }
     while (err == cudaSuccess && d.rec->started != d.seq && cts_now_us() - t0 < KERNEL_START_LIMIT_US)
         ;
     int began = d.rec->started == d.seq;
     for (double t1 = cts_now_us(); began && cts_now_us() - t1 < hold_us;)
         ;
-    __atomic_store_n(d.flag, 1u, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&d.flag[0], 1u, __ATOMIC_SEQ_CST);
     if (err == cudaSuccess && (failed_at = "cudaEventSynchronize(d.end)") != NULL)
         err = cudaEventSynchronize(d.end);
     if (err == cudaSuccess && (failed_at = "cudaStreamSynchronize") != NULL)
@@ -178,7 +189,8 @@ static int try_timing(const struct cts_case *c, int hold_us, struct cts_rep *r)
     cts_obs_set(r, o, "kernel_ns", kernel);
     cts_obs_set(r, o, "excess_ns", elapsed - kernel);
     cts_obs_set(r, o, "hold_us", hold_us);
-    cts_obs_set(r, o, "deadline", d.rec->reason == CTS_GATE_DEADLINE);
+    cts_obs_set(r, o, "deadline", d.rec[0].reason == CTS_GATE_DEADLINE ||
+                                      (!strcmp(c->variant, "held_start") && d.rec[1].reason == CTS_GATE_DEADLINE));
     return 0;
 }
 

@@ -270,8 +270,8 @@ int main(void)
     CHECK_INT(count_in("kernels_at_once.two_kernels_priority_mixed.with_09_streams.op_nonblocking.busy_nonblocking", "queues",
                        NULL), 1);
     CHECK_INT(count_in("kernels_at_once.*", "capture", NULL), 0);
-    /* event_timing: 3 placements (one stream; two, ordered or not) x 3 holds */
-    CHECK_INT(count_family("event_timing"), 3 * 3);
+    /* event_timing: 4 placements (one stream, its start held or not; two, ordered or not) x 3 holds */
+    CHECK_INT(count_family("event_timing"), 4 * 3);
     CHECK_INT(count_in("event_timing.unordered.with_hold_1ms.op_implied.busy_nonblocking", "event_timing", NULL), 1);
     CHECK_INT(count_in("set_device.other.op_implied.busy_same", "device", NULL), 1);
     CHECK_INT(count_in("func_set_attribute.*.busy_same", "device", NULL), 4);

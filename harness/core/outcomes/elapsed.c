@@ -80,7 +80,9 @@ static void elapsed_cite_setup(FILE *f, const json_t *c)
             "after a kernel of one thread held there for about %.0f us (%s): ",
             same ? "on A" : "on another non-blocking stream B",
             first(c, "hold_us"),
-            same ? "start, kernel and end in A's order"
+            same && variant && !strcmp(variant, "held_start")
+                ? "start, kernel and end in A's order, all three queued behind another held kernel, let go once they were"
+            : same ? "start, kernel and end in A's order"
                  : variant && !strcmp(variant, "unordered")
                      ? "B not ordered after the start event: the start may be stamped before the kernel is launched"
                      : "B made to wait for the start event (cudaStreamWaitEvent) before the kernel");
