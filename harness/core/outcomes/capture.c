@@ -1,7 +1,7 @@
 /* The capture family's kind of outcome: what a stream capture made of the
  * call (docs/method.md "Stream capture"), its values' names and cell letters,
- * and how what was seen is judged.  outcomes.def registers its descriptor
- * (the end of this file). */
+ * and how what was seen is judged.  Its CTS_KIND line of apis.def registers
+ * its descriptor (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
@@ -93,7 +93,7 @@ static const char *capture_element(int k, const json_t *e)
 }
 static const struct cts_evidence capture_evidence = CTS_EVIDENCE("capture", capture, capture_element);
 
-/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+/* ---- the descriptor (outcome.h), registered by its CTS_KIND line of apis.def ---- */
 
 const struct cts_outcome cts_capture_outcome = {
     .key = "capture", .names = capture_values, .count = CTS_CAP_OUTCOME_COUNT,

@@ -2,7 +2,8 @@
  * held work, or what a call does beside a full queue (docs/method.md "Queue
  * depth"), its values' names and cell letters (the depth found: "D" and the
  * count; none up to it: "D>"; beside a full queue the call's own letter, ""),
- * and how two scans or two tries are judged.  outcomes.def registers its descriptor (the end of this file). */
+ * and how two scans or two tries are judged.  Its CTS_KIND line of apis.def
+ * registers its descriptor (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
@@ -90,7 +91,7 @@ static json_t *depth_value(const struct cts_rep *rep, int k)
 }
 static const struct cts_evidence depth_evidence = CTS_EVIDENCE("depth", depth, NULL);
 
-/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+/* ---- the descriptor (outcome.h), registered by its CTS_KIND line of apis.def ---- */
 
 const struct cts_outcome cts_depth_outcome = {
     .key = "depth", .names = depth_values, .count = CTS_DEPTH_COUNT, .at = offsetof(struct cts_verdict, depth),

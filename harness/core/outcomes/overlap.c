@@ -1,7 +1,8 @@
 /* The overlap family's kind of outcome: whether two operations in two streams
  * ran at once (no gate: measured by events and times alone, docs/method.md
  * "Overlap"), its values' names and cell letters, and how a pair and a staged
- * copy are judged.  outcomes.def registers its descriptor (the end of this file). */
+ * copy are judged.  Its CTS_KIND line of apis.def registers its descriptor
+ * (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
@@ -117,7 +118,7 @@ static json_t *staged_value(const struct cts_rep *rep, int k)
 }
 static const struct cts_evidence staged_evidence = CTS_EVIDENCE("staged", staged, NULL);
 
-/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+/* ---- the descriptor (outcome.h), registered by its CTS_KIND line of apis.def ---- */
 
 const struct cts_outcome cts_overlap_outcome = {
     .key = "overlap", .names = overlap_values, .count = CTS_OVERLAP_VALUES, .at = offsetof(struct cts_verdict, overlap),

@@ -1,7 +1,7 @@
 /* The pool family's kind of outcome: what an allocation from a tight pool got
  * while the block's free was held (docs/method.md "A tight pool"), its values' names
  * and cell letters (after the call's own: "A:D"), its legend row, and how it is decided.
- * outcomes.def registers its descriptor (the end of this file). */
+ * Its CTS_KIND line of apis.def registers its descriptor (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
@@ -70,7 +70,7 @@ static const char *pool_element(int k, const json_t *e)
 }
 static const struct cts_evidence pool_evidence = CTS_EVIDENCE("pool", pool, pool_element);
 
-/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+/* ---- the descriptor (outcome.h), registered by its CTS_KIND line of apis.def ---- */
 
 const struct cts_outcome cts_pool_outcome = {
     .key = "pool", .names = pool_values, .count = CTS_POOL_COUNT, .at = offsetof(struct cts_verdict, pool),

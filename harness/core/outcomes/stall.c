@@ -1,7 +1,8 @@
 /* The stall family's kind of outcome ("other_thread"): what a second host
  * thread's commands did during the call (docs/method.md "Other-thread
  * stalls"), its values' names and cell letters (after the call's own: "A:S"),
- * and how a window is judged.  outcomes.def registers its descriptor (the end of this file). */
+ * and how a window is judged.  Its CTS_KIND line of apis.def registers its
+ * descriptor (the end of this file). */
 #include "evidence.h"
 #include "outcomes.h"
 
@@ -155,7 +156,7 @@ static json_t *stall_value(const struct cts_rep *rep, int k)
 }
 static const struct cts_evidence stall_evidence = CTS_EVIDENCE("stall", stall, NULL);
 
-/* ---- the descriptor (outcome.h), registered by its line of outcomes.def ---- */
+/* ---- the descriptor (outcome.h), registered by its CTS_KIND line of apis.def ---- */
 
 const struct cts_outcome cts_stall_outcome = {
     .key = "other_thread", .names = stall_values, .count = CTS_STALL_COUNT, .at = offsetof(struct cts_verdict, stall),
