@@ -63,12 +63,7 @@ static int elapsed_holds(int value) { return value == ELAPSED_COVERS; }
 /* ---- its paragraph (sync-cts cite) ---- */
 
 /* The first repetition's observation `name`, NAN where the matrix has none. */
-static double first(const json_t *c, const char *name)
-{
-    const json_t *x =
-        json_array_get(json_object_get(json_object_get(json_object_get(c, "evidence"), "elapsed"), name), 0);
-    return json_is_number(x) ? json_number_value(x) : NAN;
-}
+static double first(const json_t *c, const char *name) { return obs_first(c, "elapsed", name); }
 
 static void elapsed_cite_setup(FILE *f, const json_t *c)
 {

@@ -19,6 +19,14 @@ static inline json_t *obs_number(double x)
     return isnan(x) ? json_null() : x == floor(x) && fabs(x) < 1e15 ? json_integer((json_int_t)x) : us(x);
 }
 
+/* A kind in the kind slot, for its cite paragraph: the first repetition's observation `name` in case
+ * c as a matrix holds it (evidence.<key>.<name>[0]), NAN where there is none. */
+static inline double obs_first(const json_t *c, const char *key, const char *name)
+{
+    const json_t *x = json_array_get(json_object_get(json_object_get(json_object_get(c, "evidence"), key), name), 0);
+    return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
 /* A kind's struct cts_evidence from its <name>_names, _has and _value, and the validator's rule. */
 #define CTS_EVIDENCE(key, name, element)                                                                  \
     {key, name##_names, (int)(sizeof name##_names / sizeof *name##_names), name##_has, name##_value, element}

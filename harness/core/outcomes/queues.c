@@ -69,11 +69,7 @@ static int queues_from_rep(const struct cts_rep *r, struct cts_verdict *v)
 /* ---- its paragraph (sync-cts cite) ---- */
 
 /* The first repetition's observation `name`, NAN where the matrix has none. */
-static double first(const json_t *c, const char *name)
-{
-    const json_t *x = json_array_get(json_object_get(json_object_get(json_object_get(c, "evidence"), "queues"), name), 0);
-    return json_is_number(x) ? json_number_value(x) : NAN;
-}
+static double first(const json_t *c, const char *name) { return obs_first(c, "queues", name); }
 
 static void queues_cite_setup(FILE *f, const json_t *c)
 {
