@@ -144,6 +144,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
     char idle_key[CTS_ID_MAX] = "", why[CTS_REASON_MAX];
     for (size_t i = (size_t)o->worker_from; i < n; i++) {
         const struct cts_case *cs = sel[i];
+        double w0 = cts_now_us(); /* the case's trace line: all of it, from its begin to its result */
         emit(ev, json_pack("{s:s,s:s}", "event", "begin", "id", cs->id));
         cts_peer_need(cs, o->device); /* a second process, only while its cases run */
         /* Cases differing only in busy placement share one idle measurement,
@@ -169,6 +170,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
             snprintf(res->reason, sizeof res->reason, "%s", why);
         }
         emit(ev, json_pack("{s:s,s:s,s:o}", "event", "result", "id", cs->id, "case", cts_case_json(cs, res)));
+        cts_engine_trace_case(cs, res->status, cs->family->measure != NULL, cts_now_us() - w0);
         if (lost)
             _exit(EXIT_CONTEXT_LOST); /* nothing of this context can be trusted, its clean-up neither */
     }

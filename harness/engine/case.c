@@ -10,16 +10,17 @@
 /* One repetition into reps[i], with its retries: a wait or a window that
  * proved too short is measured again, grown (at most WAIT_RETRIES times
  * each).  With `defer`, a first prompt wait stands (REP_WAIT_TO_PROVE) for
- * the next repetition to prove; without, it is measured again in place. */
+ * the next repetition to prove; without, it is measured again in place.
+ * `phase` is only what its attempts' trace lines say they are. */
 static int measure_rep(struct cts_engine *e, const struct cts_case *c, struct cts_result *res, int i,
-                       int defer)
+                       int defer, enum cts_trace_phase phase)
 {
     int window_retries = 0, timeout_retries = 0, perturbed = 0, starved = 0;
-    for (;;) {
+    for (int attempt = 1;; attempt++) {
         double w0 = cts_now_us();
         int rc = cts_eng_run_rep(e, c, res, &res->reps[i]);
         if (cts_eng_trace_on())
-            cts_eng_trace_attempt(c, i, rc, res, &res->reps[i], cts_now_us() - w0);
+            cts_eng_trace_attempt(c, i, rc, res, &res->reps[i], phase, attempt, cts_now_us() - w0);
         if (rc == REP_WAIT_TO_PROVE && defer)
             return rc;
         if (rc == REP_WAIT_TO_PROVE)
@@ -149,7 +150,7 @@ static void recheck(struct cts_engine *e, const struct cts_case *c, struct cts_r
         res->late_call_us = res->late_timeout_us = res->late_run_delay_us = res->hold_window_us = 0;
         res->timeout_us = waits ? fmin(fmax(recheck_us, RECHECK_MIN_US), WAIT_MAX_US) : timeout_us;
         res->window_us = held ? fmin(fmax(10 * window_us, RECHECK_MIN_US), WAIT_MAX_US) : window_us;
-        (void)measure_rep(e, c, res, i, 0);
+        (void)measure_rep(e, c, res, i, 0, CTS_TRACE_RECHECK);
         res->rechecked++;
         /* The recheck itself undecided: the first measurement stands, unless
          * it was a wait its thread's starvation may have made (then nothing
@@ -248,7 +249,7 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
             res->late_call_us = res->late_timeout_us = res->late_run_delay_us = res->hold_window_us = 0;
             res->timeout_us = first_timeout_us;
         }
-        int rc = measure_rep(e, c, res, i, i + 1 < repeat);
+        int rc = measure_rep(e, c, res, i, i + 1 < repeat, CTS_TRACE_REP);
         if (rc == REP_WAIT_TO_PROVE) {
             res->timeout_retries++;
             res->timeout_us = fmin(res->timeout_us + res->grow_us, WAIT_MAX_US);
@@ -276,7 +277,7 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
          * recheck below then measures the timed ones again. */
         res->late_call_us = res->late_timeout_us = res->late_run_delay_us = res->hold_window_us = 0;
         res->timeout_us = first_timeout_us;
-        (void)measure_rep(e, c, res, res->nreps, 0);
+        (void)measure_rep(e, c, res, res->nreps, 0, CTS_TRACE_CONFIRM);
         res->nreps++;
     }
     if (res->nreps >= repeat)

@@ -172,6 +172,11 @@ void cts_engine_latency(struct cts_engine *e, const struct cts_case *c, struct c
 void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
                          int repeat, struct cts_result *res);
 
+/* CTS_TRACE=1 (trace.c): the case's line at its end, `trace ID case: STATUS
+ * wall W measure engine|own`, W the microseconds the worker spent on it (its
+ * idle measurement included, where it made one); nothing without CTS_TRACE. */
+void cts_engine_trace_case(const struct cts_case *c, enum cts_status status, int own, double wall_us);
+
 /* env.c: the environment a matrix records; needs a CUDA device. */
 json_t *cts_env_collect(int device, char *err, size_t errlen);
 

@@ -150,7 +150,11 @@ int cts_eng_trace_on(void);
 extern double cts_eng_trace_run_delay_us;
 extern double cts_eng_trace_others_us; /* and the other threads' (NAN: not read), */
 extern int cts_eng_trace_others_tid;   /* the longest waiter among them */
+/* What an attempt is, for its line: a repetition's (the first attempt `rep`,
+ * a further one `retry`), a recheck's or the managed confirming repetition's. */
+enum cts_trace_phase { CTS_TRACE_REP, CTS_TRACE_RECHECK, CTS_TRACE_CONFIRM };
 void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
-                           const struct cts_rep *r, double wall_us);
+                           const struct cts_rep *r, enum cts_trace_phase phase, int attempt,
+                           double wall_us);
 
 #endif

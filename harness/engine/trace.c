@@ -8,8 +8,9 @@
 #include <string.h>
 
 /* CTS_TRACE=1: one line per idle measurement, control and attempt on stderr
- * (cts_eng_trace_attempt), with its wall time: for studying the harness, never part
- * of a verdict. */
+ * (cts_eng_trace_attempt), with its wall time, and one per case at its end
+ * (cts_engine_trace_case): for studying the harness, never part of a verdict.
+ * tools/bench.py --profile reads them. */
 int cts_eng_trace_on(void)
 {
     static int on = -1;
@@ -37,9 +38,15 @@ static void thread_name(int tid, char *buf, size_t len)
     buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* An attempt's line: `trace ID rep N RC: STATUS ... wall W phase P attempt K`,
+ * then `: REASON` where it has one.  P is rep (a repetition's first attempt),
+ * retry (a further one: grown, perturbed, starved), recheck or confirm (every
+ * attempt of those); K counts the attempts of that one call of measure_rep. */
 void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
-                           const struct cts_rep *r, double wall_us)
+                           const struct cts_rep *r, enum cts_trace_phase phase, int attempt,
+                           double wall_us)
 {
+    static const char *const phases[] = {"rep", "recheck", "confirm"};
     char others[96] = "";
     if (!isnan(cts_eng_trace_others_us)) {
         char name[32] = "-";
@@ -51,12 +58,20 @@ void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const stru
                                       "perturbed", "wait_to_prove", "starved"};
     fprintf(stderr,
             "trace %s rep %d %s: %s timeout %.0f window %.0f call %.1f host %s tail %.1f "
-            "run_delay %.1f%s markers %s/%s/%s at %.1f/%.1f/%.1f wall %.0f%s%s\n",
+            "run_delay %.1f%s markers %s/%s/%s at %.1f/%.1f/%.1f wall %.0f phase %s attempt %d%s%s\n",
             c->id, rep + 1, rcs[rc], cts_status_name(r->status), res->timeout_us, res->window_us,
             r->call_us, r->host == CTS_HOST_WAITS ? "waits" : "returns", r->release_to_return_us,
             cts_eng_trace_run_delay_us, others, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_blocking == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_nonblocking == CTS_ORDER_RUNS ? "runs" : "held", r->op_after_gpu_us,
-            r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, wall_us, r->reason[0] ? ": " : "",
-            r->reason);
+            r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, wall_us,
+            phase == CTS_TRACE_REP && attempt > 1 ? "retry" : phases[phase], attempt,
+            r->reason[0] ? ": " : "", r->reason);
+}
+
+void cts_engine_trace_case(const struct cts_case *c, enum cts_status status, int own, double wall_us)
+{
+    if (cts_eng_trace_on())
+        fprintf(stderr, "trace %s case: %s wall %.0f measure %s\n", c->id, cts_status_name(status), wall_us,
+                own ? "own" : "engine");
 }
