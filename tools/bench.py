@@ -20,11 +20,27 @@ could not complete.
 --deadline S starts no run that would likely end more than S seconds after the
 first began (a lease of limited time); --report joins runs made in several
 sessions (20 runs made as 10 and 10) into one report.
+
+    tools/bench.py --profile TRACE... [--matrix MATRIX] [--slowest N]
+
+--profile reads the stderr of traced runs (CTS_TRACE=1 sync-cts run ... 2> TRACE;
+no GPU needed) and prints where their time went: per family, the cases, their
+wall time, ms a case and the seconds in each phase; the same per phase for the
+whole, with its share; and the N slowest groups so.  The phases: idle (the idle
+measurement, made once for the cases that differ only in busy placement, counted
+to the case that made it), control, rep (a repetition's first attempt), retry
+(its further attempts: window or timeout grown, perturbed, starved), recheck,
+confirm (the managed-memory confirming repetition), other (the rest of an engine
+case's wall: its family's set-up and clean-up, its JSON) and own (the whole of a
+case its family measures itself).  A case's family and group are the matrix's
+(--matrix, the run's own); without it, the id's first dotted segment and first
+two.
 """
 import argparse
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,7 +68,17 @@ def main():
     ap.add_argument("--known", metavar="FILE",
                     help="with --against: known variability (sync-cts variability) of the quiet matrix's "
                          "configuration; a change within it is not counted as one")
+    ap.add_argument("--profile", nargs="+", metavar="TRACE",
+                    help="the stderr of traced runs (CTS_TRACE=1): where their time went, run nothing")
+    ap.add_argument("--matrix", metavar="MATRIX", help="with --profile: the run's matrix, for families and groups")
     a = ap.parse_args()
+    if a.profile:
+        if a.report or a.against or a.known:
+            die("--profile reads traces only: not with --report, --against or --known")
+        profile(a)
+        return
+    if a.matrix:
+        die("--matrix applies to a profile (--profile)")
     quiet = load(a.against) if a.against else None
     if a.known and not a.against:
         die("--known applies to a comparison with --against")
@@ -236,6 +262,166 @@ def against(path, quiet, matrices, known=None):
         for k in other[:10]:
             print(f"    changed: {k}: {q[k]['status']} {q[k]['symbol']} -> "
                   f"{m['cases'][k]['status']} {m['cases'][k]['symbol']}")
+
+
+# ---- --profile: where a traced run's time went ------------------------------------------
+
+PHASES = ("idle", "control", "rep", "retry", "recheck", "confirm", "other", "own")
+# The trace lines a profile reads (harness/engine/trace.c, idle.c, case.c and
+# harness/cli/worker.c); walls are whole microseconds.  An attempt's reason,
+# after its last field, may say anything: the first "wall W phase P" is its own.
+TRACE_LINE = re.compile(r"trace (\S+) (idle|control|rep \d+ \w+|latency|case): (.*)")
+PHASE_WALL = {
+    "idle": re.compile(r"\S+ call .* wall (\d+)$"),
+    "control": re.compile(r"wall (\d+)$"),
+    "rep": re.compile(r"\S+ .*? wall (\d+) phase (rep|retry|recheck|confirm) attempt \d+(?:: |$)"),
+}
+CASE_LINE = re.compile(r"(\S+) wall (\d+)(?: measure (engine|own))?$")
+
+
+class Case:
+    """A traced case (or the sum of n): its wall and its phases' (us, and how
+    many lines each)."""
+
+    def __init__(self, cid=None, n=1):
+        self.id, self.n, self.wall = cid, n, 0
+        self.us, self.lines = Counter(), Counter()
+
+
+def read_trace(path, cases):
+    """Reads one trace's cases into cases (a list of Case, each ended by its
+    case line).  Returns the trace lines read, those it could not (torn by
+    another writer, of an unknown kind) and the cases begun with no case line
+    (id -> Case: a worker died in it)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8", "replace")
+    except (OSError, EOFError) as e:
+        die(f"{path}: not a readable trace ({e})")
+    read = unread = 0
+    pending = {}
+    for line in text.splitlines():
+        m = TRACE_LINE.match(line)
+        if not m:  # sync-cts thresholds' probe lines are not a run's
+            if line.startswith("trace ") and not line.startswith("trace probe "):
+                unread += 1
+            continue
+        read += 1
+        cid, kind, rest = m.groups()
+        if kind == "latency":  # within its idle measurement's wall
+            continue
+        c = pending.setdefault(cid, Case(cid))
+        if kind == "case":
+            unread += not end_case(c, rest, cases)
+            del pending[cid]
+            continue
+        w = PHASE_WALL[kind.split()[0]].match(rest)
+        if not w:
+            unread += 1
+            continue
+        phase = w.group(2) if kind.startswith("rep ") else kind
+        c.us[phase] += int(w.group(1))
+        c.lines[phase] += 1
+    if not read:
+        die(f"{path}: no trace lines (the stderr of a run with CTS_TRACE=1)")
+    return read, unread, pending
+
+
+def end_case(c, rest, cases):
+    """The case line ends c: what its phases leave of its wall is other, or
+    own (a self-measured case).  False where the line is not one."""
+    m = CASE_LINE.match(rest)
+    if not m:
+        return False
+    c.wall = int(m.group(2))
+    own = m.group(3) == "own" if m.group(3) else not c.us
+    rest_us = c.wall - sum(c.us.values())
+    c.us["own" if own else "other"] += rest_us
+    c.lines["own" if own else "other"] += 1
+    cases.append(c)
+    return True
+
+
+def profile(a):
+    if a.slowest < 1:
+        die("--slowest wants a positive number")
+    cases, pending, read, unread = [], [], 0, 0
+    for path in a.profile:
+        r, u, left = read_trace(path, cases)
+        read, unread, pending = read + r, unread + u, pending + list(left.values())
+    if not cases:
+        die("no case lines (trace ID case: ...) in " + ", ".join(a.profile) +
+            ": a trace of an older revision, or not of sync-cts run")
+    names, missing = case_names(a.matrix, cases)
+    total = sum(c.wall for c in cases)
+    print(f"profile of {len(cases)} cases ({len(a.profile)} trace{'s' * (len(a.profile) > 1)}, "
+          f"{read} lines): {total / 1e6:.3f} s in their case lines")
+    if pending:
+        us = sum(sum(c.us.values()) for c in pending)
+        print(f"  {len(pending)} cases with no case line (a worker died in them?): "
+              f"their {us / 1e6:.3f} s are not counted")
+    if unread:
+        print(f"  {unread} trace lines not read (torn, or of an unknown kind)")
+    if missing:
+        print(f"  {missing} cases not in {a.matrix}: counted as (not in the matrix)")
+    print("\nper family (seconds):")
+    table("family", sum_by(cases, [n[0] for n in names]))
+    print("\nper phase:")
+    whole = sum_by(cases, ["all"] * len(cases))["all"]
+    for p in PHASES:
+        share = 100 * whole.us[p] / total if total else 0
+        print(f"  {p:8} {whole.us[p] / 1e6:10.3f} s {share:5.1f}%  {whole.lines[p]:7} {UNIT[p]}")
+    print(f"  {'total':8} {total / 1e6:10.3f} s {100 if total else 0:5.1f}%  {len(cases):7} cases")
+    kind = "groups" if a.matrix else "id prefixes (the first two segments; --matrix gives groups)"
+    print(f"\nslowest {kind}, top {a.slowest} (seconds):")
+    table("group" if a.matrix else "prefix", sum_by(cases, [n[1] for n in names]), a.slowest)
+
+
+UNIT = {"idle": "measurements", "control": "controls", "rep": "attempts", "retry": "attempts",
+        "recheck": "attempts", "confirm": "attempts", "other": "cases", "own": "cases"}
+
+
+def case_names(matrix, cases):
+    """Each case's (family, group): the matrix's, or from its id; and how many
+    were not in the matrix."""
+    ids = [c.id for c in cases]
+    if not matrix:
+        return [(i.split(".")[0], ".".join(i.split(".")[:2])) for i in ids], 0
+    m = load(matrix)
+    known = m.get("cases") if isinstance(m, dict) else None
+    if not isinstance(known, dict):
+        die(f"{matrix}: not a matrix (no cases)")
+    names, missing = [], 0
+    for i in ids:
+        k = known.get(i)
+        if not isinstance(k, dict) or not isinstance(k.get("family"), str) or not isinstance(k.get("group"), str):
+            missing += 1
+            k = {"family": "(not in the matrix)", "group": "(not in the matrix)"}
+        names.append((k["family"], k["group"]))
+    return names, missing
+
+
+def sum_by(cases, keys):
+    """key -> a Case summing those cases' walls and phases."""
+    out = {}
+    for c, k in zip(cases, keys):
+        s = out.setdefault(k, Case(n=0))
+        s.n += 1
+        s.wall += c.wall
+        s.us.update(c.us)
+        s.lines.update(c.lines)
+    return out
+
+
+def table(what, rows, top=None):
+    """Rows, the slowest first: cases, wall, ms a case and each phase, in seconds."""
+    order = sorted(rows.items(), key=lambda kv: (-kv[1].wall, kv[0]))[:top]
+    w = max([24] + [len(k) for k, _ in order])
+    print(f"  {what:{w}} {'cases':>6} {'wall':>9} {'ms/case':>8}" + "".join(f" {p:>8}" for p in PHASES))
+    for k, s in order:
+        print(f"  {k:{w}} {s.n:6} {s.wall / 1e6:9.3f} {s.wall / 1e3 / s.n:8.3f}" +
+              "".join(f" {s.us[p] / 1e6:8.3f}" for p in PHASES))
 
 
 if __name__ == "__main__":
