@@ -201,7 +201,13 @@ def report(a, out, matrices):
                 print(f"  run {i}: {k}: {matrices[i - 1]['cases'][k]['reason']}")
             if len(ids) > 5:
                 print(f"  run {i}: ... and {len(ids) - 5} more")
+    stability(matrices)
+    print(f"matrices in {out}")
 
+
+def stability(matrices):
+    """Whether the verdicts and outcomes of the runs' cases are the same in every run."""
+    runs = len(matrices)
     ids = matrices[0]["cases"].keys()
     always = [k for k in ids if all(m["cases"][k]["status"] == "PASS" for m in matrices)]
     differ = [k for k in always if any(m["cases"][k]["verdict"] != matrices[0]["cases"][k]["verdict"]
@@ -220,7 +226,6 @@ def report(a, out, matrices):
     inconclusive = sum(c["status"] == "INCONCLUSIVE" for m in matrices for c in m["cases"].values())
     print(f"stability over {runs} runs: {len(flips)} cases whose outcome differs between runs, "
           f"{inconclusive} INCONCLUSIVE results")
-    print(f"matrices in {out}")
 
 
 def against(path, quiet, matrices, known=None):
