@@ -53,14 +53,15 @@ need_python() {
 # The committed matrices the tests read (never write).
 h200="$root/reports/nvidia-h200/driver-580.159.04/cuda-13.0/default/matrix.json.gz"
 
-# small_matrix OUT [MATRIX [IDS]]: a valid matrix of a few hundred cases --
+# small_matrix OUT [MATRIX [IDS [thresholds]]]: a valid matrix of a few hundred cases --
 # every 60th case of MATRIX (default: the committed H200 one) by id, plus the
 # cases the tests name and the cudaMemcpyBatchAsync deviations; or, given a
 # file of IDS (one a line), exactly those -- with run.counts to match, written
-# as plain JSON.  Most checks run on it; each test keeps one end-to-end check
+# as plain JSON.  Its thresholds section is dropped, unless the fourth argument
+# is `thresholds`: then kept, with the base case of each of its rows.  Most checks run on it; each test keeps one end-to-end check
 # on a whole committed matrix where that is the point.
 small_matrix() {
-    python3 - "${2:-$h200}" "$1" "${3:-}" <<'PY' || fail "python3 could not build a small matrix from ${2:-$h200}"
+    python3 - "${2:-$h200}" "$1" "${3:-}" "${4:-}" <<'PY' || fail "python3 could not build a small matrix from ${2:-$h200}"
 import gzip, json, sys
 ids = set(open(sys.argv[3]).read().split()) if sys.argv[3] else None
 named = {"memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same",
@@ -68,7 +69,7 @@ named = {"memcpy.h2d.pageable.4KiB.explicit.op_implied.busy_same",
          "memcpy_batch_async.during_call.h2d.pageable.1MiB.op_blocking.busy_same",
          "cu_module_get_function.op_implied.busy_nonblocking"}
 # A matrix holds one case a line, sorted by id: only the lines kept are decoded.
-head, keep, inside, n = [], {}, False, 0
+head, keep, raw, inside, n = [], {}, {}, False, 0
 for line in gzip.open(sys.argv[1], "rt"):
     if line.startswith('"cases": {'):
         inside = True
@@ -77,6 +78,8 @@ for line in gzip.open(sys.argv[1], "rt"):
         head.append('"cases": {}' + line[1:])
     elif inside:
         cid = line[1:line.index('"', 1)]
+        if sys.argv[4] == "thresholds":
+            raw[cid] = line
         batch = cid.startswith("memcpy_batch_async.") and '"conformance":"DEVIATES"' in line
         if (cid in ids) if ids is not None else (n % 60 == 0 or cid in named or batch):
             keep[cid] = json.loads(line[line.index(":") + 1:].rstrip().rstrip(","))
@@ -84,8 +87,12 @@ for line in gzip.open(sys.argv[1], "rt"):
     else:
         head.append(line)
 m = json.loads("".join(head))
+if sys.argv[4] == "thresholds" and "thresholds" in m:  # each row's base case with it
+    for cid in {r["base_case"] for r in m["thresholds"]["rows"].values()} - keep.keys():
+        keep[cid] = json.loads(raw[cid][raw[cid].index(":") + 1:].rstrip().rstrip(","))
+else:
+    m.pop("thresholds", None)  # its rows name cases a small matrix may not keep
 m["cases"] = keep
-m.pop("thresholds", None)  # its rows name cases a small matrix may not keep
 counts = {k: 0 for k in m["run"]["counts"]}
 for c in keep.values():
     counts[c["status"]] = counts.get(c["status"], 0) + 1
