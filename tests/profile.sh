@@ -16,7 +16,8 @@ bench="$root/tools/bench.py"
 
 # The lines fed here are the formats the harness prints: a change there must come here.
 for f in 'wall %.0f phase %s attempt %d%s%s\n' 'trace %s case: %s wall %.0f measure %s\n' \
-         '"trace %s rep %d %s: %s timeout %.0f window %.0f call %.1f host %s tail %.1f "'; do
+         '"trace %s rep %d %s: %s timeout %.0f window %.0f call %.1f host %s tail %.1f "' \
+         ' parts %.0f/%.0f/%.0f/%.0f/%.0f/%.0f data %.0f/%.0f "' '"wall %.0f phase %s'; do
     grep -qF -- "$f" "$root/harness/engine/trace.c" || fail "trace.c no longer prints '$f'"
 done
 grep -qF '"trace %s idle: %s call %.1f max %.1f complete %.1f max %.1f wall %.0f\n"' \
@@ -131,6 +132,32 @@ python3 "$bench" --profile "$tmp/trace.log" --matrix "$tmp/m4.json" >"$tmp/out" 
     fail "bench.py --profile with a matrix lacking a case failed: $(cat "$tmp/out")"
 has "$tmp/out" "  1 cases not in $tmp/m4.json: counted as (not in the matrix)"
 has "$tmp/out" "  (not in the matrix)           1     0.009    9.000    0.000    0.000    0.000    0.000    0.000    0.000    0.000    0.009"
+
+# ---- inside the attempts: the parts of each attempt's wall ---------------------------------
+# A: two attempts (set-up 1, start 2 of which data 1, call 3, after 1, finish 2 of which data 1,
+# clean-up 0; walls 10 and 12 ms: rest 1 and 3); B: one (call 5, wall 6: rest 1); B's idle has none.
+p='markers runs/runs/runs at 1.0/1.1/1.2'
+cat >"$tmp/parts.log" <<EOF
+trace $a rep 1 done: PASS timeout 200 window 50 call 3.2 host returns tail 0.0 run_delay 0.0 $p parts 1000/2000/3000/1000/2000/0 data 1000/1000 wall 10000 phase rep attempt 1
+trace $a rep 2 done: PASS timeout 200 window 50 call 3.2 host returns tail 0.0 run_delay 0.0 $p parts 1000/2000/3000/1000/2000/0 data 1000/1000 wall 12000 phase rep attempt 1
+trace $a case: PASS wall 23000 measure engine
+trace $b idle: PASS call 3.1 max 4.0 complete 5.2 max 6.3 wall 1000
+trace $b rep 1 done: PASS timeout 200 window 50 call 3.2 host returns tail 0.0 run_delay 0.0 $p parts 0/0/5000/0/0/0 data 0/0 wall 6000 phase retry attempt 2
+trace $b case: PASS wall 8000 measure engine
+EOF
+python3 "$bench" --profile "$tmp/parts.log" --matrix "$tmp/m.json" >"$tmp/out" 2>&1 ||
+    fail "bench.py --profile of attempts with parts failed: $(cat "$tmp/out")"
+sed -n '/^inside the attempts/,$p' "$tmp/out" >"$tmp/got"
+cat >"$tmp/expected" <<'EOF'
+inside the attempts, top 8 families (seconds; data_setup is within start, data_judge within finish):
+  family                   attempts      wall     set_up      start       call      after     finish   clean_up data_setup data_judge      rest
+  memcpy                          3     0.028      0.002      0.004      0.011      0.002      0.004      0.000      0.002      0.002     0.005
+  all                             3     0.028      0.002      0.004      0.011      0.002      0.004      0.000      0.002      0.002     0.005
+EOF
+diff -u "$tmp/expected" "$tmp/got" >"$tmp/diff" || fail "the parts table printed otherwise: $(cat "$tmp/diff")"
+# A trace of a revision before the parts: no such table (the first trace above).
+python3 "$bench" --profile "$tmp/trace.log" >"$tmp/out" 2>&1
+grep -q '^inside the attempts' "$tmp/out" && fail "a trace without parts printed a parts table"
 
 # ---- bad input: exit 2, one line, nothing on stdout -------------------------------------
 # bad MESSAGE ARGS...: bench.py ARGS is bad input saying MESSAGE.

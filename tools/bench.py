@@ -282,6 +282,10 @@ PHASE_WALL = {
     "rep": re.compile(r"\S+ .*? wall (\d+) phase (rep|retry|recheck|confirm) attempt \d+(?:: |$)"),
 }
 CASE_LINE = re.compile(r"(\S+) wall (\d+)(?: measure (engine|own))?$")
+# Where an attempt's wall went (harness/engine/engine_int.h: struct
+# cts_trace_parts), in traces from the revision that prints it on.
+PARTS = ("set_up", "start", "call", "after", "finish", "clean_up", "data_setup", "data_judge")
+PARTS_FIELD = re.compile(r" parts (\d+)/(\d+)/(\d+)/(\d+)/(\d+)/(\d+) data (\d+)/(\d+) wall \d+ phase ")
 
 
 class Case:
@@ -290,7 +294,7 @@ class Case:
 
     def __init__(self, cid=None, n=1):
         self.id, self.n, self.wall = cid, n, 0
-        self.us, self.lines = Counter(), Counter()
+        self.us, self.lines, self.parts = Counter(), Counter(), Counter()
 
 
 def read_trace(path, cases):
@@ -328,6 +332,11 @@ def read_trace(path, cases):
         phase = w.group(2) if kind.startswith("rep ") else kind
         c.us[phase] += int(w.group(1))
         c.lines[phase] += 1
+        pm = PARTS_FIELD.search(rest) if kind.startswith("rep ") else None
+        if pm:
+            c.parts.update({p: int(v) for p, v in zip(PARTS, pm.groups())})
+            c.parts["wall"] += int(w.group(1))
+            c.parts["attempts"] += 1
     if not read:
         die(f"{path}: no trace lines (the stderr of a run with CTS_TRACE=1)")
     return read, unread, pending
@@ -381,6 +390,7 @@ def profile(a):
     kind = "groups" if a.matrix else "id prefixes (the first two segments; --matrix gives groups)"
     print(f"\nslowest {kind}, top {a.slowest} (seconds):")
     table("group" if a.matrix else "prefix", sum_by(cases, [n[1] for n in names]), a.slowest)
+    parts_table(sum_by(cases, [n[0] for n in names]), a.slowest)
 
 
 UNIT = {"idle": "measurements", "control": "controls", "rep": "attempts", "retry": "attempts",
@@ -416,7 +426,30 @@ def sum_by(cases, keys):
         s.wall += c.wall
         s.us.update(c.us)
         s.lines.update(c.lines)
+        s.parts.update(c.parts)
     return out
+
+
+def parts_table(by_family, top):
+    """Inside the attempts that say their parts: seconds per part, the
+    families with the most attempt time first; `rest` is what the parts do
+    not cover (the trace line itself, the loop between attempts)."""
+    rows = sorted(((k, v) for k, v in by_family.items() if v.parts["attempts"]),
+                  key=lambda kv: (-kv[1].parts["wall"], kv[0]))
+    if not rows:
+        return
+    print(f"\ninside the attempts, top {top} families (seconds; data_setup is within start, "
+          "data_judge within finish):")
+    print(f"  {'family':24} {'attempts':>8} {'wall':>9} " + " ".join(f"{p:>10}" for p in PARTS) +
+          f" {'rest':>9}")
+    whole = Case(n=0)
+    for _, v in rows:
+        whole.parts.update(v.parts)
+    for k, v in rows[:top] + [("all", whole)]:
+        p = v.parts
+        rest = p["wall"] - sum(p[x] for x in PARTS[:6])
+        print(f"  {k:24} {p['attempts']:8} {p['wall'] / 1e6:9.3f} " +
+              " ".join(f"{p[x] / 1e6:10.3f}" for x in PARTS) + f" {rest / 1e6:9.3f}")
 
 
 def table(what, rows, top=None):

@@ -141,8 +141,12 @@ static int rep_bytes(struct rep_state *st)
             complete &= e->land_host[i] == v;
         r->landed = complete ? CTS_DST_COMPLETE : CTS_DST_PENDING;
     }
-    if (c->writes) /* the whole destination, and the reader's copy (written.c) */
-        return cts_eng_data_judge(st) != REP_NEXT ? 0 : to_prove ? REP_WAIT_TO_PROVE : REP_DONE;
+    if (c->writes) { /* the whole destination, and the reader's copy (written.c) */
+        double j0 = cts_now_us();
+        int jrc = cts_eng_data_judge(st);
+        cts_eng_trace_parts.data_judge = cts_now_us() - j0;
+        return jrc != REP_NEXT ? 0 : to_prove ? REP_WAIT_TO_PROVE : REP_DONE;
+    }
     int got_v = 0, got_w = 0;
     unsigned char got[3] = {0};
     if (dm != CTS_MEM_NONE && nsamp) {

@@ -150,6 +150,17 @@ int cts_eng_trace_on(void);
 extern double cts_eng_trace_run_delay_us;
 extern double cts_eng_trace_others_us; /* and the other threads' (NAN: not read), */
 extern int cts_eng_trace_others_tid;   /* the longest waiter among them */
+/* Where an attempt's wall went (us), for its line's `parts`: the family's
+ * set-up, the start (the device idle, the samples and data-order patterns
+ * set, the gate started), the call, what followed it while the gate was
+ * closed or opening (the landing peek, the markers and their window, a
+ * wait's proof), the finish (the drain, the holds, the bytes) and the
+ * family's clean-up; and of the start and the finish, a written case's
+ * data-order set-up and judging.  Every attempt sets them all (0: none). */
+struct cts_trace_parts {
+    double set_up, start, call, after, finish, clean_up, data_setup, data_judge;
+};
+extern struct cts_trace_parts cts_eng_trace_parts;
 /* What an attempt is, for its line: a repetition's (the first attempt `rep`,
  * a further one `retry`), a recheck's or the managed confirming repetition's. */
 enum cts_trace_phase { CTS_TRACE_REP, CTS_TRACE_RECHECK, CTS_TRACE_CONFIRM };

@@ -66,7 +66,10 @@ static int rep_start(struct rep_state *st)
         }
     }
 
-    if (c->writes && cts_eng_data_setup(st) != cudaSuccess) {
+    double d0 = cts_now_us();
+    cudaError_t derr = c->writes ? cts_eng_data_setup(st) : cudaSuccess;
+    cts_eng_trace_parts.data_setup = c->writes ? cts_now_us() - d0 : 0;
+    if (derr != cudaSuccess) {
         (void)cudaGetLastError();
         e->data.write_to = NULL;
         e->data.write_own = NULL;
@@ -473,9 +476,15 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
     st.third[1] = e->nonblocking[2];
     st.nsamp = st.sm == CTS_MEM_NONE && st.dm == CTS_MEM_NONE ? 0 : cts_eng_sample_offsets(c->size, st.off);
 
+    struct cts_trace_parts *parts = &cts_eng_trace_parts;
+    double p0 = cts_now_us();
     int rc = rep_start(&st);
+    double p1 = cts_now_us();
+    parts->start = p1 - p0;
     if (rc == REP_NEXT)
         rc = rep_call(&st);
+    double p2 = cts_now_us();
+    parts->call = p2 - p1;
     if (rc != REP_NEXT)
         return rc;
     if (landing_probe(&st))
@@ -490,11 +499,15 @@ static int run_rep_inner(struct cts_engine *e, const struct cts_case *c, struct 
         rc = rep_reader_failed(&st, rerr);
     else if ((rc = rep_waits(&st)) == REP_NEXT)
         rc = rep_track_wait(&st);
+    double p3 = cts_now_us();
+    parts->after = p3 - p2; /* from the call's return to here */
     if (rc != REP_NEXT)
         return rc;
     st.latch_armed = 0;
 
-    return cts_eng_rep_finish(&st);
+    rc = cts_eng_rep_finish(&st);
+    parts->finish = cts_now_us() - p3;
+    return rc;
 }
 
 
@@ -504,12 +517,14 @@ int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_r
 {
     struct cts_scratch scratch = {0};
     const char *ename = "?";
+    memset(&cts_eng_trace_parts, 0, sizeof cts_eng_trace_parts);
     memset(r, 0, sizeof *r);
     r->status = CTS_PASS;
     r->release_to_return_us = r->op_after_gpu_us = NAN;
     r->timeout_us = r->window_us = r->tracked_from_timeout_us = r->tracked_from_call_us = NAN;
     r->third_blocking_gpu_us = r->third_nonblocking_gpu_us = r->run_delay_us = r->others_delay_us = NAN;
     r->data_boundary = r->data_new_bytes = -1;
+    double u0 = cts_now_us();
     if (c->family->prepare) {
         const char *why = NULL;
         cudaError_t err = cudaDeviceSynchronize();
@@ -529,7 +544,9 @@ int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_r
             return REP_DONE;
         }
     }
+    cts_eng_trace_parts.set_up = cts_now_us() - u0;
     int rc = run_rep_inner(e, c, res, r, &scratch);
+    double u1 = cts_now_us();
     if (c->family->cleanup) {
         cudaError_t err = cudaDeviceSynchronize(); /* the call's work is done before its memory goes */
         int bad = c->family->cleanup(c, &scratch, &ename);
@@ -540,5 +557,6 @@ int cts_eng_run_rep(struct cts_engine *e, const struct cts_case *c, struct cts_r
             return REP_DONE;
         }
     }
+    cts_eng_trace_parts.clean_up = cts_now_us() - u1;
     return rc;
 }

@@ -24,6 +24,7 @@ int cts_eng_trace_on(void)
 double cts_eng_trace_run_delay_us;
 double cts_eng_trace_others_us = NAN;
 int cts_eng_trace_others_tid;
+struct cts_trace_parts cts_eng_trace_parts;
 
 /* A thread's name (/proc's comm), or "?". */
 static void thread_name(int tid, char *buf, size_t len)
@@ -38,8 +39,9 @@ static void thread_name(int tid, char *buf, size_t len)
     buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* An attempt's line: `trace ID rep N RC: STATUS ... wall W phase P attempt K`,
- * then `: REASON` where it has one.  P is rep (a repetition's first attempt),
+/* An attempt's line: `trace ID rep N RC: STATUS ... parts S/T/C/A/F/U data D/J
+ * wall W phase P attempt K`, then `: REASON` where it has one (the parts:
+ * struct cts_trace_parts, in its order).  P is rep (a repetition's first attempt),
  * retry (a further one: grown, perturbed, starved), recheck or confirm (every
  * attempt of those); K counts the attempts of that one call of measure_rep. */
 void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const struct cts_result *res,
@@ -47,6 +49,7 @@ void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const stru
                            double wall_us)
 {
     static const char *const phases[] = {"rep", "recheck", "confirm"};
+    const struct cts_trace_parts *p = &cts_eng_trace_parts;
     char others[96] = "";
     if (!isnan(cts_eng_trace_others_us)) {
         char name[32] = "-";
@@ -58,13 +61,15 @@ void cts_eng_trace_attempt(const struct cts_case *c, int rep, int rc, const stru
                                       "perturbed", "wait_to_prove", "starved"};
     fprintf(stderr,
             "trace %s rep %d %s: %s timeout %.0f window %.0f call %.1f host %s tail %.1f "
-            "run_delay %.1f%s markers %s/%s/%s at %.1f/%.1f/%.1f wall %.0f phase %s attempt %d%s%s\n",
+            "run_delay %.1f%s markers %s/%s/%s at %.1f/%.1f/%.1f parts %.0f/%.0f/%.0f/%.0f/%.0f/%.0f data %.0f/%.0f "
+            "wall %.0f phase %s attempt %d%s%s\n",
             c->id, rep + 1, rcs[rc], cts_status_name(r->status), res->timeout_us, res->window_us,
             r->call_us, r->host == CTS_HOST_WAITS ? "waits" : "returns", r->release_to_return_us,
             cts_eng_trace_run_delay_us, others, r->op_after == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_blocking == CTS_ORDER_RUNS ? "runs" : "held",
             r->third_nonblocking == CTS_ORDER_RUNS ? "runs" : "held", r->op_after_gpu_us,
-            r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, wall_us,
+            r->third_blocking_gpu_us, r->third_nonblocking_gpu_us, p->set_up, p->start, p->call, p->after,
+            p->finish, p->clean_up, p->data_setup, p->data_judge, wall_us,
             phase == CTS_TRACE_REP && attempt > 1 ? "retry" : phases[phase], attempt,
             r->reason[0] ? ": " : "", r->reason);
 }
