@@ -464,7 +464,7 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
             err = cudaFreeHost(s->ptr);
         break;
     case CTS_API_HOST_REGISTER: case CTS_API_HOST_UNREGISTER:
-        return alloc_register_cleanup(s, error);
+        return alloc_register_cleanup(c, s, error);
     default:
         break;
     }
@@ -474,5 +474,5 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
 
 const struct cts_family cts_family_alloc = {
     .name = "alloc", .generate = generate, .needs = needs, .issue = issue,
-    .prepare = prepare, .cleanup = cleanup, .before = before,
+    .prepare = prepare, .cleanup = cleanup, .before = before, .release = alloc_register_release,
 };

@@ -24,6 +24,7 @@ extern const char *const alloc_register_variants[ALLOC_REGISTER_VARIANTS];
 int alloc_register_needs(const struct cts_case *c, char *why, size_t len);
 int alloc_register_prepare(const struct cts_case *c, struct cts_scratch *s, const char **error);
 int alloc_register_issue(const struct cts_case *c, struct cts_scratch *s, const char **error);
-int alloc_register_cleanup(struct cts_scratch *s, const char **error);
+int alloc_register_cleanup(const struct cts_case *c, struct cts_scratch *s, const char **error);
+void alloc_register_release(void); /* the pages kept between a case's calls (cts_family.release) */
 
 #endif

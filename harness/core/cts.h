@@ -192,6 +192,10 @@ struct cts_family {
      * 0, or non-zero with the error's name (the repetition is then BROKEN). */
     int (*prepare)(const struct cts_case *c, struct cts_scratch *s, const char **error);
     int (*cleanup)(const struct cts_case *c, struct cts_scratch *s, const char **error);
+    /* Optional: once the case's calls are done (its idle measurement,
+     * control and repetitions), frees what cleanup kept for the next
+     * prepare of the same case (memory slow to make: cases/alloc_register.c). */
+    void (*release)(void);
     /* Optional: right before the call and right after it returns, untimed,
      * while the gate holds its work (and around the idle calls too): e.g.
      * record an event behind the gate, begin the capture that the call ends,

@@ -213,8 +213,8 @@ static int case_control(struct cts_engine *e, const struct cts_case *c, struct c
     return 0;
 }
 
-void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
-                         int repeat, struct cts_result *res)
+static void run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle, int repeat,
+                     struct cts_result *res)
 {
     memset(res, 0, sizeof *res);
     res->synchronous = !cts_api_takes_stream(c->api);
@@ -284,4 +284,12 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
         recheck(e, c, res);
     res->timeout_us = first_timeout_us; /* each repetition's own are in reps[] */
     cts_classify(res);
+}
+
+void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const struct cts_idle *idle,
+                         int repeat, struct cts_result *res)
+{
+    run_case(e, c, idle, repeat, res);
+    if (c->family->release)
+        c->family->release();
 }

@@ -506,9 +506,11 @@ fail:
  * before written.c makes them larger. */
 void cts_eng_data_free(struct cts_engine *e)
 {
-    free(e->data.before), free(e->data.after), free(e->data.clear), free(e->data.snap_host);
+    free(e->data.before), free(e->data.after), free(e->data.clear);
     if (e->data.read_host)
         (void)cudaFreeHost(e->data.read_host);
+    if (e->data.snap_host)
+        (void)cudaFreeHost(e->data.snap_host);
     if (e->data.snap_dev)
         (void)cudaFree(e->data.snap_dev);
     if (e->data.after_dev)

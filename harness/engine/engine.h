@@ -120,7 +120,7 @@ struct cts_engine {
         size_t bytes;             /* each pattern's and buffer's size */
         unsigned char *before, *after, *clear;
         unsigned char *read_host; /* pinned: a device-side destination, read back */
-        unsigned char *snap_host; /* the reader's copy, on the host */
+        unsigned char *snap_host; /* pinned: the reader's copy, on the host */
         void *snap_dev;           /* the reader kernel's copy of a device-side destination */
         void *after_dev;          /* AFTER on the device: what a copy writer copies (own memory) */
         void *write_to;           /* this repetition's held work writes here (NULL: none) */

@@ -58,8 +58,7 @@ int cts_eng_data_ready(struct cts_engine *e, size_t need, char *why)
     cts_eng_data_free(e);
     size_t n = need > e->buf_bytes ? CTS_BIG_BYTES : e->buf_bytes;
     unsigned char *p[3] = {malloc(n), malloc(n), malloc(n)};
-    e->data.snap_host = malloc(n);
-    if (!p[0] || !p[1] || !p[2] || !e->data.snap_host) {
+    if (!p[0] || !p[1] || !p[2]) {
         free(p[0]), free(p[1]), free(p[2]);
         cts_eng_data_free(e);
         cts_eng_setf(why, "harness: cannot allocate the data-order patterns (3 x %zu bytes)", n);
@@ -71,6 +70,9 @@ int cts_eng_data_ready(struct cts_engine *e, size_t need, char *why)
     e->data.after = p[CTS_PATTERN_AFTER];
     e->data.clear = p[CTS_PATTERN_CLEAR];
     HCHECK(why, cudaMallocHost((void **)&e->data.read_host, n));
+    /* Pinned too: the reader's device-side copy comes back in one DMA, not
+     * staged through the driver's buffers as a pageable destination is. */
+    HCHECK(why, cudaMallocHost((void **)&e->data.snap_host, n));
     HCHECK(why, cudaMalloc(&e->data.snap_dev, n));
     HCHECK(why, cudaMalloc(&e->data.after_dev, n));
     HCHECK(why, cts_launch_pattern(e->nonblocking[0], e->data.after_dev, n, 0, CTS_PATTERN_AFTER));
