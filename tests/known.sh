@@ -139,6 +139,12 @@ fi
 python3 "$root/tools/bench.py" --report "$tmp/later.json" --known "$tmp/known.json" >"$tmp/bench.out" 2>&1 &&
     fail "bench.py took --known without --against"
 contains "$tmp/bench.out" "--known applies to a comparison with --against"
+# Two matrices of different revisions: a case only in one is left out of the comparison, said so.
+python3 -c "
+import json; m=json.load(open('$tmp/run1.json')); del m['cases']['$changed']; json.dump(m,open('$tmp/fewer.json','w'))"
+python3 "$root/tools/bench.py" --report "$tmp/run1.json" "$tmp/fewer.json" >"$tmp/bench.out" 2>&1 ||
+    fail "bench.py --report of matrices with other ids failed: $(tail -n 1 "$tmp/bench.out")"
+contains "$tmp/bench.out" "1 cases are not in every run's matrix (other revisions): compared without them"
 
 # ---- check --known ------------------------------------------------------------------
 run 1 check "$tmp/later.json" --baseline "$tmp/run1.json" --waivers "$root/waivers.json" --known "$tmp/known.json"

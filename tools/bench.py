@@ -188,7 +188,7 @@ def report(a, out, matrices):
         for g, v in m["run"].get("groups", {}).items():
             groups.setdefault(g, []).append(v["wall_s"])
     for g, ts in sorted(groups.items(), key=lambda kv: -sum(kv[1]) / len(kv[1]))[:a.slowest]:
-        n = matrices[0]["run"]["groups"][g]["cases"]
+        n = next(m["run"]["groups"][g]["cases"] for m in matrices if g in m["run"].get("groups", {}))
         mean = sum(ts) / len(ts)
         print(f"  {g:24} {mean:6.2f} s  {n:5} cases  {1000 * mean / n:6.2f} ms/case")
 
@@ -208,7 +208,10 @@ def report(a, out, matrices):
 def stability(matrices):
     """Whether the verdicts and outcomes of the runs' cases are the same in every run."""
     runs = len(matrices)
-    ids = matrices[0]["cases"].keys()
+    ids = sorted(set.intersection(*(set(m["cases"]) for m in matrices)))
+    some = len(set.union(*(set(m["cases"]) for m in matrices))) - len(ids)
+    if some:
+        print(f"\n{some} cases are not in every run's matrix (other revisions): compared without them")
     always = [k for k in ids if all(m["cases"][k]["status"] == "PASS" for m in matrices)]
     differ = [k for k in always if any(m["cases"][k]["verdict"] != matrices[0]["cases"][k]["verdict"]
                                        for m in matrices[1:])]
