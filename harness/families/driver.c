@@ -23,6 +23,8 @@ static const struct {
     E(cuMemcpyHtoD),      E(cuMemcpyDtoH),      E(cuMemcpyDtoD),       E(cuMemcpyHtoDAsync),
     E(cuMemcpyDtoHAsync), E(cuMemcpyDtoDAsync), E(cuMemcpy),           E(cuMemcpyAsync),
     E(cuMemcpy2D),        E(cuMemcpy2DAsync),   E(cuMemcpy3D),         E(cuMemcpy3DAsync),
+    E(cuMemcpyHtoA),      E(cuMemcpyAtoH),      E(cuMemcpyHtoAAsync),  E(cuMemcpyAtoHAsync),
+    E(cuMemcpyDtoA),      E(cuMemcpyAtoD),      E(cuMemcpyAtoA),
     E(cuMemcpyPeer),      E(cuMemcpyPeerAsync),
     E(cuMemCreate),       E(cuMemRelease),      E(cuMemAddressReserve), E(cuMemAddressFree),
     E(cuMemMap),          E(cuMemUnmap),        E(cuMemSetAccess),
