@@ -134,7 +134,7 @@ int main(void)
     /* written ones only: 12 forms on 18 op streams x 3 sizes x pinned, registered, managed */
     CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), 18 * 3 * 3);
     CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), count_glob("cu_memset*.written.*.busy_same_hostfn"));
-    /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
+    /* alloc: 21 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
      * stream (22 pairs), the rest 4; 5 VMM calls at 2 sizes (4 each); the
      * pool-release synchronizes in 2 variants (the stream's 22, event and
      * device 4 each); the registrations' variants (cudaHostRegister 5: read_only, mapped,
@@ -142,7 +142,7 @@ int main(void)
      * cudaHostRegister, plain, file_backed and file_backed_read_only, at 256 MiB and 1 GiB beside a
      * non-blocking stream. */
     CHECK_INT(count_family("alloc"),
-              (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6 + 3 * 2);
+              (18 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6 + 3 * 2);
     CHECK_INT(count_in("host_register.file_backed*", "alloc", NULL), 3 * 2 * 6 + 2 * 2);
     CHECK_INT(count_in("host_register.*.1GiB.*", "alloc", NULL), 3);
     CHECK_STR(cts_size_token(11), "1GiB");
@@ -200,13 +200,13 @@ int main(void)
      * and cudaStreamEndCapture on 4 (3), 13 calls that take none and the 2 "captured" event calls on
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
-     * variant, direction, memory): 99 that take a stream on 8 placements, 153 that take none on 2, in
+     * variant, direction, memory): 99 that take a stream on 8 placements, 155 that take none on 2, in
      * the capture's own mode, on a blocking or a non-blocking capturing stream */
     CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
                                                 3 * 7) +
-                                           3 * 2 * (99 * 8 + 153 * 2));
+                                           3 * 2 * (99 * 8 + 155 * 2));
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (99 * 8 + 153 * 2));
+              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (99 * 8 + 155 * 2));
     /* ... and 7 of the calls that take none by a second thread with the other device current */
     CHECK_INT(count_in("*.busy_thread_peer", "capture", NULL), 27 * 7);
     CHECK_INT(count_in("malloc.capture_global.by_global.op_blocking.busy_thread_peer", "capture", NULL), 1);
@@ -333,8 +333,9 @@ int main(void)
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
                                                         9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
                                                              3 * 7) + /* capture (busy_thread_peer: 7 calls) */
-                                                        3 * 2 * (99 * 3 + 153) + /* ... lent */
+                                                        3 * 2 * (99 * 3 + 155) + /* ... lent */
                                                         12 * 2 + /* alloc: the registrations' variants */
+                                                        2 * 2 * 2 + /* alloc: cuArrayDestroy, cudaFreeMipmappedArray */
                                                         30 * 2 + 12 + /* device: 30 calls that take no stream, one that does */
                                                         3 * 10 + 3 * 2 + /* stream: issue 41's event cases */
                                                         4 * (2 + 10) + 2 + 10 + /* SYNC_MEMOPS: memcpy, memset */
