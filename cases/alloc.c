@@ -7,6 +7,13 @@
  * small (4 KiB) and large (16 MiB).  2D and 3D allocations and arrays are
  * 1024 bytes wide and size/1024 rows high.
  *
+ * The arrays' frees, beside cudaFreeArray of a cudaMallocArray array: cuArrayDestroy of a
+ * cuArrayCreate array (one 8-bit unsigned channel, through the driver table; NOTSUPP where the
+ * driver lacks either), and cudaFreeMipmappedArray of a cudaMallocMipmappedArray array with every
+ * level down to 1 x 1 (NOTSUPP where the device's 2-D mipmapped limits,
+ * cudaDevAttrMaxTexture2DMipmappedWidth and Height, are below its 1024 x size/1024, naming them).
+ * Each is allocated by prepare() and freed by the call; cleanup() frees it where the call did not.
+ *
  * The virtual memory API (cuMemCreate, cuMemMap, cuMemSetAccess, cuMemUnmap,
  * cuMemRelease, through the driver table) is called at the same two sizes,
  * each rounded up to the device's minimum allocation granularity (so 4KiB
@@ -33,10 +40,12 @@
  * The virtual memory calls: cases/alloc_vmm.c; the host registrations, of
  * malloc'ed pages or a mapped file, with each flag: cases/alloc_register.c. */
 #include "alloc.h"
+#include "../harness/families/driver.h"
 #include "../harness/families/family.h"
 
 #include <cuda_runtime_api.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +64,8 @@ static const struct {
     {CTS_API_MALLOC_3D, CTS_MEM_DEVICE, 1},
     {CTS_API_MALLOC_ARRAY, CTS_MEM_NONE, 1},
     {CTS_API_FREE_ARRAY, CTS_MEM_NONE, 1},
+    {CTS_API_CU_ARRAY_DESTROY, CTS_MEM_NONE, 1},
+    {CTS_API_FREE_MIPMAPPED_ARRAY, CTS_MEM_NONE, 1},
     {CTS_API_MALLOC_HOST, CTS_MEM_PINNED, 1},
     {CTS_API_FREE_HOST, CTS_MEM_PINNED, 1},
     {CTS_API_HOST_ALLOC, CTS_MEM_PINNED, 1}, /* cudaHostAllocDefault */
@@ -150,8 +161,9 @@ static size_t generate(struct cts_case *out, size_t cap)
                                  .size_idx = calls[k].sized ? sizes[s] : -1,
                                  .size = calls[k].sized ? cts_size_bytes(sizes[s]) : 0,
                                  .kind = CTS_KIND_NONE};
-            if (c.api == CTS_API_MALLOC_PITCH || c.api == CTS_API_MALLOC_3D ||
-                c.api == CTS_API_MALLOC_ARRAY || c.api == CTS_API_FREE_ARRAY) {
+            if (c.api == CTS_API_MALLOC_PITCH || c.api == CTS_API_MALLOC_3D || c.api == CTS_API_MALLOC_ARRAY ||
+                c.api == CTS_API_FREE_ARRAY || c.api == CTS_API_CU_ARRAY_DESTROY ||
+                c.api == CTS_API_FREE_MIPMAPPED_ARRAY) {
                 c.width = WIDTH;
                 c.height = c.size / WIDTH;
             }
@@ -179,6 +191,42 @@ static size_t generate(struct cts_case *out, size_t cap)
     return out ? (n < cap ? n : cap) : n;
 }
 
+/* cudaMallocMipmappedArray's: c's 1024 x size/1024 bytes, every level down to 1 x 1. */
+static struct cudaExtent mip_extent(const struct cts_case *c)
+{
+    struct cudaExtent e = {.width = c->width, .height = c->height, .depth = 0};
+    return e;
+}
+
+static unsigned mip_levels(const struct cts_case *c)
+{
+    unsigned n = 1;
+    for (size_t m = c->width > c->height ? c->width : c->height; m > 1; m >>= 1)
+        n++;
+    return n;
+}
+
+static int need_mipmapped(const struct cts_case *c, char *why, size_t len)
+{
+    int dev = 0, w = 0, h = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&w, cudaDevAttrMaxTexture2DMipmappedWidth, dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&h, cudaDevAttrMaxTexture2DMipmappedHeight, dev);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(why, len, "cannot read the 2-D mipmapped array limits: %s", cudaGetErrorName(err));
+        return -1;
+    }
+    if ((size_t)w >= c->width && (size_t)h >= c->height)
+        return 0;
+    snprintf(why, len, "a %zu x %zu mipmapped array is beyond this device's 2-D mipmapped limits "
+                       "(cudaDevAttrMaxTexture2DMipmappedWidth %d, cudaDevAttrMaxTexture2DMipmappedHeight %d)",
+             c->width, c->height, w, h);
+    return -1;
+}
+
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     if (is_vmm(c->api))
@@ -192,6 +240,10 @@ static int needs(const struct cts_case *c, char *why, size_t len)
         return alloc_register_needs(c, why, len);
     case CTS_API_MALLOC_MANAGED:
         return cts_need_attribute(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory", why, len);
+    case CTS_API_CU_ARRAY_DESTROY:
+        return cts_need_driver("cuArrayCreate", why, len) ? -1 : cts_need_driver("cuArrayDestroy", why, len);
+    case CTS_API_FREE_MIPMAPPED_ARRAY:
+        return need_mipmapped(c, why, len);
     case CTS_API_HOST_ALLOC:
         if (c->mem == CTS_MEM_MAPPED)
             return cts_need_attribute(cudaDevAttrCanMapHostMemory, "cudaDevAttrCanMapHostMemory", why, len);
@@ -314,6 +366,22 @@ static int pool_cleanup(struct cts_scratch *s, const char **error)
     return cts_result(err, error);
 }
 
+/* cuArrayDestroy's array: cuArrayCreate, 1024 x size/1024 unsigned bytes. */
+static int prepare_cu_array(const struct cts_case *c, struct cts_scratch *s, const char **error)
+{
+    CUDA_ARRAY_DESCRIPTOR d;
+    memset(&d, 0, sizeof d);
+    d.Width = c->width;
+    d.Height = c->height;
+    d.Format = CU_AD_FORMAT_UNSIGNED_INT8;
+    d.NumChannels = 1;
+    CUarray a = NULL;
+    CUresult r = cts_drv.cuArrayCreate(&a, &d);
+    if (r == CUDA_SUCCESS)
+        s->handle = a;
+    return cts_driver_result(r, error);
+}
+
 static int prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
     cudaMemPool_t pool;
@@ -333,6 +401,14 @@ static int prepare(const struct cts_case *c, struct cts_scratch *s, const char *
     case CTS_API_FREE_ARRAY: {
         struct cudaChannelFormatDesc d = byte_channel();
         return cts_result(cudaMallocArray((cudaArray_t *)&s->handle, &d, c->width, c->height, 0), error);
+    }
+    case CTS_API_CU_ARRAY_DESTROY:
+        return prepare_cu_array(c, s, error);
+    case CTS_API_FREE_MIPMAPPED_ARRAY: {
+        struct cudaChannelFormatDesc d = byte_channel();
+        return cts_result(cudaMallocMipmappedArray((cudaMipmappedArray_t *)&s->handle, &d, mip_extent(c),
+                                                   mip_levels(c), 0),
+                          error);
     }
     case CTS_API_FREE_HOST:
         return cts_result(cudaMallocHost(&s->ptr, c->size), error);
@@ -366,6 +442,16 @@ static int issue_free(const struct cts_case *c, struct cts_scratch *s, cudaStrea
         if ((err = cudaFreeArray((cudaArray_t)s->handle)) == cudaSuccess)
             s->handle = NULL;
         return cts_result(err, error);
+    case CTS_API_CU_ARRAY_DESTROY: {
+        CUresult r = cts_drv.cuArrayDestroy((CUarray)s->handle);
+        if (r == CUDA_SUCCESS)
+            s->handle = NULL;
+        return cts_driver_result(r, error);
+    }
+    case CTS_API_FREE_MIPMAPPED_ARRAY:
+        if ((err = cudaFreeMipmappedArray((cudaMipmappedArray_t)s->handle)) == cudaSuccess)
+            s->handle = NULL;
+        return cts_result(err, error);
     case CTS_API_HOST_UNREGISTER:
         return alloc_register_issue(c, s, error);
     case CTS_API_FREE_HOST: err = cudaFreeHost(s->ptr); break;
@@ -381,7 +467,8 @@ static int issue_free(const struct cts_case *c, struct cts_scratch *s, cudaStrea
 static int frees(enum cts_api a)
 {
     return a == CTS_API_FREE || a == CTS_API_FREE_POOL_PTR || a == CTS_API_FREE_NULL || a == CTS_API_FREE_ARRAY ||
-           a == CTS_API_FREE_HOST || a == CTS_API_FREE_ASYNC || a == CTS_API_HOST_UNREGISTER;
+           a == CTS_API_CU_ARRAY_DESTROY || a == CTS_API_FREE_MIPMAPPED_ARRAY || a == CTS_API_FREE_HOST ||
+           a == CTS_API_FREE_ASYNC || a == CTS_API_HOST_UNREGISTER;
 }
 
 /* The allocations of a shape (pitched, 3-D, an array). */
@@ -458,6 +545,15 @@ static int cleanup(const struct cts_case *c, struct cts_scratch *s, const char *
     case CTS_API_MALLOC_ARRAY: case CTS_API_FREE_ARRAY:
         if (s->handle)
             err = cudaFreeArray((cudaArray_t)s->handle);
+        break;
+    case CTS_API_CU_ARRAY_DESTROY: {
+        CUresult r = s->handle ? cts_drv.cuArrayDestroy((CUarray)s->handle) : CUDA_SUCCESS;
+        s->handle = NULL;
+        return cts_driver_result(r, error);
+    }
+    case CTS_API_FREE_MIPMAPPED_ARRAY:
+        if (s->handle)
+            err = cudaFreeMipmappedArray((cudaMipmappedArray_t)s->handle);
         break;
     case CTS_API_MALLOC_HOST: case CTS_API_FREE_HOST: case CTS_API_HOST_ALLOC:
         if (s->ptr)

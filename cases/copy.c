@@ -5,7 +5,10 @@
  *   symbol          cudaMemcpyToSymbol, cudaMemcpyFromSymbol and their Async forms, on the
  *                   family's own symbol (kernels/symbol.cu, 1 MiB + 4 KiB)
  *   array           cudaMemcpy2DToArray, cudaMemcpy2DFromArray and their Async forms, on the
- *                   family's own 1024 x 1024 cudaArray of unsigned char
+ *                   family's own 1024 x 1024 cudaArray of unsigned char; the driver API's 1-D
+ *                   array copies cuMemcpyHtoA, cuMemcpyAtoH, cuMemcpyDtoA, cuMemcpyAtoD,
+ *                   cuMemcpyAtoA, cuMemcpyHtoAAsync and cuMemcpyAtoHAsync, on its own 1-D arrays
+ *                   of 1 MiB (cases/copy_array.c)
  *   batch           cudaMemcpyBatchAsync with one copy, source access order "stream",
  *                   "during_call" or "any" (the id's variant)
  *   driver API      cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD, cuMemcpy (UVA), cuMemcpy2D,
@@ -16,7 +19,8 @@
  *   cudaMemcpyHostToHost, cuMemcpy, cuMemcpy2D, cuMemcpy3D and their Async forms).  A driver
  *   copy whose name implies its direction still carries the dir segment, so that every group
  *   is api.dir.  For a symbol or an array, h2d and d2h mean host <-> symbol/array, and d2d
- *   means device (or managed) memory <-> symbol/array.
+ *   means device (or managed) memory <-> symbol/array; cuMemcpyAtoA's d2d is array <-> array,
+ *   with no memory segment (both sides are the family's own).
  * - Memory kinds: the host side is pageable, pinned or managed (the 1-D family covers the
  *   other host kinds); a d2d copy is on device or managed memory, both sides (one side for a
  *   symbol or an array, whose other side is the family's own).
@@ -30,26 +34,29 @@
  *   everywhere would make 6,204 cases; this keeps the family near 3,400.
  * - Shapes: a 2D copy is 4 rows of size/4 bytes, a 3D copy 4 rows x 2 slices of size/8
  *   bytes, pitch = width, so that it covers `size` contiguous bytes where the engine samples
- *   them.  An array copy is 1024 bytes wide and size/1024 rows high, at (0, 0).
+ *   them.  A 2-D array copy is 1024 bytes wide and size/1024 rows high, at (0, 0); a 1-D one
+ *   `size` bytes at offset 0 (its sizes: whole 16-byte elements, up to the array's 1 MiB).
  *
- * The symbol and the array are the family's own memory (CTS_MEM_OWN): the engine sets and
+ * The symbol and the arrays are the family's own memory (CTS_MEM_OWN): the engine sets and
  * reads their sample bytes through poke()/peek(), 1-byte copies through a pinned byte with
- * the device idle.  The array is allocated once, by the first prepare() or poke() that needs
- * it, and kept for the process.  No other prepare, and no cleanup/before/after.
+ * the device idle (an array's: copy_array.c).  The arrays are allocated once, by the first
+ * prepare() or poke() that needs them, and kept for the process.  No other prepare, and no
+ * cleanup/before/after.
  *
  * Data order (the id segment "written"): every copy, at the sizes above, with its explicit kind,
  * held by work in its own stream that writes its source as its last act (cts_emit_written;
  * docs/method.md "Data order"); a symbol by its device address (address()), written by a kernel;
- * the array, which has none, by 2D copies (own_copy()): the held work's writer is a copy of the
- * new bytes into it, the reader after the call a copy out of it.
+ * an array, which has none, by copies (own_copy(), copy_array.c): the held work's writer is a
+ * copy of the new bytes into it, the reader after the call a copy out of it.
  *
  * Rejections: cudaMemcpyBatchAsync given the handle 0 (in both builds) or cudaStreamLegacy,
  * whose reference says the stream "must not be legacy NULL stream" and lists
  * cudaErrorInvalidValue among its errors (RT-BATCH-NULL-STREAM).
  *
  * NOTSUPP: cudaMemcpyBatchAsync below driver 12.8; a driver API copy where the driver lacks
- * the function. */
-#include "../harness/core/cts.h"
+ * the function; a 1-D array copy where the device's 1-D array width is below its arrays'
+ * (copy_array.c). */
+#include "copy.h"
 #include "../harness/families/driver.h"
 #include "../harness/families/family.h"
 #include "../harness/families/kernels.h"
@@ -59,22 +66,19 @@
 #include <stdio.h>
 #include <string.h>
 
-#define ARRAY_WIDTH 1024u
-#define ARRAY_HEIGHT 1024u
-
 #define H2D (1u << CTS_DIR_H2D)
 #define D2H (1u << CTS_DIR_D2H)
 #define D2D (1u << CTS_DIR_D2D)
 #define H2H (1u << CTS_DIR_H2H)
 
 /* What a call copies to or from besides the engine's buffers. */
-enum own { OWN_NONE, OWN_SYMBOL_DST, OWN_SYMBOL_SRC, OWN_ARRAY_DST, OWN_ARRAY_SRC };
+enum own { OWN_NONE, OWN_SYMBOL_DST, OWN_SYMBOL_SRC, OWN_ARRAY_DST, OWN_ARRAY_SRC, OWN_ARRAY_BOTH };
 
 static const struct {
     enum cts_api api;
     unsigned dirs; /* the directions it is declared in */
     int kind;      /* takes a cudaMemcpyKind */
-    int dims;      /* 1, 2 (4 rows), 3 (4 rows x 2 slices), or 0: an array copy */
+    int dims;      /* 1, 2 (4 rows), 3 (4 rows x 2 slices), or 0: a 2-D array copy */
     enum own own;
 } apis[] = {
     {CTS_API_MEMCPY2D, H2D | D2H | D2D | H2H, 1, 2, OWN_NONE},
@@ -102,6 +106,13 @@ static const struct {
     {CTS_API_CU_MEMCPY2D_ASYNC, H2D | D2H | D2D | H2H, 0, 2, OWN_NONE},
     {CTS_API_CU_MEMCPY3D, H2D | D2H | D2D | H2H, 0, 3, OWN_NONE},
     {CTS_API_CU_MEMCPY3D_ASYNC, H2D | D2H | D2D | H2H, 0, 3, OWN_NONE},
+    {CTS_API_CU_MEMCPY_HTOA, H2D, 0, 1, OWN_ARRAY_DST},
+    {CTS_API_CU_MEMCPY_ATOH, D2H, 0, 1, OWN_ARRAY_SRC},
+    {CTS_API_CU_MEMCPY_HTOA_ASYNC, H2D, 0, 1, OWN_ARRAY_DST},
+    {CTS_API_CU_MEMCPY_ATOH_ASYNC, D2H, 0, 1, OWN_ARRAY_SRC},
+    {CTS_API_CU_MEMCPY_DTOA, D2D, 0, 1, OWN_ARRAY_DST},
+    {CTS_API_CU_MEMCPY_ATOD, D2D, 0, 1, OWN_ARRAY_SRC},
+    {CTS_API_CU_MEMCPY_ATOA, D2D, 0, 1, OWN_ARRAY_BOTH},
 };
 #define NAPIS (sizeof apis / sizeof *apis)
 
@@ -116,6 +127,7 @@ static const enum cudaMemcpySrcAccessOrder batch_orders[] = {
 
 static const enum cts_mem host_kinds[] = {CTS_MEM_PAGEABLE, CTS_MEM_PINNED, CTS_MEM_MANAGED};
 static const enum cts_mem device_kinds[] = {CTS_MEM_DEVICE, CTS_MEM_MANAGED};
+static const enum cts_mem no_kind[] = {CTS_MEM_NONE}; /* array to array: both sides the family's */
 
 #define SIZE_4KIB 1
 #define SIZE_1MIB 5
@@ -133,8 +145,8 @@ static void shape(struct cts_case *c, int dims)
     size_t rows = c->size % 4 == 0 ? 4 : 1, slices = c->size % 8 == 0 ? 2 : 1;
     switch (dims) {
     case 0:
-        c->width = ARRAY_WIDTH;
-        c->height = c->size / ARRAY_WIDTH;
+        c->width = COPY_ARRAY_WIDTH;
+        c->height = c->size / COPY_ARRAY_WIDTH;
         break;
     case 2:
         c->height = rows;
@@ -171,9 +183,12 @@ static size_t generate_pass(struct cts_case *out, size_t cap, size_t n, int writ
             for (int dir = 0; dir < CTS_DIR_COUNT; dir++) {
                 if (!(apis[a].dirs & (1u << dir)))
                     continue;
-                const enum cts_mem *mems = dir == CTS_DIR_D2D ? device_kinds : host_kinds;
-                size_t nmem = dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
-                                                 : sizeof host_kinds / sizeof *host_kinds;
+                const enum cts_mem *mems = apis[a].own == OWN_ARRAY_BOTH ? no_kind
+                                           : dir == CTS_DIR_D2D              ? device_kinds
+                                                                             : host_kinds;
+                size_t nmem = apis[a].own == OWN_ARRAY_BOTH ? 1
+                              : dir == CTS_DIR_D2D ? sizeof device_kinds / sizeof *device_kinds
+                                                   : sizeof host_kinds / sizeof *host_kinds;
                 for (size_t m = 0; m < nmem; m++) {
                     /* 4 KiB only where the 1-D family saw it differ from 1 MiB */
                     int both = dir == CTS_DIR_H2D && mems[m] == CTS_MEM_PINNED;
@@ -222,6 +237,9 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
         *src = CTS_MEM_OWN;
         *dst = c->mem;
         break;
+    case OWN_ARRAY_BOTH:
+        *src = *dst = CTS_MEM_OWN;
+        break;
     default:
         *src = c->dir == CTS_DIR_D2H ? CTS_MEM_DEVICE : c->mem;
         *dst = c->dir == CTS_DIR_H2D ? CTS_MEM_DEVICE : c->mem;
@@ -229,11 +247,7 @@ static void buffers(const struct cts_case *c, enum cts_mem *src, enum cts_mem *d
     }
 }
 
-static int is_array(const struct cts_case *c)
-{
-    enum own o = apis[spec_of(c->api)].own;
-    return o == OWN_ARRAY_DST || o == OWN_ARRAY_SRC;
-}
+static int is_array(const struct cts_case *c) { return copy_array_of(c->api) != 0; }
 
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
@@ -242,71 +256,40 @@ static int needs(const struct cts_case *c, char *why, size_t len)
         return cts_need_driver_version(12080, f, why, len);
     }
     int driver_api = strncmp(f, "cu", 2) == 0 && strncmp(f, "cuda", 4) != 0;
-    return driver_api ? cts_need_driver(f, why, len) : 0;
+    if (driver_api && cts_need_driver(f, why, len))
+        return -1;
+    return copy_array_needs(c, why, len);
 }
 
 /* ---- the family's own memory --------------------------------------------------- */
 
-static cudaArray_t array;          /* ARRAY_WIDTH x ARRAY_HEIGHT unsigned char, kept */
-static unsigned char *pinned_byte; /* poke()/peek() copy through it */
-
-static cudaError_t get_array(void)
-{
-    if (array)
-        return cudaSuccess;
-    struct cudaChannelFormatDesc d =
-        cudaCreateChannelDesc(8, 0, 0, 0, cudaChannelFormatKindUnsigned);
-    return cudaMallocArray(&array, &d, ARRAY_WIDTH, ARRAY_HEIGHT, cudaArrayDefault);
-}
-
-static cudaError_t get_pinned_byte(void)
-{
-    return pinned_byte ? cudaSuccess : cudaMallocHost((void **)&pinned_byte, 64);
-}
+static unsigned char *pinned_byte; /* a symbol's poke()/peek() copy through it */
 
 static int prepare(const struct cts_case *c, struct cts_scratch *s, const char **error)
 {
     (void)s;
-    return is_array(c) ? cts_result(get_array(), error) : 0;
-}
-
-/* What poke() and peek() copy through and to: the pinned byte, and the array
- * where the case copies to or from it. */
-static cudaError_t own_memory(const struct cts_case *c)
-{
-    cudaError_t err = get_pinned_byte();
-    if (err == cudaSuccess && is_array(c))
-        err = get_array();
-    return err;
+    return is_array(c) ? copy_array_prepare(c, error) : 0;
 }
 
 static int poke(const struct cts_case *c, int side, size_t off, unsigned char v, const char **error)
 {
-    (void)side;
-    cudaError_t err = own_memory(c);
+    if (is_array(c))
+        return copy_array_poke(c, side, off, v, error);
+    cudaError_t err = pinned_byte ? cudaSuccess : cudaMallocHost((void **)&pinned_byte, 64);
     if (err != cudaSuccess)
         return cts_result(err, error);
     pinned_byte[0] = v;
-    if (is_array(c))
-        err = cudaMemcpy2DToArray(array, off % ARRAY_WIDTH, off / ARRAY_WIDTH, pinned_byte, 1, 1, 1,
-                                  cudaMemcpyHostToDevice);
-    else
-        err = cudaMemcpyToSymbol(cts_symbol(), pinned_byte, 1, off, cudaMemcpyHostToDevice);
-    return cts_result(err, error);
+    return cts_result(cudaMemcpyToSymbol(cts_symbol(), pinned_byte, 1, off, cudaMemcpyHostToDevice), error);
 }
 
 static int peek(const struct cts_case *c, int side, size_t off, unsigned char *v, const char **error)
 {
-    (void)side;
-    cudaError_t err = own_memory(c);
-    if (err != cudaSuccess)
-        return cts_result(err, error);
     if (is_array(c))
-        err = cudaMemcpy2DFromArray(pinned_byte, 1, array, off % ARRAY_WIDTH, off / ARRAY_WIDTH,
-                                    1, 1, cudaMemcpyDeviceToHost);
-    else
+        return copy_array_peek(c, side, off, v, error);
+    cudaError_t err = pinned_byte ? cudaSuccess : cudaMallocHost((void **)&pinned_byte, 64);
+    if (err == cudaSuccess)
         err = cudaMemcpyFromSymbol(pinned_byte, cts_symbol(), 1, off, cudaMemcpyDeviceToHost);
-    *v = pinned_byte[0];
+    *v = pinned_byte ? pinned_byte[0] : 0;
     return cts_result(err, error);
 }
 
@@ -369,8 +352,8 @@ static struct cudaPitchedPtr pitched(const void *p, const struct cts_case *c)
     return r;
 }
 
-/* The runtime API's kind for c: cudaMemcpyDefault, or the direction's explicit kind. */
-static enum cudaMemcpyKind copy_kind(const struct cts_case *c)
+/* The runtime API's kind for c: cudaMemcpyDefault, or the direction's explicit kind (copy.h). */
+enum cudaMemcpyKind copy_kind(const struct cts_case *c)
 {
     static const enum cudaMemcpyKind explicit_kinds[CTS_DIR_COUNT] = {
         cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
@@ -467,8 +450,8 @@ static int issue_driver(const struct cts_case *c, const struct cts_call *call, c
     }
 }
 
-/* The runtime API's 2D, symbol and array copies here; 3D, batch and the
- * driver API's in the helpers above. */
+/* The runtime API's 2D and symbol copies here; 3D, batch and the driver API's in the
+ * helpers above; the array copies in copy_array.c. */
 static int issue(const struct cts_case *c, const struct cts_call *call, const char **error)
 {
     enum cudaMemcpyKind k = copy_kind(c);
@@ -477,6 +460,8 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
     const void *src = call->src;
     size_t n = c->size, w = c->width, h = c->height;
 
+    if (is_array(c))
+        return copy_array_issue(c, call, error);
     switch (c->api) {
     case CTS_API_MEMCPY2D: return cts_result(cudaMemcpy2D(dst, w, src, w, w, h, k), error);
     case CTS_API_MEMCPY2D_ASYNC:
@@ -491,14 +476,6 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
         return cts_result(cudaMemcpyFromSymbol(dst, cts_symbol(), n, 0, k), error);
     case CTS_API_MEMCPY_FROM_SYMBOL_ASYNC:
         return cts_result(cudaMemcpyFromSymbolAsync(dst, cts_symbol(), n, 0, k, s), error);
-    case CTS_API_MEMCPY2D_TO_ARRAY:
-        return cts_result(cudaMemcpy2DToArray(array, 0, 0, src, w, w, h, k), error);
-    case CTS_API_MEMCPY2D_TO_ARRAY_ASYNC:
-        return cts_result(cudaMemcpy2DToArrayAsync(array, 0, 0, src, w, w, h, k, s), error);
-    case CTS_API_MEMCPY2D_FROM_ARRAY:
-        return cts_result(cudaMemcpy2DFromArray(dst, w, array, 0, 0, w, h, k), error);
-    case CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC:
-        return cts_result(cudaMemcpy2DFromArrayAsync(dst, w, array, 0, 0, w, h, k, s), error);
 #if CUDART_VERSION >= 12080
     case CTS_API_MEMCPY_BATCH_ASYNC: return issue_batch(c, call, error);
 #endif
@@ -516,40 +493,19 @@ static const char *rejects(const struct cts_case *c, const char **clause)
     return "cudaErrorInvalidValue";
 }
 
-/* The shape for any size, as generate() gives it; an array copy only in
- * whole rows of ARRAY_WIDTH, a symbol copy up to 1 MiB. */
+/* The shape for any size, as generate() gives it; an array copy only as copy_array_fits()
+ * says (whole rows of the 2-D array, whole elements of a 1-D one), a symbol copy up to 1 MiB. */
 static int resize(struct cts_case *c)
 {
     int dims = apis[spec_of(c->api)].dims;
     enum own own = apis[spec_of(c->api)].own;
-    if (dims == 0 && (c->size % ARRAY_WIDTH || c->size == 0))
+    if (is_array(c) && copy_array_fits(c))
         return -1;
     if ((own == OWN_SYMBOL_DST || own == OWN_SYMBOL_SRC) && c->size > CTS_SYMBOL_BYTES - 4096u)
         return -1; /* the symbol's size */
     c->width = c->height = c->depth = 0;
     shape(c, dims);
     return 0;
-}
-
-/* Data order: the array's bytes by 2D copies (it has no device address): n
- * bytes, ARRAY_WIDTH a row, from (0, 0), to or from p. */
-static int own_copy(const struct cts_case *c, int side, int to_own, void *p, int p_device, size_t n, int async,
-                    void *stream, const char **error)
-{
-    (void)side;
-    cudaError_t err = is_array(c) ? get_array() : cudaErrorInvalidValue;
-    size_t w = ARRAY_WIDTH, h = n / ARRAY_WIDTH;
-    cudaStream_t s = (cudaStream_t)stream;
-    if (err == cudaSuccess && to_own) {
-        enum cudaMemcpyKind k = p_device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
-        err = async ? cudaMemcpy2DToArrayAsync(array, 0, 0, p, w, w, h, k, s)
-                    : cudaMemcpy2DToArray(array, 0, 0, p, w, w, h, k);
-    } else if (err == cudaSuccess) {
-        enum cudaMemcpyKind k = p_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
-        err = async ? cudaMemcpy2DFromArrayAsync(p, w, array, 0, 0, w, h, k, s)
-                    : cudaMemcpy2DFromArray(p, w, array, 0, 0, w, h, k);
-    }
-    return cts_result(err, error);
 }
 
 /* Data order: the symbol's device address (an array has none: own_copy). */
@@ -575,5 +531,5 @@ static int cheap(const struct cts_case *c)
 const struct cts_family cts_family_copy = {
     .name = "copy", .generate = generate, .buffers = buffers, .needs = needs, .issue = issue,
     .prepare = prepare, .poke = poke, .peek = peek, .rejects = rejects, .resize = resize,
-    .address = address, .own_copy = own_copy, .cheap = cheap,
+    .address = address, .own_copy = copy_array_own_copy, .cheap = cheap,
 };

@@ -70,10 +70,10 @@ rm -f "$tmp/h200.json"
 grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$tmp/ids" ||
     fail "list lacks a known id"
 [ "$("$cts" list 'memcpy.d2d.*' | wc -l)" -eq 149 ] || fail "list 'memcpy.d2d.*' is not 149 ids"
-[ "$("$cts" list --family alloc | wc -l)" -eq 622 ] || fail "list --family alloc is not 622 ids"
+[ "$("$cts" list --family alloc | wc -l)" -eq 646 ] || fail "list --family alloc is not 646 ids"
 [ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3424 ] || fail "list --family memset 'cu_*' is not 3424 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 457 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 473 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
 # --devices: the cases that cross to a second device (what a test of two GPUs runs) and the rest

@@ -134,7 +134,7 @@ int main(void)
     /* written ones only: 12 forms on 18 op streams x 3 sizes x pinned, registered, managed */
     CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), 18 * 3 * 3);
     CHECK_INT(count_glob("cu_memset*.busy_same_hostfn"), count_glob("cu_memset*.written.*.busy_same_hostfn"));
-    /* alloc: 19 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
+    /* alloc: 21 sized calls at 2 sizes and 2 sizeless ones; 3 of them take a
      * stream (22 pairs), the rest 4; 5 VMM calls at 2 sizes (4 each); the
      * pool-release synchronizes in 2 variants (the stream's 22, event and
      * device 4 each); the registrations' variants (cudaHostRegister 5: read_only, mapped,
@@ -142,7 +142,7 @@ int main(void)
      * cudaHostRegister, plain, file_backed and file_backed_read_only, at 256 MiB and 1 GiB beside a
      * non-blocking stream. */
     CHECK_INT(count_family("alloc"),
-              (16 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6 + 3 * 2);
+              (18 * 2 + 2) * 6 + 3 * 2 * 32 + 5 * 2 * 6 + 2 * (32 + 6 + 6) + (5 + 1) * 2 * 6 + 3 * 2);
     CHECK_INT(count_in("host_register.file_backed*", "alloc", NULL), 3 * 2 * 6 + 2 * 2);
     CHECK_INT(count_in("host_register.*.1GiB.*", "alloc", NULL), 3);
     CHECK_STR(cts_size_token(11), "1GiB");
@@ -159,9 +159,17 @@ int main(void)
     /* first_launch: the first launch of a fresh kernel, on every op stream and placement. */
     CHECK_INT(count_family("first_launch"), 32);
     CHECK_INT(count_in("launch.first.*", "first_launch", "launch.first"), 32);
-    /* copy: the grid in cases/copy.c's header comment. */
-    CHECK_INT(count_family("copy"), 3376 + 402);
-    CHECK_INT(count_in("*.written.*", "copy", NULL), 402);
+    /* copy: the grid in cases/copy.c's header comment; the 1-D array copies (issue 41):
+     * cuMemcpyHtoA (pageable, pinned at 2 sizes, managed), AtoH (3 host kinds), DtoA and AtoD
+     * (device, managed), AtoA (no memory kind) on the implied stream's 4 placements, the Async
+     * forms on 22; written: the host sources by the host function (and managed by a kernel
+     * too), an array source by a copy into it (own_copy), on 1 or 2 op streams. */
+    CHECK_INT(count_family("copy"), 3376 + (4 + 3 + 2 + 2 + 1) * 4 + (4 + 3) * 22 + 402 + 30);
+    CHECK_INT(count_in("*.written.*", "copy", NULL), 402 + 30);
+    CHECK_INT(count_in("cu_memcpy_atoa.*", "copy", NULL), 4 + 1);
+    CHECK_INT(count_in("cu_memcpy_htoa_async.written.*", "copy", NULL), (3 + 2) * 2);
+    CHECK_INT(count_in("cu_memcpy_atoh_async.written.*", "copy", NULL), 3 * 2);
+    CHECK_INT(count_in("cu_memcpy_atoa.written.d2d.1MiB.op_implied.busy_same", "copy", NULL), 1);
     /* the symbol by its device address: from it only a kernel writes (5 kinds: 3 host, 2 device; x 3 op streams) */
     CHECK_INT(count_glob("memcpy_from_symbol*.written.*"), 15);
     CHECK_INT(count_glob("memcpy_from_symbol*.written.*.busy_same_hostfn"), 0);
@@ -192,13 +200,13 @@ int main(void)
      * and cudaStreamEndCapture on 4 (3), 13 calls that take none and the 2 "captured" event calls on
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
-     * variant, direction, memory): 95 that take a stream on 8 placements, 146 that take none on 2, in
+     * variant, direction, memory): 99 that take a stream on 8 placements, 155 that take none on 2, in
      * the capture's own mode, on a blocking or a non-blocking capturing stream */
     CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
                                                 3 * 7) +
-                                           3 * 2 * (95 * 8 + 146 * 2));
+                                           3 * 2 * (99 * 8 + 155 * 2));
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 146 * 2));
+              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (99 * 8 + 155 * 2));
     /* ... and 7 of the calls that take none by a second thread with the other device current */
     CHECK_INT(count_in("*.busy_thread_peer", "capture", NULL), 27 * 7);
     CHECK_INT(count_in("malloc.capture_global.by_global.op_blocking.busy_thread_peer", "capture", NULL), 1);
@@ -325,8 +333,9 @@ int main(void)
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
                                                         9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
                                                              3 * 7) + /* capture (busy_thread_peer: 7 calls) */
-                                                        3 * 2 * (95 * 3 + 146) + /* ... lent */
+                                                        3 * 2 * (99 * 3 + 155) + /* ... lent */
                                                         12 * 2 + /* alloc: the registrations' variants */
+                                                        2 * 2 * 2 + /* alloc: cuArrayDestroy, cudaFreeMipmappedArray */
                                                         30 * 2 + 12 + /* device: 30 calls that take no stream, one that does */
                                                         3 * 10 + 3 * 2 + /* stream: issue 41's event cases */
                                                         4 * (2 + 10) + 2 + 10 + /* SYNC_MEMOPS: memcpy, memset */

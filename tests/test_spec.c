@@ -249,6 +249,29 @@ int main(void)
     o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_RUNS);
     CHECK_INT(judge("cu_launch_kernel.first.op_blocking.busy_blocking", &o, j, &n), CTS_DEVIATES);
 
+    /* The driver API's 1-D array copies are its memcpys: an array is device memory.  A pinned
+     * cuMemcpyHtoA that waits for the work in its stream keeps the pinned rule; cuMemcpyAtoA
+     * (two arrays, no memory kind) returning beside held work keeps the device-to-device one,
+     * waiting contradicts it; the Async forms keep the asynchronous rules. */
+    o = seen(CTS_PASS, CTS_HOST_WAITS, CTS_ORDER_NA, CTS_ORDER_HELD);
+    CHECK_INT(judge("cu_memcpy_htoa.h2d.pinned.1MiB.op_implied.busy_same", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "DRV-SYNC-MEMCPY-PINNED-H2D", CTS_ABOUT_HOST)) && k->holds == 1);
+    CHECK((k = find(j, n, "DRV-SYNC-MEMCPY-D2H", CTS_ABOUT_HOST)) == NULL);
+    CHECK_INT(judge("cu_memcpy_atoh.d2h.pageable.1MiB.op_implied.busy_same", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "DRV-SYNC-MEMCPY-D2H", CTS_ABOUT_HOST)) && k->holds == 1);
+    CHECK_INT(judge("cu_memcpy_atoa.d2d.1MiB.op_implied.busy_nonblocking", &o, j, &n), CTS_DEVIATES);
+    CHECK((k = find(j, n, "DRV-SYNC-MEMCPY-D2D", CTS_ABOUT_HOST)) && k->holds == 0);
+    o = seen(CTS_PASS, CTS_HOST_RETURNS, CTS_ORDER_RUNS, CTS_ORDER_RUNS);
+    CHECK_INT(judge("cu_memcpy_atoa.d2d.1MiB.op_implied.busy_nonblocking", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "DRV-SYNC-MEMCPY-D2D", CTS_ABOUT_HOST)) && k->holds == 1);
+    CHECK(find(j, n, "PG-IMPLICIT", CTS_ABOUT_THIRD_BLOCKING) == NULL);
+    CHECK_INT(judge("cu_memcpy_dtoa.d2d.device.1MiB.op_implied.busy_blocking", &o, j, &n), CTS_DEVIATES);
+    CHECK((k = find(j, n, "PG-IMPLICIT", CTS_ABOUT_THIRD_BLOCKING)) && k->holds == 0);
+    CHECK_INT(judge("cu_memcpy_htoa_async.h2d.pinned.1MiB.op_blocking.busy_same", &o, j, &n), CTS_CONFORMS);
+    CHECK((k = find(j, n, "DRV-SYNC-MEMCPYASYNC-OTHER", CTS_ABOUT_HOST)) && k->holds == 1);
+    CHECK_INT(judge("cu_memcpy_atoh_async.d2h.pageable.1MiB.op_blocking.busy_same", &o, j, &n), CTS_RECORDED);
+    CHECK((k = find(j, n, "DRV-SYNC-MEMCPYASYNC-PAGEABLE", CTS_ABOUT_HOST)) && k->pred == CTS_PRED_MAY);
+
     /* As a matrix records it. */
     json_t *cj = json_pack("{s:s,s:{s:s,s:s,s:s,s:s},s:{s:[s,s,s],s:{s:s}}}", "status", "PASS",
                            "verdict", "host", "returns", "op_after", "held", "third_blocking", "runs",

@@ -37,10 +37,13 @@ static const enum cts_api copies[] = {
     CTS_API_MEMCPY, CTS_API_MEMCPY2D, CTS_API_MEMCPY3D, CTS_API_MEMCPY_TO_SYMBOL, CTS_API_MEMCPY_FROM_SYMBOL,
     CTS_API_MEMCPY2D_TO_ARRAY, CTS_API_MEMCPY2D_FROM_ARRAY, CTS_API_CU_MEMCPY_HTOD, CTS_API_CU_MEMCPY_DTOH,
     CTS_API_CU_MEMCPY_DTOD, CTS_API_CU_MEMCPY, CTS_API_CU_MEMCPY2D, CTS_API_CU_MEMCPY3D,
+    CTS_API_CU_MEMCPY_HTOA, CTS_API_CU_MEMCPY_ATOH, CTS_API_CU_MEMCPY_DTOA, CTS_API_CU_MEMCPY_ATOD,
+    CTS_API_CU_MEMCPY_ATOA,
     CTS_API_MEMCPY_ASYNC, CTS_API_MEMCPY2D_ASYNC, CTS_API_MEMCPY3D_ASYNC, CTS_API_MEMCPY_TO_SYMBOL_ASYNC,
     CTS_API_MEMCPY_FROM_SYMBOL_ASYNC, CTS_API_MEMCPY2D_TO_ARRAY_ASYNC, CTS_API_MEMCPY2D_FROM_ARRAY_ASYNC,
     CTS_API_MEMCPY_BATCH_ASYNC, CTS_API_CU_MEMCPY_HTOD_ASYNC, CTS_API_CU_MEMCPY_DTOH_ASYNC,
     CTS_API_CU_MEMCPY_DTOD_ASYNC, CTS_API_CU_MEMCPY_ASYNC, CTS_API_CU_MEMCPY2D_ASYNC, CTS_API_CU_MEMCPY3D_ASYNC,
+    CTS_API_CU_MEMCPY_HTOA_ASYNC, CTS_API_CU_MEMCPY_ATOH_ASYNC,
 };
 
 static enum form copy_form(enum cts_api a)
@@ -71,6 +74,13 @@ static int pinned(enum cts_mem m)
            m == CTS_MEM_REGISTERED || m == CTS_MEM_PINNED_SYNC;
 }
 static int device_memory(enum cts_mem m) { return m == CTS_MEM_DEVICE || m == CTS_MEM_DEVICE_SYNC; }
+/* A device-to-device copy of device memory (not managed): cuMemcpyAtoA's two arrays, which have
+ * no memory kind, are device memory too. */
+static int d2d_of_device(const struct cts_case *c, int sync_memops_too)
+{
+    return c->dir == CTS_DIR_D2D && ((sync_memops_too ? device_memory(c->mem) : c->mem == CTS_MEM_DEVICE) ||
+                                     c->api == CTS_API_CU_MEMCPY_ATOA);
+}
 
 /* Does the call queue work in its stream? */
 static int enqueues(enum cts_api a)
@@ -324,7 +334,7 @@ static void sync_copy_rules(struct cts_judge *j, int drv)
         waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-PINNED-H2D", "DRV-SYNC-MEMCPY-PINNED-H2D"));
     if (d == CTS_DIR_D2H && (pageable(m) || pinned(m)))
         waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-D2H", "DRV-SYNC-MEMCPY-D2H"));
-    if (d == CTS_DIR_D2D && m == CTS_MEM_DEVICE)
+    if (d2d_of_device(c, 0))
         add(j, by_api(drv, "RT-SYNC-MEMCPY-D2D", "DRV-SYNC-MEMCPY-D2D"), CTS_ABOUT_HOST, CTS_PRED_GUARANTEED_NOT);
     if (d == CTS_DIR_H2H)
         waits_for_its_stream(j, by_api(drv, "RT-SYNC-MEMCPY-H2H", "DRV-SYNC-MEMCPY-H2H"));
@@ -431,7 +441,7 @@ static int implicit_sync_op(const struct cts_case *c)
     if (memset_form(c->api) == SYNC && device_memory(c->mem)) /* device memory set */
         return 1;
     /* a copy between two addresses of the same device memory */
-    return copy_form(c->api) == SYNC && c->dir == CTS_DIR_D2D && device_memory(c->mem);
+    return copy_form(c->api) == SYNC && d2d_of_device(c, 1);
 }
 
 static void stream_rules(struct cts_judge *j)

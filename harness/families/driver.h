@@ -47,6 +47,16 @@ struct cts_driver {
     CUresult (*cuMemcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
     CUresult (*cuMemcpy3D)(const CUDA_MEMCPY3D *);
     CUresult (*cuMemcpy3DAsync)(const CUDA_MEMCPY3D *, CUstream);
+    /* 1-D array copies; arrays */
+    CUresult (*cuMemcpyHtoA)(CUarray, size_t, const void *, size_t);
+    CUresult (*cuMemcpyAtoH)(void *, CUarray, size_t, size_t);
+    CUresult (*cuMemcpyHtoAAsync)(CUarray, size_t, const void *, size_t, CUstream);
+    CUresult (*cuMemcpyAtoHAsync)(void *, CUarray, size_t, size_t, CUstream);
+    CUresult (*cuMemcpyDtoA)(CUarray, size_t, CUdeviceptr, size_t);
+    CUresult (*cuMemcpyAtoD)(CUdeviceptr, CUarray, size_t, size_t);
+    CUresult (*cuMemcpyAtoA)(CUarray, size_t, CUarray, size_t, size_t);
+    CUresult (*cuArrayCreate)(CUarray *, const CUDA_ARRAY_DESCRIPTOR *);
+    CUresult (*cuArrayDestroy)(CUarray);
     CUresult (*cuMemcpyPeer)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
     CUresult (*cuMemcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
     /* virtual memory management */
