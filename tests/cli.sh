@@ -21,7 +21,7 @@ expect 2 "--device wants a device index, not '-1'" run --device -1
 expect 2 "no case matches 'nothing.*'" list 'nothing.*'
 expect 2 "no case matches 'memcpy.h2d.*.op_nonblocking.*'" run 'memcpy.h2d.*.op_nonblocking.*' --out "$tmp/m.json"
 expect 2 "unexpected argument 'extra'" list 'memcpy.*' extra
-expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, pointer, stream, managed, trigger, first_launch, device, depth, stall, pool, queues, event_timing, overlap, capture, peer, process)" list --family nope
+expect 2 "no family 'nope' (families: memcpy, copy, memset, alloc, pointer, stream, managed, trigger, first_launch, device, depth, stall, pool, queues, event_timing, overlap, capture, green, peer, process)" list --family nope
 expect 2 "no case of group 'nope' matches '*'" list --group nope
 expect 2 "--schedule wants auto, spin, yield or blocking-sync, not 'fast'" run --schedule fast
 expect 2 "--hold wants kernel or wait-value, not 'gate'" run --hold gate
@@ -73,7 +73,7 @@ grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$
 [ "$("$cts" list --family alloc | wc -l)" -eq 646 ] || fail "list --family alloc is not 646 ids"
 [ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3424 ] || fail "list --family memset 'cu_*' is not 3424 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 473 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 491 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
 # --devices: the cases that cross to a second device (what a test of two GPUs runs) and the rest

@@ -176,6 +176,69 @@ static void test_elapsed(void)
     CHECK_STR(res.symbol, "E<");
 }
 
+/* Green contexts: a repetition's observations as cases/green.c sets them, NAN where it sets none. */
+static void green_rep(struct cts_rep *r, const double *x)
+{
+    static const char *const names[] = {"a_sms", "resident", "distinct_sms", "before_open",
+                                        "after_release_us", "closed_us", "deadline", "not_ready"};
+    cts_rep_begin(r);
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (!isnan(x[k]))
+            CHECK_INT(cts_obs_set(r, &cts_green_outcome, names[k], x[k]), 0);
+}
+
+/* B's kernel starts or is queued only where A's held kernel filled the SMs it was given, one block
+ * an SM, and did not end itself; a call returns, waits (soon after the release, having met a gate
+ * closed long enough), or, the query, answers done or not_ready while the gate was closed. */
+static void test_green(void)
+{
+    const struct cts_outcome *o = &cts_green_outcome;
+    const double N = NAN;
+    const double cases[][9] = {
+        /* a_sms, resident, distinct, before, after_us, closed_us, deadline, not_ready -> value */
+        {64, 64, 64, 1, -15000, 20, 0, N, 1},    /* seen before the opening: starts */
+        {64, 64, 64, 0, -3, 20000, 0, N, 1},     /* stamped before the release: starts */
+        {132, 132, 132, 0, 4, 20000, 0, N, 2},   /* after the release, a long window: queued */
+        {132, 132, 132, 0, 4, 2000, 0, N, 0},    /* too short a window */
+        {64, 60, 60, 0, 4, 20000, 0, N, 0},      /* A held fewer SMs than it was given */
+        {64, 64, 32, 1, -100, 20, 0, N, 0},      /* two blocks an SM */
+        {64, 64, 64, 1, -100, 20, 1, N, 0},      /* a block at its deadline */
+        {64, 64, N, 1, -20, 300, 0, N, 3},       /* a call before the opening: returns */
+        {64, 64, N, 0, 30, 20000, 0, N, 4},      /* soon after it: waits */
+        {64, 64, N, 0, 30000, 20000, 0, N, 0},   /* long after it: not proven */
+        {64, 64, N, 0, 30, 5000, 0, N, 0},       /* a gate closed too briefly (a late call) */
+        {64, 64, N, 1, -20, 10, 0, 0, 5},        /* the query: CUDA_SUCCESS while held */
+        {64, 64, N, 1, -20, 10, 0, 1, 6},        /* CUDA_ERROR_NOT_READY */
+        {64, 64, N, 0, 5, 20000, 0, 1, 0},       /* answered only after the opening */
+        {64, 0, N, 1, -20, 10, 0, N, 0},         /* nothing held */
+    };
+    struct cts_rep r;
+    struct cts_verdict v;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        green_rep(&r, cases[i]);
+        memset(&v, 0, sizeof v);
+        CHECK_INT(o->from_rep(&r, &v), 1);
+        CHECK_INT(cts_outcome_get(&v, o), (int)cases[i][8]);
+    }
+    CHECK_STR(o->names[1], "starts");
+    CHECK_STR(o->names[2], "queued");
+    CHECK_INT(o->holds(4), 1); /* waits: what cuCtxSynchronize's clause promises */
+    CHECK_INT(o->holds(5), 1); /* done: cuStreamQuery's */
+    CHECK_INT(o->holds(3), 0);
+    CHECK_INT(o->holds(6), 0);
+    struct cts_result res;
+    memset(&res, 0, sizeof res);
+    res.nreps = 2;
+    green_rep(&res.reps[0], cases[0]);
+    green_rep(&res.reps[1], cases[1]);
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_PASS);
+    CHECK_STR(res.symbol, "Ks");
+    green_rep(&res.reps[1], cases[2]);
+    cts_classify(&res);
+    CHECK_INT(res.status, CTS_VARIES);
+}
+
 int main(void)
 {
     struct cts_result res;
@@ -833,5 +896,6 @@ int main(void)
     CHECK_CONTAINS(res.reason, "pool: reused_after refused");
     test_queues();
     test_elapsed();
+    test_green();
     CHECK_DONE();
 }

@@ -192,7 +192,7 @@ int main(void)
     CHECK_INT(n, (size_t)(count_family("memcpy") + count_family("copy") + count_family("memset") +
                           count_family("alloc") + count_family("pointer") + count_family("stream") + count_family("managed") +
                           count_family("trigger") + count_family("first_launch") + count_family("device") +
-                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("queues") + count_family("event_timing") + count_family("overlap") + count_family("capture") + count_family("peer") +
+                          count_family("depth") + count_family("stall") + count_family("pool") + count_family("queues") + count_family("event_timing") + count_family("overlap") + count_family("capture") + count_family("green") + count_family("peer") +
                           count_family("process")));
     /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
      * a stream and cudaStreamWaitEvent "external" on 8 placements (6 where the per-thread default
@@ -281,6 +281,12 @@ int main(void)
     /* event_timing: 4 placements (one stream, its start held or not; two, ordered or not) x 3 holds */
     CHECK_INT(count_family("event_timing"), 4 * 3);
     CHECK_INT(count_in("event_timing.unordered.with_hold_1ms.op_implied.busy_nonblocking", "event_timing", NULL), 1);
+    /* green: the kernel's 3 placements; 5 calls x 3 contexts calling; none lent to the capture family */
+    CHECK_INT(count_family("green"), 3 + 5 * 3);
+    CHECK_INT(count_in("green_kernel_start.split.op_nonblocking.busy_nonblocking", "green", NULL), 1);
+    CHECK_INT(count_in("green_stream_query.in_b.op_nonblocking.busy_nonblocking", "green", NULL), 1);
+    CHECK_INT(count_in("green_ctx_synchronize.in_primary.op_implied.busy_nonblocking", "green", NULL), 1);
+    CHECK_INT(count_in("green_*", "capture", NULL), 0);
     CHECK_INT(count_in("set_device.other.op_implied.busy_same", "device", NULL), 1);
     CHECK_INT(count_in("func_set_attribute.*.busy_same", "device", NULL), 4);
     CHECK_INT(count_in("set_device.capture_relaxed.by_relaxed.*", "capture", NULL), 0); /* variants lent */

@@ -64,18 +64,18 @@ static const char small_matrix[] =
 static const char expected_csv[] =
     "id,family,group,function,variant,direction,memory,size,kind,op_stream,busy,status,symbol,host,op_after,"
     "third_blocking,third_nonblocking,src,dst,idle_call_us,call_us_median,conformance,clauses,reason,capture,"
-    "capture_by,capture_outcome,depth,queued,other_thread,pool,queues,at_once,elapsed\r\n"
+    "capture_by,capture_outcome,depth,queued,other_thread,pool,queues,at_once,elapsed,green\r\n"
     "memcpy.d2h.device.1MiB.explicit.op_implied.busy_same,memcpy,memcpy.d2h,cudaMemcpy,,d2h,device,1048576,"
-    "explicit,implied,same,INCONCLUSIVE,,,,,,,,350.6,,,,\"waiting or slow?\r\nsecond line\",,,,,,,,,,\r\n"
+    "explicit,implied,same,INCONCLUSIVE,,,,,,,,350.6,,,,\"waiting or slow?\r\nsecond line\",,,,,,,,,,,\r\n"
     "memcpy.h2d.pageable.1B.explicit.op_implied.busy_legacy,memcpy,memcpy.h2d,cudaMemcpy,,h2d,pageable,1,"
-    "explicit,implied,legacy,VARIES,A/W,,,,,,,5.0,8.0,,,repetitions differ on host: returns waits,,,,,,,,,,\r\n"
+    "explicit,implied,legacy,VARIES,A/W,,,,,,,5.0,8.0,,,repetitions differ on host: returns waits,,,,,,,,,,,\r\n"
     "memcpy.h2d.pageable.1B.explicit.op_implied.busy_same,memcpy,memcpy.h2d,cudaMemcpy,,h2d,pageable,1,"
-    "explicit,implied,same,PASS,W,waits,,,,,,5.0,10.0,DEVIATES,RT-SYNC-A;RT-SYNC-B,,,,,,,,,,,\r\n"
+    "explicit,implied,same,PASS,W,waits,,,,,,5.0,10.0,DEVIATES,RT-SYNC-A;RT-SYNC-B,,,,,,,,,,,,\r\n"
     "memcpy.h2d.pinned.1B.explicit.op_implied.busy_same,memcpy,memcpy.h2d,cudaMemcpy,,h2d,pinned,1,"
-    "explicit,implied,same,NOTSUPP,,,,,,,,,,,,\"needs \"\"pinned\"\", or mapped <memory>\",,,,,,,,,,\r\n"
+    "explicit,implied,same,NOTSUPP,,,,,,,,,,,,\"needs \"\"pinned\"\", or mapped <memory>\",,,,,,,,,,,\r\n"
     "memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy,memcpy,memcpy_async.h2d,"
     "cudaMemcpyAsync,,h2d,pageable,4096,explicit,nonblocking,legacy,PASS,Q+b,returns,held,held,runs,"
-    "at_call,,3.3,5.0,CONFORMS,RT-ASYNC-C,,,,,,,,,,,\r\n";
+    "at_call,,3.3,5.0,CONFORMS,RT-ASYNC-C,,,,,,,,,,,,\r\n";
 
 static char *render(int (*fn)(const json_t *, FILE *), const json_t *m, size_t *len)
 {
@@ -279,7 +279,7 @@ static void small(void)
           !strstr(html, " dev\" title="));
     free(html);
     csv = render(cts_render_csv, m, NULL);
-    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,,,,,,,,,,,\r\n");
+    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,,,,,,,,,,,,\r\n");
     free(csv);
     /* A stall case's verdict of the second thread: the column before the last. */
     json_object_set_new(json_object_get(json_object_get(json_object_get(m, "cases"),
@@ -287,7 +287,7 @@ static void small(void)
                                         "verdict"),
                         "other_thread", json_string("stalls"));
     csv = render(cts_render_csv, m, NULL);
-    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,,,,,,,stalls,,,,\r\n");
+    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,,,,,,,stalls,,,,,\r\n");
     free(csv);
     /* A pool case's verdict of what the allocation got: the column after it. */
     json_t *pv = json_object_get(json_object_get(json_object_get(m, "cases"),
@@ -296,14 +296,14 @@ static void small(void)
     json_object_del(pv, "other_thread");
     json_object_set_new(pv, "pool", json_string("reused_now"));
     csv = render(cts_render_csv, m, NULL);
-    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,,,,,,,,reused_now,,,\r\n");
+    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,,,,,,,,reused_now,,,,\r\n");
     free(csv);
-    /* A queues case's (a kind in the verdict's kind slot): its value and its count, before elapsed. */
+    /* A queues case's (a kind in the verdict's kind slot): its value and its count, before elapsed and green. */
     json_object_del(pv, "pool");
     json_object_set_new(pv, "queues", json_string("some"));
     json_object_set_new(pv, "at_once", json_integer(8));
     csv = render(cts_render_csv, m, NULL);
-    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,,,,,,,,,some,8,\r\n");
+    CHECK_CONTAINS(csv, ",PASS,W,waits,,,,,,5.0,10.0,,,,,,,,,,,some,8,,\r\n");
     free(csv);
 
     /* Not a matrix: an error, not a page. */
@@ -411,18 +411,18 @@ static void real(const char *path, const char *html_out)
     CHECK_INT(records, n + 1); /* the header and one row a case */
     CHECK(sorted);
     CHECK(!strncmp(csv, "id,family,group,function,", 25));
-    /* A capture case's row ends with its modes and outcome, then seven empty fields; a depth
-     * case's with its depth and count, then an empty other_thread, pool, queues, at_once and elapsed
-     * (the last columns); a queues case's with its value and count, then an empty elapsed. */
+    /* A capture case's row ends with its modes and outcome, then eight empty fields; a depth
+     * case's with its depth and count, then an empty other_thread, pool, queues, at_once, elapsed
+     * and green (the last columns); a queues case's with its value and count, then an empty elapsed and green. */
     CHECK_CONTAINS(csv, "\r\nmemcpy_async.capture_global.by_global.op_blocking.busy_same,capture,capture_global,");
-    CHECK_CONTAINS(csv, ",global,global,graph,,,,,,,\r\n");
-    CHECK_CONTAINS(csv, ",thread_local,thread_local,ended,,,,,,,\r\n");
+    CHECK_CONTAINS(csv, ",global,global,graph,,,,,,,,\r\n");
+    CHECK_CONTAINS(csv, ",thread_local,thread_local,ended,,,,,,,,\r\n");
     CHECK_CONTAINS(csv, "\r\nlaunch.queue_depth.op_legacy.busy_same,depth,launch.queue_depth,cudaLaunchKernel,queue_depth,");
-    CHECK_CONTAINS(csv, ",,,,found,1021,,,,,\r\n");
-    CHECK_CONTAINS(csv, ",,,,none,65536,,,,,\r\n");
+    CHECK_CONTAINS(csv, ",,,,found,1021,,,,,,\r\n");
+    CHECK_CONTAINS(csv, ",,,,none,65536,,,,,,\r\n");
     CHECK_CONTAINS(csv, "\r\nkernels_at_once.two_kernels.with_09_streams.op_nonblocking.busy_nonblocking,queues,"
                         "kernels_at_once.two_kernels,cudaLaunchKernel,two_kernels,");
-    CHECK_CONTAINS(csv, ",,,,,,some,8,\r\n");
+    CHECK_CONTAINS(csv, ",,,,,,some,8,,\r\n");
 
     check_self_contained(html);
     CHECK_CONTAINS(html, "<input id=\"filter\"");

@@ -84,6 +84,24 @@ struct cts_driver {
     /* stream memory operations (the wait-value hold, hold.c) */
     CUresult (*cuStreamWaitValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
     CUresult (*cuStreamWriteValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+    /* contexts, streams and events (the green family) */
+    CUresult (*cuCtxSetCurrent)(CUcontext);
+    CUresult (*cuCtxSynchronize)(void);
+    CUresult (*cuStreamSynchronize)(CUstream);
+    CUresult (*cuStreamQuery)(CUstream);
+    CUresult (*cuStreamDestroy)(CUstream);
+    CUresult (*cuEventSynchronize)(CUevent);
+#if CUDA_VERSION >= 12040
+    /* green contexts (12.4; cuGreenCtxStreamCreate 12.5), looked up at those versions */
+    CUresult (*cuDeviceGetDevResource)(CUdevice, CUdevResource *, CUdevResourceType);
+    CUresult (*cuDevSmResourceSplitByCount)(CUdevResource *, unsigned int *, const CUdevResource *, CUdevResource *,
+                                            unsigned int, unsigned int);
+    CUresult (*cuDevResourceGenerateDesc)(CUdevResourceDesc *, CUdevResource *, unsigned int);
+    CUresult (*cuGreenCtxCreate)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
+    CUresult (*cuGreenCtxDestroy)(CUgreenCtx);
+    CUresult (*cuCtxFromGreenCtx)(CUcontext *, CUgreenCtx);
+    CUresult (*cuGreenCtxStreamCreate)(CUstream *, CUgreenCtx, unsigned int, int);
+#endif
 };
 
 extern struct cts_driver cts_drv;
