@@ -56,6 +56,10 @@ struct cap_state {
     cudaEvent_t done;         /* recorded (and complete) before any capture */
     cudaEvent_t fresh;        /* what the call records (and a "captured" case's capture) */
     cudaEvent_t asked;        /* what the call queries or waits for: done, or fresh */
+    cudaEvent_t join;         /* a "captured" wait's stream, joined back to the capturing one */
+    cudaStream_t capturing;   /* the capturing stream of the repetition */
+    int joined;               /* a "captured" wait: its stream joined the capture, and the memset after it was made */
+    const char *join_error;   /* ... what failed after the wait, where something did (the harness's: BROKEN) */
     cudaMemPool_t pool;       /* the device's default pool */
     void *spare;              /* what cudaFree frees */
     void *pooled;             /* what cudaFreeAsync frees */
