@@ -24,10 +24,14 @@
  * (harness/core/classify.c) names the outcome.  Every repetition ends its capture
  * and checks that no capture is left; nothing is held (no gate).
  *
+ * Calls in a conditional node's body capture (variants body_if_<order>,
+ * body_while_<order>), each end order, are cases/capture_body.c's (its header
+ * says what they observe).
+ *
  * This file: the cases, the lent calls and what the documentation says;
  * cases/capture_calls.c: the resources, the call, the second thread, the
  * set-up and the call's effect; cases/capture_rep.c: a repetition, measured;
- * cases/capture.h: what they share. */
+ * cases/capture_body.c: conditional bodies; cases/capture.h: what they share. */
 #include "capture.h"
 #include "../harness/core/spec.h"
 
@@ -294,6 +298,7 @@ static size_t generate(struct cts_case *out, size_t cap)
                 for (size_t p = 0; p < np; p++)
                     n = put_lent(out, cap, n, &cap_lent.v[k], m, lent_capturing[o], places[p]);
             }
+        n = cap_body_generate(out, cap, n, m); /* conditional bodies: cases/capture_body.c */
     }
     return n;
 }
@@ -480,6 +485,11 @@ static void judge(struct cts_judge *j)
         lent_judge(j, x);
         return;
     }
+    if (cap_is_body(c)) { /* in a body capture: the call's own rules; a legal one's, ended in the usual order */
+        if (!cap_body_legal(c->api) || strstr(c->variant, "end_body_first"))
+            (void)call_judge(j, blocking, 0);
+        return;
+    }
     if (c->variant && !strcmp(c->variant, CAPTURED) && c->api == CTS_API_STREAM_WAIT_EVENT) {
         /* a stream joined: the memset after the wait is captured (not the legacy stream: its use, below) */
         if (c->busy != CTS_BUSY_LEGACY && c->busy != CTS_BUSY_THREAD_LEGACY)
@@ -507,6 +517,8 @@ static void judge(struct cts_judge *j)
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     int count = 0;
+    if (cap_is_body(c))
+        return cap_body_needs(c, why, len);
     if (c->busy == CTS_BUSY_THREAD_PEER && (cudaGetDeviceCount(&count) != cudaSuccess || count < 2)) {
         (void)cudaGetLastError();
         snprintf(why, len, "one device: no other for the second thread to call on (%d visible)", count);

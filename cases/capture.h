@@ -1,8 +1,8 @@
-/* The capture family's own, shared by its three files only: cases/capture.c
+/* The capture family's own, shared by its four files only: cases/capture.c
  * (the family: its cases, the lent calls, what the documentation says),
  * cases/capture_calls.c (its resources, the call, the second thread, the
- * set-up and the call's effect) and cases/capture_rep.c (a repetition,
- * measured).  What the family measures and why: cases/capture.c. */
+ * set-up and the call's effect), cases/capture_rep.c (a repetition,
+ * measured) and cases/capture_body.c (a call in a conditional node's body).  What the family measures and why: cases/capture.c. */
 #ifndef CTS_CASES_CAPTURE_H
 #define CTS_CASES_CAPTURE_H
 
@@ -98,6 +98,13 @@ int cap_reset(void);
 int cap_undo(void);
 int cap_setup(void);
 int cap_effect(enum cts_api api, int *out);
+
+/* cases/capture_body.c: a call in a conditional node's body capture (variants body_if_<order>, body_while_<order>) */
+int cap_is_body(const struct cts_case *c);
+int cap_body_legal(enum cts_api api); /* a call a body capture takes (the control) */
+size_t cap_body_generate(struct cts_case *out, size_t cap, size_t n, enum cts_capture m);
+int cap_body_needs(const struct cts_case *c, char *why, size_t len);
+int cap_body_rep(const struct cts_case *c, struct cts_rep *r); /* -1 with r BROKEN where the harness failed */
 
 /* cases/capture_rep.c */
 void cap_measure(const struct cts_case *c, int repeat, struct cts_result *res);

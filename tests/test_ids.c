@@ -193,12 +193,17 @@ int main(void)
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
      * variant, direction, memory): 95 that take a stream on 8 placements, 146 that take none on 2, in
-     * the capture's own mode, on a blocking or a non-blocking capturing stream */
+     * the capture's own mode, on a blocking or a non-blocking capturing stream.
+     * Conditional bodies: 3 modes x 2 kinds of stream x IF and WHILE x 3 end orders x 5 calls */
     CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 2) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
                                                 3 * 7) +
-                                           3 * 2 * (95 * 8 + 146 * 2));
+                                           3 * 2 * (95 * 8 + 146 * 2) + 3 * 2 * 2 * 3 * 5);
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 2) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 146 * 2));
+              3 * ((13 + 2) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (95 * 8 + 146 * 2) +
+                  2 * 2 * 3 * 5);
+    CHECK_INT(count_in("*.body_while_end_parent_only.*", "capture", NULL), 3 * 2 * 5);
+    CHECK_INT(count_in("memset_async.body_if_end_body_first.capture_relaxed.by_relaxed.op_nonblocking.busy_same",
+                       "capture", NULL), 1);
     /* ... and 7 of the calls that take none by a second thread with the other device current */
     CHECK_INT(count_in("*.busy_thread_peer", "capture", NULL), 27 * 7);
     CHECK_INT(count_in("malloc.capture_global.by_global.op_blocking.busy_thread_peer", "capture", NULL), 1);
