@@ -92,7 +92,9 @@ int cap_body_needs(const struct cts_case *c, char *why, size_t len)
 }
 
 #if CUDART_VERSION >= 12030
-cudaError_t cts_launch_cond_stop(cudaStream_t s, unsigned long long handle); /* kernels/capture_body.cu */
+/* kernels/capture_body.cu */
+cudaError_t cts_launch_cond_stop(cudaStream_t s, unsigned long long handle);
+cudaError_t cts_cond_stop_load(void);
 
 enum order { BODY_FIRST, PARENT_FIRST, PARENT_ONLY };
 
@@ -166,8 +168,12 @@ static int add_node(const struct cts_case *c, struct body_run *b)
 /* The parent's capture, its node, the body's capture begun, the harness's kernel in it. */
 static int open_body(const struct cts_case *c, struct body_run *b)
 {
+    static int loaded;
     unsigned flags = c->op == CTS_OP_BLOCKING ? cudaStreamDefault : cudaStreamNonBlocking;
     enum cudaStreamCaptureMode mode = cap_capture_modes[c->capture];
+    if (!loaded) /* its kernel loaded outside any capture: no first use falls in a repetition */
+        SETUP(cts_cond_stop_load());
+    loaded = 1;
     SETUP(cudaStreamCreateWithFlags(&b->parent, flags));
     SETUP(cudaStreamCreateWithFlags(&b->body, flags));
     cts_case_stage("the parent's capture begun");

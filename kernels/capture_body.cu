@@ -11,6 +11,13 @@ __global__ void cts_cond_stop(cudaGraphConditionalHandle handle)
         cudaGraphSetConditional(handle, 0);
 }
 
+/* Loads it (under lazy loading its first launch would, inside a capture). */
+extern "C" cudaError_t cts_cond_stop_load(void)
+{
+    cudaFuncAttributes a;
+    return cudaFuncGetAttributes(&a, cts_cond_stop);
+}
+
 /* Launches it (1 block, 1 thread) on s, for the node whose handle is `handle`. */
 extern "C" cudaError_t cts_launch_cond_stop(cudaStream_t s, unsigned long long handle)
 {
