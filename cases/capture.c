@@ -24,10 +24,14 @@
  * (harness/core/classify.c) names the outcome.  Every repetition ends its capture
  * and checks that no capture is left; nothing is held (no gate).
  *
+ * Calls in a conditional node's body capture (variants body_if_<order>,
+ * body_while_<order>), each end order, are cases/capture_body.c's (its header
+ * says what they observe).
+ *
  * This file: the cases, the lent calls and what the documentation says;
  * cases/capture_calls.c: the resources, the call, the second thread, the
  * set-up and the call's effect; cases/capture_rep.c: a repetition, measured;
- * cases/capture.h: what they share. */
+ * cases/capture_body.c: conditional bodies; cases/capture.h: what they share. */
 #include "capture.h"
 #include "../harness/core/spec.h"
 
@@ -51,6 +55,14 @@ const enum cts_api cap_plain_calls[] = {
  * capturing stream right before the call (else it was recorded, and is
  * complete, before the capture began). */
 static const enum cts_api event_calls[] = {CTS_API_EVENT_QUERY, CTS_API_EVENT_SYNCHRONIZE};
+/* ... and cudaStreamWaitEvent (no flag) of that event, on every stream
+ * placement: on another stream a cross-stream join.  Where the stream then
+ * captures (cudaStreamIsCapturing: active), the call is followed, in the
+ * same thread, by a 1 MiB cudaMemsetAsync on it and (on another stream than
+ * the capturing one) that stream's rejoin: an event recorded on it, waited
+ * for by the capturing stream.  The memset's bytes say what became of the
+ * stream: captured into the graph (the join: a node, done by the launch),
+ * run at once, or lost. */
 /* Variant "external": cudaStreamWaitEvent with cudaEventWaitExternal, for an
  * event recorded (and complete) before the capture began. */
 /* The capture calls themselves, made while a capture runs: cudaStreamBeginCapture
@@ -269,6 +281,8 @@ static size_t generate(struct cts_case *out, size_t cap)
                         n = put(out, cap, n, event_calls[a], CAPTURED, m, by, capturing[o], plain_places[p]);
                 for (size_t p = 0; p < N_OF(stream_places); p++)
                     n = put(out, cap, n, CTS_API_STREAM_WAIT_EVENT, EXTERNAL, m, by, capturing[o], stream_places[p]);
+                for (size_t p = 0; p < N_OF(stream_places); p++)
+                    n = put(out, cap, n, CTS_API_STREAM_WAIT_EVENT, CAPTURED, m, by, capturing[o], stream_places[p]);
                 for (size_t a = 0; a < N_OF(capture_calls); a++)
                     for (size_t p = 0; p < N_OF(capture_call_places); p++)
                         n = put(out, cap, n, capture_calls[a], NULL, m, by, capturing[o], capture_call_places[p]);
@@ -284,6 +298,7 @@ static size_t generate(struct cts_case *out, size_t cap)
                 for (size_t p = 0; p < np; p++)
                     n = put_lent(out, cap, n, &cap_lent.v[k], m, lent_capturing[o], places[p]);
             }
+        n = cap_body_generate(out, cap, n, m); /* conditional bodies: cases/capture_body.c */
     }
     return n;
 }
@@ -336,6 +351,10 @@ static const struct cts_clause clauses[] = {
      "A small number of APIs that enqueue asynchronous operations into streams are not currently supported in "
      "graphs and will return an error if called with a stream which is being captured, such as "
      "cudaStreamAttachMemAsync().", PG_GRAPHS, NULL},
+    {"PG-CAPTURE-CROSS-STREAM", "CUDA Programming Guide, CUDA Graphs, Cross-stream Dependencies and Events",
+     "When a captured event is waited on by a stream, it places the stream in capture mode if it is not already, "
+     "and the next item in the stream will have additional dependencies on the nodes in the captured event. The "
+     "two streams are then being captured to the same capture graph.", PG_GRAPHS, NULL},
     {NULL},
 };
 
@@ -466,6 +485,19 @@ static void judge(struct cts_judge *j)
         lent_judge(j, x);
         return;
     }
+    if (cap_is_body(c)) { /* in a body capture: the call's own rules; a legal one's, ended in the usual order */
+        if (!cap_body_legal(c->api) || strstr(c->variant, "end_body_first"))
+            (void)call_judge(j, blocking, 0);
+        return;
+    }
+    if (c->variant && !strcmp(c->variant, CAPTURED) && c->api == CTS_API_STREAM_WAIT_EVENT) {
+        /* a stream joined: the memset after the wait is captured (not the legacy stream: its use, below) */
+        if (c->busy != CTS_BUSY_LEGACY && c->busy != CTS_BUSY_THREAD_LEGACY)
+            cts_judge_add(j, "PG-CAPTURE-CROSS-STREAM", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED);
+        else if (blocking)
+            cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
+        return;
+    }
     if (c->variant && !strcmp(c->variant, CAPTURED)) { /* a captured event, queried or waited for */
         cts_judge_add(j, "PG-CAPTURE-SYNC", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
         return;
@@ -485,6 +517,8 @@ static void judge(struct cts_judge *j)
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     int count = 0;
+    if (cap_is_body(c))
+        return cap_body_needs(c, why, len);
     if (c->busy == CTS_BUSY_THREAD_PEER && (cudaGetDeviceCount(&count) != cudaSuccess || count < 2)) {
         (void)cudaGetLastError();
         snprintf(why, len, "one device: no other for the second thread to call on (%d visible)", count);

@@ -1,8 +1,8 @@
-/* The capture family's own, shared by its three files only: cases/capture.c
+/* The capture family's own, shared by its four files only: cases/capture.c
  * (the family: its cases, the lent calls, what the documentation says),
  * cases/capture_calls.c (its resources, the call, the second thread, the
- * set-up and the call's effect) and cases/capture_rep.c (a repetition,
- * measured).  What the family measures and why: cases/capture.c. */
+ * set-up and the call's effect), cases/capture_rep.c (a repetition,
+ * measured) and cases/capture_body.c (a call in a conditional node's body).  What the family measures and why: cases/capture.c. */
 #ifndef CTS_CASES_CAPTURE_H
 #define CTS_CASES_CAPTURE_H
 
@@ -56,6 +56,10 @@ struct cap_state {
     cudaEvent_t done;         /* recorded (and complete) before any capture */
     cudaEvent_t fresh;        /* what the call records (and a "captured" case's capture) */
     cudaEvent_t asked;        /* what the call queries or waits for: done, or fresh */
+    cudaEvent_t join;         /* a "captured" wait's stream, joined back to the capturing one */
+    cudaStream_t capturing;   /* the capturing stream of the repetition */
+    int joined;               /* a "captured" wait: its stream joined the capture, and the memset after it was made */
+    const char *join_error;   /* ... what failed after the wait, where something did (the harness's: BROKEN) */
     cudaMemPool_t pool;       /* the device's default pool */
     void *spare;              /* what cudaFree frees */
     void *pooled;             /* what cudaFreeAsync frees */
@@ -94,6 +98,13 @@ int cap_reset(void);
 int cap_undo(void);
 int cap_setup(void);
 int cap_effect(enum cts_api api, int *out);
+
+/* cases/capture_body.c: a call in a conditional node's body capture (variants body_if_<order>, body_while_<order>) */
+int cap_is_body(const struct cts_case *c);
+int cap_body_legal(enum cts_api api); /* a call a body capture takes (the control) */
+size_t cap_body_generate(struct cts_case *out, size_t cap, size_t n, enum cts_capture m);
+int cap_body_needs(const struct cts_case *c, char *why, size_t len);
+int cap_body_rep(const struct cts_case *c, struct cts_rep *r); /* -1 with r BROKEN where the harness failed */
 
 /* cases/capture_rep.c */
 void cap_measure(const struct cts_case *c, int repeat, struct cts_result *res);

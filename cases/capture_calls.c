@@ -40,6 +40,47 @@ const enum cudaStreamCaptureMode cap_capture_modes[] = {cudaStreamCaptureModeGlo
                                                        cudaStreamCaptureModeThreadLocal,
                                                        cudaStreamCaptureModeRelaxed};
 
+static int is_variant(const char *v)
+{
+    return cap_f.c && cap_f.c->variant && !strcmp(cap_f.c->variant, v);
+}
+
+/* After a "captured" wait that returned success on stream s: where s now
+ * captures, a memset on it and (another stream than the capturing one) its
+ * rejoin; cap_f.joined once made, cap_f.join_error where a call failed. */
+static void join_back(cudaStream_t s)
+{
+    static char why[160];
+    enum cudaStreamCaptureStatus st;
+    int other = cap_f.c->busy != CTS_BUSY_SAME && cap_f.c->busy != CTS_BUSY_THREAD_SAME;
+    const char *what = NULL;
+    cudaError_t err = cudaStreamIsCapturing(s, &st);
+    if (err != cudaSuccess || st != cudaStreamCaptureStatusActive)
+        return; /* not joined (or its status not known): nothing follows the wait */
+    if ((err = cudaMemsetAsync(cap_f.dst, SET_BYTE, BYTES, s)) != cudaSuccess)
+        what = "cudaMemsetAsync on the joined stream";
+    else if (other && (err = cudaEventRecord(cap_f.join, s)) != cudaSuccess)
+        what = "cudaEventRecord on the joined stream";
+    else if (other && (err = cudaStreamWaitEvent(cap_f.capturing, cap_f.join, 0)) != cudaSuccess)
+        what = "cudaStreamWaitEvent rejoining the capturing stream";
+    if (what) {
+        snprintf(why, sizeof why, "%s returned %s", what, cudaGetErrorName(err));
+        cap_f.join_error = why;
+    } else {
+        cap_f.joined = 1;
+    }
+}
+
+static cudaError_t wait_event(cudaStream_t s)
+{
+    if (!is_variant(CAPTURED))
+        return cudaStreamWaitEvent(s, cap_f.done, is_variant(EXTERNAL) ? cudaEventWaitExternal : 0);
+    cudaError_t err = cudaStreamWaitEvent(s, cap_f.asked, 0);
+    if (err == cudaSuccess)
+        join_back(s);
+    return err;
+}
+
 /* The calls under test that queue work on stream s; *handled 0 for the others. */
 static cudaError_t issue_queued(enum cts_api api, cudaStream_t s, int *handled)
 {
@@ -55,10 +96,7 @@ static cudaError_t issue_queued(enum cts_api api, cudaStream_t s, int *handled)
         return cts_launch_pattern(s, cap_f.dst, BYTES, SEED, CTS_PATTERN_AFTER);
     case CTS_API_LAUNCH_HOST_FUNC: return cudaLaunchHostFunc(s, set_flag, NULL);
     case CTS_API_EVENT_RECORD: return cudaEventRecord(cap_f.fresh, s);
-    case CTS_API_STREAM_WAIT_EVENT:
-        return cudaStreamWaitEvent(
-            s, cap_f.done,
-            cap_f.c && cap_f.c->variant && !strcmp(cap_f.c->variant, EXTERNAL) ? cudaEventWaitExternal : 0);
+    case CTS_API_STREAM_WAIT_EVENT: return wait_event(s);
     case CTS_API_MALLOC_ASYNC: return cudaMallocAsync(&cap_f.made_pooled, 4096, s);
     case CTS_API_FREE_ASYNC:
         if ((err = cudaFreeAsync(cap_f.pooled, s)) == cudaSuccess)
@@ -381,6 +419,7 @@ int cap_setup(void)
     SETUP(cudaStreamCreateWithFlags(&cap_f.quiet, cudaStreamNonBlocking));
     SETUP(cudaEventCreate(&cap_f.done));
     SETUP(cudaEventCreate(&cap_f.fresh));
+    SETUP(cudaEventCreateWithFlags(&cap_f.join, cudaEventDisableTiming));
     SETUP(cudaEventRecord(cap_f.done, cap_f.quiet));
     SETUP(cudaDeviceGetDefaultMemPool(&cap_f.pool, cap_f.device));
     SETUP(cudaDeviceSynchronize());
@@ -495,6 +534,11 @@ int cap_effect(enum cts_api api, int *out)
     case CTS_API_LAUNCH_HOST_FUNC: *out = host_flag ? 2 : 0; return 0;
     case CTS_API_MEMCPY_ASYNC: case CTS_API_MEMCPY: case CTS_API_MEMCPY_BATCH_ASYNC: want = SRC_BYTE; break;
     case CTS_API_MEMSET_ASYNC: case CTS_API_MEMSET: want = SET_BYTE; break;
+    case CTS_API_STREAM_WAIT_EVENT: /* a "captured" wait: the memset after it, where its stream joined */
+        if (!cap_f.joined)
+            return 0;
+        want = SET_BYTE;
+        break;
     case CTS_API_LAUNCH:
         if (cap_f.c && cap_f.c->variant && !strcmp(cap_f.c->variant, FIRST)) { /* the fresh kernel's store */
             unsigned int w = 0;

@@ -152,6 +152,7 @@ static int begin(const struct cts_case *c, cudaStream_t *cap)
         *cap = cudaStreamPerThread;
     if (cap_f.lent && lent_begin(c, *cap))
         return -1;
+    cap_f.capturing = *cap;
     err = cudaStreamBeginCapture(*cap, cap_capture_modes[c->capture]);
     cap_f.asked = cap_f.done;
     if (err == cudaSuccess && c->variant && !strcmp(c->variant, CAPTURED)) {
@@ -202,6 +203,31 @@ static int end_second(void)
     return 0;
 }
 
+/* After a "captured" wait, its capture ended: no stream of this thread the
+ * wait may have joined to it still captures (one left so, invalidated, is
+ * ended here; the second thread's per-thread stream joined back in the call). */
+static int end_joined(void)
+{
+    cudaStream_t s[] = {cap_f.sib_blocking, cap_f.sib_nonblocking, cudaStreamPerThread};
+    for (size_t i = 0; i < N_OF(s); i++) {
+        enum cudaStreamCaptureStatus st;
+        cudaGraph_t g = NULL;
+        SETUP(cudaStreamIsCapturing(s[i], &st));
+        if (st == cudaStreamCaptureStatusNone)
+            continue;
+        (void)cudaStreamEndCapture(s[i], &g);
+        (void)cudaGetLastError();
+        if (g)
+            SETUP(cudaGraphDestroy(g));
+        SETUP(cudaStreamIsCapturing(s[i], &st));
+        if (st != cudaStreamCaptureStatusNone) {
+            snprintf(cap_f.why, sizeof cap_f.why, "harness: a stream the wait joined still captures");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* One repetition; -1 with r BROKEN where the harness failed. */
 static int one_rep(const struct cts_case *c, struct cts_rep *r)
 {
@@ -212,6 +238,7 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     cudaError_t err;
     cap_f.fresh_kernel = c->variant && !strcmp(c->variant, FIRST) ? cts_fresh_take() : -1;
     memset(&cap_f.scratch, 0, sizeof cap_f.scratch);
+    cap_f.joined = 0, cap_f.join_error = NULL;
     if (cap_reset() || begin(c, &cap))
         goto broken;
     double us = 0;
@@ -220,8 +247,12 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     r->call_us = us;
     if (c->api == CTS_API_STREAM_BEGIN_CAPTURE && end_second())
         goto broken;
-    if (end(cap, o, &g))
+    if (end(cap, o, &g) || (c->api == CTS_API_STREAM_WAIT_EVENT && end_joined()))
         goto broken;
+    if (cap_f.join_error) {
+        snprintf(cap_f.why, sizeof cap_f.why, "harness: after the wait, %s", cap_f.join_error);
+        goto broken;
+    }
     o->eager = o->launched = -1;
     if (cap_effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)))
         goto broken;
@@ -278,7 +309,7 @@ void cap_measure(const struct cts_case *c, int repeat, struct cts_result *res)
         cts_rep_begin(r);
         r->timeout_us = NAN;
         res->nreps = i + 1;
-        if (one_rep(c, r))
+        if (cap_is_body(c) ? cap_body_rep(c, r) : one_rep(c, r))
             break;
     }
     res->idle_call_us = res->idle_call_max_us = res->reps[0].call_us;

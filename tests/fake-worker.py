@@ -6,6 +6,7 @@ result for each case from K on, then done) with the case records of a
 committed matrix, and misbehaves as CTS_TEST_SCENARIO says, once, at the case
 CTS_TEST_CASE (later workers behave):
   crash  dies by SIGSEGV after that case's begin
+  stage  reports two stages of that case (cts_case_stage), then dies by SIGSEGV
   lost   reports that case as CRASH (its context lost) and exits 4
   torn   writes half of that case's result line and exits 1
   hang   sleeps after that case's begin (the supervisor must kill it)
@@ -53,7 +54,10 @@ for cid in ids[start:]:
     emit({"event": "begin", "id": cid})
     case = m["cases"][cid]
     if cid == target and first_time:
-        if scenario == "crash":
+        if scenario == "stage":
+            emit({"event": "stage", "id": cid, "stage": "the body's capture begun"})
+            emit({"event": "stage", "id": cid, "stage": "the parent's cudaStreamEndCapture"})
+        if scenario in ("crash", "stage"):
             os.kill(os.getpid(), signal.SIGSEGV)
         if scenario == "hang":
             time.sleep(3600)

@@ -446,6 +446,21 @@ int main(void)
         CHECK_INT(cts_capture_judge(&o), CTS_CAP_ACCEPTED_ENDED);
         o.rc = NULL;
         CHECK_INT(cts_capture_judge(&o), CTS_CAP_NA);
+        /* In a conditional node's body (cases/capture_body.c): `end` the first end that failed, node_count
+         * the body's nodes less the harness's kernel, launched 0 where the parent graph did not launch. */
+        struct cts_capture_obs b = {.rc = "cudaSuccess", .after = CTS_CAPST_ACTIVE, .end = "cudaSuccess",
+                                    .node_count = 1, .eager = 0, .launched = 2, .body = 1};
+        CHECK_INT(cts_capture_judge(&b), CTS_CAP_GRAPH);
+        b.launched = 0; /* the parent graph would not instantiate: the body's memset never ran */
+        CHECK_INT(cts_capture_judge(&b), CTS_CAP_LOST);
+        b.end = "cudaErrorStreamCaptureUnjoined"; /* the parent's end failed, the body's succeeded */
+        CHECK_INT(cts_capture_judge(&b), CTS_CAP_ACCEPTED_ENDED);
+        b.rc = "cudaErrorStreamCaptureUnsupported", b.after = CTS_CAPST_INVALIDATED, b.eager = b.launched = -1;
+        b.node_count = 0; /* cudaStreamSynchronize of the body stream */
+        CHECK_INT(cts_capture_judge(&b), CTS_CAP_ENDED);
+        b = (struct cts_capture_obs){.rc = "cudaSuccess", .after = CTS_CAPST_ACTIVE, .end = "cudaSuccess",
+                                     .eager = -1, .launched = -1, .body = 1}; /* cudaMalloc, Relaxed */
+        CHECK_INT(cts_capture_judge(&b), CTS_CAP_RAN);
         struct cts_verdict cv = {.capture = CTS_CAP_ENDED};
         cts_verdict_symbol(&cv, sym, sizeof sym);
         CHECK_STR(sym, "E");

@@ -195,18 +195,23 @@ int main(void)
                           count_family("depth") + count_family("stall") + count_family("pool") + count_family("queues") + count_family("event_timing") + count_family("overlap") + count_family("capture") + count_family("green") + count_family("peer") +
                           count_family("process")));
     /* capture: 3 capture modes x 3 calling-thread modes x 3 capturing streams; 13 calls that take
-     * a stream and cudaStreamWaitEvent "external" on 8 placements (6 where the per-thread default
+     * a stream and cudaStreamWaitEvent "external" and "captured" on 8 placements (6 where the per-thread default
      * stream captures: it is busy_perthread, and the second thread cannot name it), cudaStreamBeginCapture
      * and cudaStreamEndCapture on 4 (3), 13 calls that take none and the 2 "captured" event calls on
      * 2 (this thread, the other); one CTest group a capture mode, the modes after the call.
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
      * variant, direction, memory): 99 that take a stream on 8 placements, 155 that take none on 2, in
-     * the capture's own mode, on a blocking or a non-blocking capturing stream */
-    CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
+     * the capture's own mode, on a blocking or a non-blocking capturing stream.
+     * Conditional bodies: 3 modes x 2 kinds of stream x IF and WHILE x 3 end orders x 5 calls */
+    CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 2) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
                                                 3 * 7) +
-                                           3 * 2 * (99 * 8 + 155 * 2));
+                                           3 * 2 * (99 * 8 + 155 * 2) + 3 * 2 * 2 * 3 * 5);
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
-              3 * ((13 + 1) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (99 * 8 + 155 * 2));
+              3 * ((13 + 2) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (99 * 8 + 155 * 2) +
+                  2 * 2 * 3 * 5);
+    CHECK_INT(count_in("*.body_while_end_parent_only.*", "capture", NULL), 3 * 2 * 5);
+    CHECK_INT(count_in("memset_async.body_if_end_body_first.capture_relaxed.by_relaxed.op_nonblocking.busy_same",
+                       "capture", NULL), 1);
     /* ... and 7 of the calls that take none by a second thread with the other device current */
     CHECK_INT(count_in("*.busy_thread_peer", "capture", NULL), 27 * 7);
     CHECK_INT(count_in("malloc.capture_global.by_global.op_blocking.busy_thread_peer", "capture", NULL), 1);
@@ -337,7 +342,7 @@ int main(void)
           !cts_busy_is_hostfn(CTS_BUSY_SAME) && !cts_busy_in_op_stream(CTS_BUSY_HOSTFN));
     CHECK_INT(count_in("memset_async.device.16MiB.op_legacy.busy_same_hostfn", "memset", NULL), 1);
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
-                                                        9 * ((13 + 1) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
+                                                        9 * ((13 + 2) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
                                                              3 * 7) + /* capture (busy_thread_peer: 7 calls) */
                                                         3 * 2 * (99 * 3 + 155) + /* ... lent */
                                                         12 * 2 + /* alloc: the registrations' variants */

@@ -116,7 +116,24 @@ static void check_measured_evidence(const struct cts_case *c)
     j = cts_case_json(c, &r);
     member_text(j, "capture", got, sizeof got);
     CHECK_STR(got, "");
+    member_text(j, "capture_body", got, sizeof got); /* only a conditional body's repetition has it */
+    CHECK_STR(got, "");
     json_decref(j);
+    /* A call in a conditional node's body capture (cases/capture_body.c): the parent's state, both ends,
+     * the body's nodes, the parent graph's instantiation and launch; the other repetition not measured. */
+    r.reps[1].cap = (struct cts_capture_obs){.rc = "cudaErrorStreamCaptureUnsupported", .after = CTS_CAPST_INVALIDATED,
+                                             .end = "cudaErrorStreamCaptureInvalidated", .eager = -1, .launched = -1,
+                                             .body = 1, .parent_after = CTS_CAPST_ACTIVE,
+                                             .body_end = "cudaErrorStreamCaptureInvalidated",
+                                             .parent_end = "cudaSuccess", .body_nodes = 1u << 0,
+                                             .instantiate = "cudaSuccess"};
+    j = cts_case_json(c, &r);
+    member_text(j, "capture_body", got, sizeof got);
+    CHECK_STR(got, "{\"body_end\":[null,\"cudaErrorStreamCaptureInvalidated\"],\"body_nodes\":[null,[0]],"
+                   "\"instantiate\":[null,\"cudaSuccess\"],\"launch\":[null,null],\"parent_after\":[null,\"active\"],"
+                   "\"parent_end\":[null,\"cudaSuccess\"]}");
+    json_decref(j);
+    r.reps[1].cap = r.reps[0].cap;
     /* A repetition with no outcome (its try unproven) has none of them; later work held is true. */
     r.reps[0].pool = (struct cts_pool_obs){.outcome = CTS_POOL_REUSED_AFTER, .same_block = 1, .later_held = 1};
     r.reps[1].pool = (struct cts_pool_obs){.outcome = CTS_POOL_NA, .same_block = 1, .later_held = 0};

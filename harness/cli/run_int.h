@@ -48,6 +48,7 @@ struct supervisor {
     char group[CTS_ID_MAX];
     double t_group;
     size_t group_cases, group_pass;
+    char stage[160]; /* the case's last stage the worker reported (cts_case_stage), "" none */
 };
 
 /* The functions the files call across (each is described where it is defined). */

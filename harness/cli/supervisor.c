@@ -190,14 +190,19 @@ static void record(struct supervisor *s, json_t *cj)
     s->next++;
 }
 
-/* A case with no report from the worker: CRASH (or BROKEN) with why. */
+/* A case with no report from the worker: CRASH (or BROKEN) with why, and
+ * the last stage it reported (cts_case_stage), where it did. */
 static void record_lost(struct supervisor *s, enum cts_status st, const char *why)
 {
     struct cts_result *res = calloc(1, sizeof *res);
     if (!res)
         abort();
     res->status = st;
-    snprintf(res->reason, sizeof res->reason, "%s", why);
+    if (st == CTS_CRASH && s->stage[0])
+        snprintf(res->reason, sizeof res->reason, "%s (its last stage: %s)", why, s->stage);
+    else
+        snprintf(res->reason, sizeof res->reason, "%s", why);
+    s->stage[0] = '\0';
     record(s, cts_case_json(s->sel[s->next], res));
     free(res);
 }
@@ -241,6 +246,10 @@ static int on_event(struct supervisor *s, json_t *j, int *in_case, int *done)
             cts_run_group_line(s, g);
         cts_log_event(&s->log, "begin", id, NULL);
         *in_case = 1;
+        s->stage[0] = '\0';
+    } else if (!strcmp(ev, "stage") && *in_case && id && !strcmp(id, s->sel[s->next]->id) &&
+               json_is_string(json_object_get(j, "stage"))) {
+        snprintf(s->stage, sizeof s->stage, "%s", json_string_value(json_object_get(j, "stage")));
     } else if (!strcmp(ev, "result") && *in_case && id && !strcmp(id, s->sel[s->next]->id) &&
                json_is_object(json_object_get(j, "case"))) {
         record(s, json_incref(json_object_get(j, "case")));

@@ -21,6 +21,16 @@ static void emit(FILE *f, json_t *j)
     json_decref(j);
 }
 
+/* A case's stages (cts_case_stage), each a line before the step it names:
+ * the supervisor names the last in a CRASH. */
+static FILE *stage_ev;
+static const char *stage_id;
+static void stage_sink(const char *stage)
+{
+    if (stage_ev && stage_id)
+        emit(stage_ev, json_pack("{s:s,s:s,s:s}", "event", "stage", "id", stage_id, "stage", stage));
+}
+
 /* The errors that "leave the process in an inconsistent state" (the
  * runtime's reference): every later call returns them. */
 static int sticky(cudaError_t e)
@@ -146,6 +156,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
         const struct cts_case *cs = sel[i];
         double w0 = cts_now_us(); /* the case's trace line: all of it, from its begin to its result */
         emit(ev, json_pack("{s:s,s:s}", "event", "begin", "id", cs->id));
+        stage_ev = ev, stage_id = cs->id, cts_case_stage_sink = stage_sink;
         cts_peer_need(cs, o->device); /* a second process, only while its cases run */
         /* Cases differing only in busy placement share one idle measurement,
          * but not a NOTSUPP: a family's needs() may ask about the placement
@@ -169,6 +180,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
             res->status = CTS_CRASH;
             snprintf(res->reason, sizeof res->reason, "%s", why);
         }
+        stage_id = NULL;
         emit(ev, json_pack("{s:s,s:s,s:o}", "event", "result", "id", cs->id, "case", cts_case_json(cs, res)));
         cts_engine_trace_case(cs, res->status, cs->family->measure != NULL, cts_now_us() - w0);
         if (lost)

@@ -595,4 +595,12 @@ void cts_pair_judge(struct cts_pair_obs *p);
  * overlaps, partial or serializes; NA between the bands. */
 enum cts_overlap cts_staged_judge(struct cts_staged_obs *s);
 
+/* A self-measured case's stage, for a case whose process may die in it (the
+ * capture family's body captures: a driver that crashes in cudaStreamEndCapture):
+ * in a worker, each is reported before the step it names, and a case whose
+ * process died is CRASH naming its last stage (harness/cli/supervisor.c);
+ * elsewhere nothing.  cts_case_stage_sink: the worker's (NULL: none). */
+extern void (*cts_case_stage_sink)(const char *stage);
+void cts_case_stage(const char *stage);
+
 #endif

@@ -50,6 +50,15 @@ struct cts_capture_obs {
     int eager;             /* the effect before any launch: 2 all, 1 part, 0 none, -1 no effect to see */
     int launched;          /* ... after the graph's launch (the same scale; -1 no graph or no effect) */
     enum cts_cap_outcome outcome;
+    /* A call made in a conditional node's body capture (cases/capture_body.c; body 0 elsewhere):
+     * rc, after and node_count are the body's (its nodes less the harness's kernel), nodes the
+     * parent graph's, end the first of the two cudaStreamEndCapture calls that failed (in the
+     * order made; else cudaSuccess); beside them: */
+    int body;
+    enum cts_cap_status parent_after; /* the parent's capture status right after the call */
+    const char *body_end, *parent_end; /* each cudaStreamEndCapture's cudaError_t, by name */
+    unsigned body_nodes;               /* the body graph's node types (0: not read, no parent graph) */
+    const char *instantiate, *launch;  /* the parent graph's cudaGraphInstantiate and launch (NULL: not made) */
 };
 const char *cts_cap_outcome_name(enum cts_cap_outcome o); /* "graph"; NULL for NA */
 const char *cts_cap_status_name(enum cts_cap_status s);   /* "active"; NULL for NA */

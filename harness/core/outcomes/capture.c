@@ -93,9 +93,44 @@ static const char *capture_element(int k, const json_t *e)
 }
 static const struct cts_evidence capture_evidence = CTS_EVIDENCE("capture", capture, capture_element);
 
+/* A call in a conditional node's body capture (cases/capture_body.c), beside the above: the parent's
+ * capture state after the call, each capture's cudaStreamEndCapture, the body graph's node types,
+ * the parent graph's cudaGraphInstantiate and its launch. */
+static const char *const body_names[] = {"parent_after", "body_end", "parent_end", "body_nodes", "instantiate",
+                                         "launch"};
+static int body_has(const struct cts_rep *r) { return r->cap.rc != NULL && r->cap.body; }
+static json_t *body_value(const struct cts_rep *r, int k)
+{
+    const struct cts_capture_obs *c = &r->cap;
+    switch (k) {
+    case 0: return name_or_null(cts_cap_status_name(c->parent_after));
+    case 1: return name_or_null(c->body_end);
+    case 2: return name_or_null(c->parent_end);
+    case 3: {
+        if (!c->rc || !c->body)
+            return json_null();
+        json_t *nodes = json_array();
+        for (int t = 0; t < 32; t++)
+            if (c->body_nodes & (1u << t))
+                json_array_append_new(nodes, json_integer(t));
+        return nodes;
+    }
+    case 4: return name_or_null(c->instantiate);
+    default: return name_or_null(c->launch);
+    }
+}
+static const char *body_element(int k, const json_t *e)
+{
+    if (k == 0)
+        return capture_element(1, e);
+    int ok = k == 3 ? json_is_array(e) : json_is_string(e);
+    return ok ? NULL : "what a body capture records";
+}
+static const struct cts_evidence body_evidence = CTS_EVIDENCE("capture_body", body, body_element);
+
 /* ---- the descriptor (outcome.h), registered by its CTS_KIND line of apis.def ---- */
 
 const struct cts_outcome cts_capture_outcome = {
     .key = "capture", .names = capture_values, .count = CTS_CAP_OUTCOME_COUNT,
     .at = offsetof(struct cts_verdict, capture), .csv = "capture_outcome", .letters = capture_letters,
-    .legend = &capture_legend, .evidence = {&capture_evidence}, .from_rep = capture_from_rep};
+    .legend = &capture_legend, .evidence = {&capture_evidence, &body_evidence}, .from_rep = capture_from_rep};
