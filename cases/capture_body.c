@@ -206,10 +206,23 @@ static void discard(struct body_run *b)
     memset(b, 0, sizeof *b);
 }
 
+/* A stage that says what came before it: the call's return and the ends made so far, so that a
+ * CRASH's reason tells in which state the process died. */
+static void stage_after(const char *stage, const struct cts_capture_obs *o)
+{
+    static char text[256];
+    int n = snprintf(text, sizeof text, "%s, after the call's %s", stage, o->rc ? o->rc : "-");
+    if (o->body_end && n > 0 && (size_t)n < sizeof text)
+        n += snprintf(text + n, sizeof text - (size_t)n, ", the body's end's %s", o->body_end);
+    if (o->parent_end && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, ", the parent's end's %s", o->parent_end);
+    cts_case_stage(text);
+}
+
 static void end_body(struct body_run *b, struct cts_capture_obs *o)
 {
     cudaGraph_t g = NULL; /* the node's body graph again: not the caller's to destroy */
-    cts_case_stage("the body's cudaStreamEndCapture");
+    stage_after("the body's cudaStreamEndCapture", o);
     o->body_end = cudaGetErrorName(cudaStreamEndCapture(b->body, &g));
     (void)cudaGetLastError();
     if (!o->end || !strcmp(o->end, "cudaSuccess"))
@@ -218,7 +231,7 @@ static void end_body(struct body_run *b, struct cts_capture_obs *o)
 
 static void end_parent(struct body_run *b, struct cts_capture_obs *o)
 {
-    cts_case_stage("the parent's cudaStreamEndCapture");
+    stage_after("the parent's cudaStreamEndCapture", o);
     cudaError_t err = cudaStreamEndCapture(b->parent, &b->pg);
     (void)cudaGetLastError();
     if (err != cudaSuccess)
@@ -232,7 +245,7 @@ static void instantiate(struct body_run *b, struct cts_capture_obs *o)
 {
     if (!b->pg || o->instantiate)
         return;
-    cts_case_stage("the parent graph's cudaGraphInstantiate");
+    stage_after("the parent graph's cudaGraphInstantiate", o);
     cudaError_t err = cudaGraphInstantiate(&b->x, b->pg, 0);
     (void)cudaGetLastError();
     if (err != cudaSuccess)
@@ -245,7 +258,7 @@ static int body_facts(struct body_run *b, struct cts_capture_obs *o)
 {
     size_t n = 0, kernels = 0;
     cudaGraphNode_t nodes[16];
-    cts_case_stage("the body graph's nodes read");
+    stage_after("the body graph's nodes read", o);
     SETUP(cudaGraphGetNodes(b->bg, NULL, &n));
     size_t k = n < 16 ? n : 16;
     if (k)

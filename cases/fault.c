@@ -7,6 +7,8 @@
  * nothing follows to contradict them).
  *
  *   fault.abort            the call aborts the process (SIGABRT)
+ *   fault.segv             the call writes through a null pointer (SIGSEGV):
+ *                          its CRASH names the object it faulted in, sync-cts
  *   fault.illegal_address  the call launches a kernel that writes to an
  *                          invalid address: the context is lost (sticky)
  *   fault.none             the call does nothing: the run went on
@@ -38,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const variants[] = {"abort", "illegal_address", "none", "fickle_wait", "starved_wait"};
+static const char *const variants[] = {"abort", "segv", "illegal_address", "none", "fickle_wait", "starved_wait"};
 
 static int enabled(void)
 {
@@ -117,6 +119,10 @@ static int issue(const struct cts_case *c, const struct cts_call *call, const ch
 {
     if (!strcmp(c->variant, "abort"))
         abort();
+    if (!strcmp(c->variant, "segv")) {
+        volatile int *volatile nowhere = NULL;
+        *nowhere = 1;
+    }
     if (!strcmp(c->variant, "illegal_address")) {
         cudaError_t err = cts_launch_fault((cudaStream_t)call->stream);
         *error = cudaGetErrorName(err);

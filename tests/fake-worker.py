@@ -6,7 +6,7 @@ result for each case from K on, then done) with the case records of a
 committed matrix, and misbehaves as CTS_TEST_SCENARIO says, once, at the case
 CTS_TEST_CASE (later workers behave):
   crash  dies by SIGSEGV after that case's begin
-  stage  reports two stages of that case (cts_case_stage), then dies by SIGSEGV
+  stage  reports two stages of that case (cts_case_stage) and where it faulted, then dies by SIGSEGV
   lost   reports that case as CRASH (its context lost) and exits 4
   torn   writes half of that case's result line and exits 1
   hang   sleeps after that case's begin (the supervisor must kill it)
@@ -57,6 +57,7 @@ for cid in ids[start:]:
         if scenario == "stage":
             emit({"event": "stage", "id": cid, "stage": "the body's capture begun"})
             emit({"event": "stage", "id": cid, "stage": "the parent's cudaStreamEndCapture"})
+            emit({"event": "fault", "id": cid, "in": "libcuda.so.1+0x1f00"})
         if scenario in ("crash", "stage"):
             os.kill(os.getpid(), signal.SIGSEGV)
         if scenario == "hang":

@@ -48,11 +48,11 @@ grep -q "^CRASH $second: the process running this case was killed by signal 11" 
 grep -qx "$n cases: $((n - 1)) PASS 1 CRASH" "$tmp/out" || fail "log summary: $(tail -n 1 "$tmp/out")"
 [ -s "$tmp/m.md" ] || fail "no Markdown after a crash"
 
-# A case that reported its stages (cts_case_stage) before dying: CRASH naming its last one, the
+# A case that reported its stages (cts_case_stage) and its fault before dying: CRASH naming both, the
 # next case's reason without it.
 scenario stage 3
 [ "$(field "$second" status)" = CRASH ] || fail "the case crashed at a stage is $(field "$second" status)"
-field "$second" reason | grep -q "signal 11 (Segmentation fault); the run went on in a fresh process (its last stage: the parent's cudaStreamEndCapture)" ||
+field "$second" reason | grep -q "signal 11 (Segmentation fault); the run went on in a fresh process (its last stage: the parent's cudaStreamEndCapture); the faulting instruction in libcuda.so.1+0x1f00" ||
     fail "the staged crash's reason: $(field "$second" reason)"
 [ "$(field "$third" status)" = PASS ] || fail "the case after the staged crash is $(field "$third" status)"
 [ "$(tr '\n' ' ' <"$tmp/state")" = "start 0 start 2 " ] || fail "workers started at: $(cat "$tmp/state")"

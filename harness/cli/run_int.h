@@ -48,7 +48,8 @@ struct supervisor {
     char group[CTS_ID_MAX];
     double t_group;
     size_t group_cases, group_pass;
-    char stage[160]; /* the case's last stage the worker reported (cts_case_stage), "" none */
+    char stage[256]; /* the case's last stage the worker reported (cts_case_stage), "" none */
+    char fault[160]; /* where its process faulted ("libcuda.so.1+0x..."), "" not known */
 };
 
 /* The functions the files call across (each is described where it is defined). */

@@ -198,11 +198,13 @@ static void record_lost(struct supervisor *s, enum cts_status st, const char *wh
     if (!res)
         abort();
     res->status = st;
+    char stage[300] = "", fault[200] = "";
     if (st == CTS_CRASH && s->stage[0])
-        snprintf(res->reason, sizeof res->reason, "%s (its last stage: %s)", why, s->stage);
-    else
-        snprintf(res->reason, sizeof res->reason, "%s", why);
-    s->stage[0] = '\0';
+        snprintf(stage, sizeof stage, " (its last stage: %s)", s->stage);
+    if (st == CTS_CRASH && s->fault[0])
+        snprintf(fault, sizeof fault, "; the faulting instruction in %s", s->fault);
+    snprintf(res->reason, sizeof res->reason, "%s%s%s", why, stage, fault);
+    s->stage[0] = s->fault[0] = '\0';
     record(s, cts_case_json(s->sel[s->next], res));
     free(res);
 }
@@ -246,7 +248,10 @@ static int on_event(struct supervisor *s, json_t *j, int *in_case, int *done)
             cts_run_group_line(s, g);
         cts_log_event(&s->log, "begin", id, NULL);
         *in_case = 1;
-        s->stage[0] = '\0';
+        s->stage[0] = s->fault[0] = '\0';
+    } else if (!strcmp(ev, "fault") && *in_case && id && !strcmp(id, s->sel[s->next]->id) &&
+               json_is_string(json_object_get(j, "in"))) {
+        snprintf(s->fault, sizeof s->fault, "%s", json_string_value(json_object_get(j, "in")));
     } else if (!strcmp(ev, "stage") && *in_case && id && !strcmp(id, s->sel[s->next]->id) &&
                json_is_string(json_object_get(j, "stage"))) {
         snprintf(s->stage, sizeof s->stage, "%s", json_string_value(json_object_get(j, "stage")));

@@ -5,10 +5,13 @@
 #include "run_int.h"
 #include "family.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* ---- the worker ---- */
@@ -29,6 +32,62 @@ static void stage_sink(const char *stage)
 {
     if (stage_ev && stage_id)
         emit(stage_ev, json_pack("{s:s,s:s,s:s}", "event", "stage", "id", stage_id, "stage", stage));
+}
+
+/* Where a case's process faulted: a SIGSEGV, SIGBUS, SIGILL or SIGFPE names
+ * the object its faulting instruction lies in and the offset there (dladdr),
+ * one line to the supervisor, which puts it in the CRASH's reason ("the
+ * fault in libcuda.so.1+0x..."), then dies of the signal as it would have.
+ * The process is past saving: the line is formatted in a buffer made ready
+ * beforehand as far as it can be, and written with write(2). */
+static int fault_fd = -1;
+static char fault_id[CTS_ID_MAX];
+
+static void *fault_pc(void *ucv)
+{
+    ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+    return (void *)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (void *)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return NULL;
+#endif
+}
+
+static void on_fault(int sig, siginfo_t *si, void *ucv)
+{
+    (void)si;
+    void *pc = fault_pc(ucv);
+    Dl_info d;
+    if (fault_fd >= 0 && fault_id[0] && pc && dladdr(pc, &d) && d.dli_fname) {
+        char name[128], line[CTS_ID_MAX + 256];
+        const char *base = strrchr(d.dli_fname, '/');
+        size_t k = 0;
+        for (base = base ? base + 1 : d.dli_fname; *base && k < sizeof name - 1; base++)
+            name[k++] = (*base == '"' || *base == '\\' || (unsigned char)*base < 0x20) ? '_' : *base;
+        name[k] = '\0';
+        int n = snprintf(line, sizeof line, "{\"event\":\"fault\",\"id\":\"%s\",\"in\":\"%s+0x%lx\"}\n", fault_id,
+                         name, (unsigned long)((const char *)pc - (const char *)d.dli_fbase));
+        if (n > 0 && (size_t)n < sizeof line)
+            (void)!write(fault_fd, line, (size_t)n);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_faults(int fd)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    fault_fd = fd;
+    const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        (void)sigaction(sigs[i], &sa, NULL);
 }
 
 /* The errors that "leave the process in an inconsistent state" (the
@@ -120,6 +179,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
     FILE *ev = fdopen(o->worker_fd, "w");
     if (!ev)
         return cts_die(EXIT_NO_VERDICT, "worker: cannot write to descriptor %d", o->worker_fd);
+    catch_faults(o->worker_fd);
     int rc = cts_run_find_device(o->device);
     if (rc)
         return rc;
@@ -157,6 +217,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
         double w0 = cts_now_us(); /* the case's trace line: all of it, from its begin to its result */
         emit(ev, json_pack("{s:s,s:s}", "event", "begin", "id", cs->id));
         stage_ev = ev, stage_id = cs->id, cts_case_stage_sink = stage_sink;
+        snprintf(fault_id, sizeof fault_id, "%s", cs->id);
         cts_peer_need(cs, o->device); /* a second process, only while its cases run */
         /* Cases differing only in busy placement share one idle measurement,
          * but not a NOTSUPP: a family's needs() may ask about the placement
@@ -181,6 +242,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
             snprintf(res->reason, sizeof res->reason, "%s", why);
         }
         stage_id = NULL;
+        fault_id[0] = '\0';
         emit(ev, json_pack("{s:s,s:s,s:o}", "event", "result", "id", cs->id, "case", cts_case_json(cs, res)));
         cts_engine_trace_case(cs, res->status, cs->family->measure != NULL, cts_now_us() - w0);
         if (lost)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define CTS_ID_MAX 128
-#define CTS_REASON_MAX 256
+#define CTS_REASON_MAX 512
 #define CTS_MAX_REPEAT 16
 #define CTS_SCHEMA_VERSION 1
 

@@ -81,7 +81,7 @@ int cts_peer_command(const char *cmd, char *why, size_t len);
  * for every later case. */
 struct cts_setup_once {
     int ready;
-    char why[256]; /* CTS_REASON_MAX: a case's reason */
+    char why[512]; /* CTS_REASON_MAX: a case's reason */
 };
 int cts_setup_once(struct cts_setup_once *o, const char *family, cudaError_t (*make)(void),
                    const char *const *failed_at);
