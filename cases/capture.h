@@ -59,6 +59,7 @@ struct cap_state {
     cudaEvent_t join;         /* a "captured" wait's stream, joined back to the capturing one */
     cudaStream_t capturing;   /* the capturing stream of the repetition */
     int joined;               /* a "captured" wait: its stream joined the capture, and the memset after it was made */
+    int rejoin;               /* ... and that stream (not the capturing one) waits to be rejoined (cap_rejoin) */
     const char *join_error;   /* ... what failed after the wait, where something did (the harness's: BROKEN) */
     cudaMemPool_t pool;       /* the device's default pool */
     void *spare;              /* what cudaFree frees */
@@ -91,6 +92,9 @@ extern struct cap_state cap_f;
     } while (0)
 
 /* cases/capture_calls.c */
+/* The capturing thread, right after the call: a "captured" wait's joined stream rejoined to the
+ * capturing stream (the event it recorded waited for), or cap_f.join_error. */
+void cap_rejoin(cudaStream_t capturing);
 const char *cap_call_in_mode(const struct cts_case *c, enum cts_capture by, cudaStream_t s, double *us);
 const char *cap_in_worker(const struct cts_case *c, enum cts_capture by, cudaStream_t cap, enum cts_busy where,
                           double *us);

@@ -46,8 +46,10 @@ static int is_variant(const char *v)
 }
 
 /* After a "captured" wait that returned success on stream s: where s now
- * captures, a memset on it and (another stream than the capturing one) its
- * rejoin; cap_f.joined once made, cap_f.join_error where a call failed. */
+ * captures, a memset on it and (another stream than the capturing one) an
+ * event recorded on it for its rejoin, which the capturing thread makes
+ * (cap_rejoin: a second thread cannot name the capturing thread's per-thread
+ * stream); cap_f.joined once made, cap_f.join_error where a call failed. */
 static void join_back(cudaStream_t s)
 {
     static char why[160];
@@ -61,14 +63,22 @@ static void join_back(cudaStream_t s)
         what = "cudaMemsetAsync on the joined stream";
     else if (other && (err = cudaEventRecord(cap_f.join, s)) != cudaSuccess)
         what = "cudaEventRecord on the joined stream";
-    else if (other && (err = cudaStreamWaitEvent(cap_f.capturing, cap_f.join, 0)) != cudaSuccess)
-        what = "cudaStreamWaitEvent rejoining the capturing stream";
     if (what) {
         snprintf(why, sizeof why, "%s returned %s", what, cudaGetErrorName(err));
         cap_f.join_error = why;
     } else {
-        cap_f.joined = 1;
+        cap_f.joined = 1, cap_f.rejoin = other;
     }
+}
+
+void cap_rejoin(cudaStream_t capturing)
+{
+    static char why[160];
+    cudaError_t err;
+    if (!cap_f.rejoin || (err = cudaStreamWaitEvent(capturing, cap_f.join, 0)) == cudaSuccess)
+        return;
+    snprintf(why, sizeof why, "cudaStreamWaitEvent rejoining the capturing stream returned %s", cudaGetErrorName(err));
+    cap_f.join_error = why;
 }
 
 static cudaError_t wait_event(cudaStream_t s)

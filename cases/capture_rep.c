@@ -205,7 +205,7 @@ static int end_second(void)
 
 /* After a "captured" wait, its capture ended: no stream of this thread the
  * wait may have joined to it still captures (one left so, invalidated, is
- * ended here; the second thread's per-thread stream joined back in the call). */
+ * ended here; the second thread's per-thread stream rejoined by cap_rejoin). */
 static int end_joined(void)
 {
     cudaStream_t s[] = {cap_f.sib_blocking, cap_f.sib_nonblocking, cudaStreamPerThread};
@@ -238,13 +238,14 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     cudaError_t err;
     cap_f.fresh_kernel = c->variant && !strcmp(c->variant, FIRST) ? cts_fresh_take() : -1;
     memset(&cap_f.scratch, 0, sizeof cap_f.scratch);
-    cap_f.joined = 0, cap_f.join_error = NULL;
+    cap_f.joined = cap_f.rejoin = 0, cap_f.join_error = NULL;
     if (cap_reset() || begin(c, &cap))
         goto broken;
     double us = 0;
     o->rc = from_worker(c->busy) ? cap_in_worker(c, c->capture_by, cap, c->busy, &us)
                                  : cap_call_in_mode(c, c->capture_by, place(c, cap), &us);
     r->call_us = us;
+    cap_rejoin(cap);
     if (c->api == CTS_API_STREAM_BEGIN_CAPTURE && end_second())
         goto broken;
     if (end(cap, o, &g) || (c->api == CTS_API_STREAM_WAIT_EVENT && end_joined()))
