@@ -36,7 +36,7 @@ grep -qE "^$tmp/judged.json: [0-9]+ CONFORMS, [1-9][0-9]* DEVIATES, [0-9]+ RECOR
 run 0 render "$tmp/judged.json"
 [ -s "$tmp/err" ] && fail "render: stderr: $(cat "$tmp/err")"
 grep -q "^## Deviations" "$tmp/out" || fail "the Markdown has no Deviations section"
-[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 712 ] || fail "the Markdown does not list the 712 deviations"
+[ "$(grep -c '^| <a id=' "$tmp/out")" -eq 592 ] || fail "the Markdown does not list the 592 deviations"
 [ -e "$tmp/judged.md" ] && fail "render with no --out wrote beside its input"
 expect 2 "--format wants md, csv or html, not 'pdf'" render "$tmp/judged.json" --format pdf --out "$tmp/r.pdf"
 [ -e "$tmp/r.pdf" ] && fail "a bad --format left a file"

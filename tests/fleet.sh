@@ -73,7 +73,7 @@ assert r["schema"] == "cuda-sync-cts/fleet" and r["outliers"] == 1 and r["split"
 out = [m for m in g["members"] if m["outside"]]
 assert [m["gpu_uuid"] for m in out] == ["GPU-test-3"] and out[0]["host"] == "node2", out
 assert out[0]["outside"] == [{"case": sys.argv[2], "outcome": "W", "majority": "A"}], out[0]["outside"]
-assert len(g["members"]) == 4 and g["configuration"]["visible_devices"] == 2, g["configuration"]
+assert len(g["members"]) == 4 and g["configuration"]["visible_devices"] == 1, g["configuration"]
 EOF
 # Without the outlier: exit 0, nothing named.
 run 0 fleet "$tmp/node1" "$tmp/node2/gpu2.json" --known "$tmp/known.json"

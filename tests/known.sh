@@ -76,7 +76,7 @@ varies = {i: sorted(c["symbol"].split("/")) for i, c in json.load(open(sys.argv[
 assert varies and k["cases"] == {sys.argv[2]: ["W", "W~"], sys.argv[3]: ["A", "W"], **varies}, k["cases"]
 assert len(k["runs"]) == 3 and k["runs"][2]["gpu_uuid"] == "GPU-other", k["runs"]
 c = k["configuration"]
-assert c["gpu"] == "NVIDIA H200" and c["visible_devices"] == 2, c
+assert c["gpu"] == "NVIDIA H200" and c["visible_devices"] == 1, c
 assert "CUDA_VISIBLE_DEVICES" not in c["environment_variables"], c
 EOF
 # Standard output by default: the same document.

@@ -81,7 +81,9 @@ for line in gzip.open(sys.argv[1], "rt"):
         if sys.argv[4] == "thresholds":
             raw[cid] = line
         batch = cid.startswith("memcpy_batch_async.") and '"conformance":"DEVIATES"' in line
-        if (cid in ids) if ids is not None else (n % 60 == 0 or cid in named or batch):
+        # The sample leaves out the driver's crashes (check.sh tests their waiver on the whole matrix).
+        crash = ids is None and '"status":"CRASH"' in line
+        if (cid in ids) if ids is not None else ((n % 60 == 0 or cid in named or batch) and not crash):
             keep[cid] = json.loads(line[line.index(":") + 1:].rstrip().rstrip(","))
         n += 1
     else:

@@ -9,7 +9,9 @@
  *   have the same verdict: a driver upgrade that changes one fails.
  * - Every case that FAILed or has no verdict (BROKEN, TIMEOUT, INCONCLUSIVE,
  *   CRASH) is listed with its reason, and fails the check: a group's CTest
- *   test is this check of its cases (tests/gpu-group.sh). */
+ *   test is this check of its cases (tests/gpu-group.sh).  A CRASH a waiver
+ *   with "status": "CRASH" covers (the driver's own crash, on the drivers it
+ *   was seen on) is listed as waived and does not fail it. */
 #define _GNU_SOURCE
 #include "known.h"
 #include "report.h"
@@ -96,6 +98,10 @@ json_t *cts_waivers_load(const char *path, char *err, size_t len)
             bad = "no link";
         else if (*s_of(e, "clause") && !cts_clause_find(s_of(e, "clause")))
             bad = "an unknown clause";
+        else if (json_object_get(e, "status") && (strcmp(s_of(e, "status"), "CRASH") || *s_of(e, "clause")))
+            bad = "a status other than CRASH, or a status with a clause";
+        else if (json_object_get(e, "status") && (!*s_of(e, "driver_min") || !*s_of(e, "driver_max")))
+            bad = "a CRASH waived without the drivers it was seen on (driver_min, driver_max)";
         else if ((json_object_get(e, "driver_min") && !is_version(s_of(e, "driver_min"))) ||
                  (json_object_get(e, "driver_max") && !is_version(s_of(e, "driver_max"))))
             bad = "a driver bound that is not a version like 580.159.04";
@@ -108,7 +114,8 @@ json_t *cts_waivers_load(const char *path, char *err, size_t len)
     return w;
 }
 
-/* The waiver covering (case id, clause) on this driver, or NULL. */
+/* The waiver covering (case id, clause) on this driver, or NULL; clause NULL: the waiver of the
+ * case's CRASH (a waiver with "status": "CRASH", a process the driver itself brought down). */
 static const json_t *waiver_for(const json_t *waivers, const char *id, const char *clause,
                                 const char *driver)
 {
@@ -118,7 +125,9 @@ static const json_t *waiver_for(const json_t *waivers, const char *id, const cha
     {
         if (fnmatch(s_of(e, "cases"), id, 0) != 0)
             continue;
-        if (*s_of(e, "clause") && strcmp(s_of(e, "clause"), clause))
+        if (!clause != !!*s_of(e, "status")) /* a crash's waiver names the status, a deviation's none */
+            continue;
+        if (clause && *s_of(e, "clause") && strcmp(s_of(e, "clause"), clause))
             continue;
         if (*s_of(e, "driver_min") && (!*driver || version_cmp(driver, s_of(e, "driver_min")) < 0))
             continue;
@@ -162,7 +171,7 @@ struct check_pass {
     struct clause_tally *tally;
     size_t ntally;
     FILE *cl_out, *ch_out;
-    size_t deviating, unwaived, changed, skipped, unfinished, within;
+    size_t deviating, unwaived, changed, skipped, unfinished, within, crashes_waived;
     int both_landed; /* both matrices record landing somewhere (measured since the suite observes it) */
 };
 
@@ -256,7 +265,11 @@ static void check_case(struct check_pass *p, const char *id, const json_t *c)
 {
     struct cts_case_view v;
     cts_case_view(&v, id, c);
-    if (v.status != CTS_PASS && v.status != CTS_VARIES && v.status != CTS_NOTSUPP) {
+    const json_t *crash = v.status == CTS_CRASH ? waiver_for(p->waivers, id, NULL, p->driver) : NULL;
+    if (crash) {
+        p->crashes_waived++;
+        fprintf(p->cl_out, "waived CRASH %s: %s (%s)\n", id, v.reason, s_of(crash, "reason"));
+    } else if (v.status != CTS_PASS && v.status != CTS_VARIES && v.status != CTS_NOTSUPP) {
         p->unfinished++;
         fprintf(p->cl_out, "%s %s: %s\n", cts_status_name(v.status), id, v.reason);
     }
@@ -317,6 +330,8 @@ static void check_print(FILE *out, struct check_pass *p, const json_t *table, co
     if (p->unfinished)
         fprintf(out, "; %zu case%s FAILed or %s no verdict", p->unfinished, p->unfinished == 1 ? "" : "s",
                 p->unfinished == 1 ? "has" : "have");
+    if (p->crashes_waived)
+        fprintf(out, "; %zu CRASH%s waived", p->crashes_waived, p->crashes_waived == 1 ? "" : "es");
     fprintf(out, "\n");
 }
 
