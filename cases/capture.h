@@ -92,6 +92,9 @@ extern struct cap_state cap_f;
     } while (0)
 
 /* cases/capture_calls.c */
+/* The types of graph g's nodes (of its first 16) or'ed into *types as bits 1 << type, how many
+ * nodes it has (*n) and how many of those read are kernels: 0, or -1 with cap_f.why. */
+int cap_node_types(cudaGraph_t g, unsigned *types, size_t *n, size_t *kernels);
 /* The capturing thread, right after the call: a "captured" wait's joined stream rejoined to the
  * capturing stream (the event it recorded waited for), or cap_f.join_error. */
 void cap_rejoin(cudaStream_t capturing);

@@ -256,30 +256,12 @@ static void instantiate(struct body_run *b, struct cts_capture_obs *o)
 /* The body graph's node types, and the nodes the call added to it (less the harness's kernel). */
 static int body_facts(struct body_run *b, struct cts_capture_obs *o)
 {
-    size_t n = 0, kernels = 0;
-    cudaGraphNode_t nodes[16];
+    size_t n, kernels;
     stage_after("the body graph's nodes read", o);
-    SETUP(cudaGraphGetNodes(b->bg, NULL, &n));
-    size_t k = n < 16 ? n : 16;
-    if (k)
-        SETUP(cudaGraphGetNodes(b->bg, nodes, &k));
-    for (size_t i = 0; i < k; i++) {
-        enum cudaGraphNodeType t;
-        SETUP(cudaGraphNodeGetType(nodes[i], &t));
-        o->body_nodes |= 1u << ((unsigned)t & 31u);
-        kernels += t == cudaGraphNodeTypeKernel;
-    }
+    if (cap_node_types(b->bg, &o->body_nodes, &n, &kernels))
+        return -1;
     o->node_count = (int)(n - (kernels > 0));
-    SETUP(cudaGraphGetNodes(b->pg, NULL, &n));
-    k = n < 16 ? n : 16;
-    if (k)
-        SETUP(cudaGraphGetNodes(b->pg, nodes, &k));
-    for (size_t i = 0; i < k; i++) {
-        enum cudaGraphNodeType t;
-        SETUP(cudaGraphNodeGetType(nodes[i], &t));
-        o->nodes |= 1u << ((unsigned)t & 31u);
-    }
-    return 0;
+    return cap_node_types(b->pg, &o->nodes, &n, &kernels);
 }
 
 /* Waits for stream s, 10 s at most: a launch still running then never ends (a

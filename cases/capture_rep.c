@@ -10,21 +10,29 @@
 #include <string.h>
 
 /* The captured graph: its nodes, and the effect of one launch of it. */
+int cap_node_types(cudaGraph_t g, unsigned *types, size_t *n, size_t *kernels)
+{
+    cudaGraphNode_t nodes[16];
+    *n = *kernels = 0;
+    SETUP(cudaGraphGetNodes(g, NULL, n));
+    size_t k = *n < 16 ? *n : 16;
+    if (k)
+        SETUP(cudaGraphGetNodes(g, nodes, &k));
+    for (size_t i = 0; i < k; i++) {
+        enum cudaGraphNodeType t;
+        SETUP(cudaGraphNodeGetType(nodes[i], &t));
+        *types |= 1u << ((unsigned)t & 31u);
+        *kernels += t == cudaGraphNodeTypeKernel;
+    }
+    return 0;
+}
+
 static int graph_facts(enum cts_api api, cudaGraph_t g, struct cts_capture_obs *o)
 {
-    size_t n = 0;
-    SETUP(cudaGraphGetNodes(g, NULL, &n));
+    size_t n, kernels;
+    if (cap_node_types(g, &o->nodes, &n, &kernels))
+        return -1;
     o->node_count = (int)n;
-    if (n) {
-        cudaGraphNode_t nodes[16];
-        size_t k = n < 16 ? n : 16;
-        SETUP(cudaGraphGetNodes(g, nodes, &k));
-        for (size_t i = 0; i < k; i++) {
-            enum cudaGraphNodeType t;
-            SETUP(cudaGraphNodeGetType(nodes[i], &t));
-            o->nodes |= 1u << ((unsigned)t & 31u);
-        }
-    }
     int seen;
     if (cap_effect(api, &seen))
         return -1;
