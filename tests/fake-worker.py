@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A scripted stand-in for `sync-cts run --worker-from K` (tests/run.sh).
 
-Speaks the worker's protocol on descriptor 3 (env, start, then begin and
-result for each case from K on, then done) with the case records of a
+Speaks the worker's protocol on descriptor 3 (env where K is 0, start, then
+begin and result for each case from K on, then done) with the case records of a
 committed matrix, and misbehaves as CTS_TEST_SCENARIO says, once, at the case
 CTS_TEST_CASE (later workers behave):
   crash  dies by SIGSEGV after that case's begin
@@ -46,7 +46,8 @@ def emit(obj):
     out.flush()
 
 
-emit({"event": "env", "environment": m["environment"]})
+if start == 0:  # a worker started after a crash says no environment (harness/cli/worker.c)
+    emit({"event": "env", "environment": m["environment"]})
 emit({"event": "start", "selfcheck": m["run"]["selfcheck"], "harness": m["run"]["harness"]})
 if scenario == "early":
     sys.exit(1)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tools/bench.py --profile, without a GPU: a hand-written trace of five cases
 # (CTS_TRACE=1's lines as harness/engine/trace.c, idle.c, case.c and
-# harness/cli/worker.c print them) with every phase -- idle, control, a
+# harness/cli/worker.c and supervisor.c print them) with every phase -- idle, control, a
 # repetition's first attempt and its retry, a recheck, the managed confirming
-# repetition -- two self-measured cases, a case a worker died in, a torn line
-# and lines that are not a run's; the figures it prints, exactly, with and
+# repetition -- two self-measured cases, a case a worker died in, two workers' starts
+# and ends, a torn line and lines that are not a run's; the figures it prints, exactly, with and
 # without the matrix, from one trace or the same split in two; and bad input
 # (exit 2, one line on stderr, nothing on stdout).  Skipped (77) without python3.
 . "$(dirname "$0")/lib.sh" "$@"
@@ -24,6 +24,14 @@ grep -qF '"trace %s idle: %s call %.1f max %.1f complete %.1f max %.1f wall %.0f
     "$root/harness/engine/idle.c" || fail "idle.c no longer prints its trace line as this test writes it"
 grep -qF '"trace %s control: wall %.0f\n"' "$root/harness/engine/case.c" ||
     fail "case.c no longer prints its control's trace line as this test writes it"
+for f in '"trace worker start at case %zu: find %.0f env %.0f context %.0f memory %.0f warm %.0f probe %.0f "' \
+         '"selfcheck %.0f wake %.0f wall %.0f\n"'; do
+    grep -qF -- "$f" "$root/harness/engine/trace.c" || fail "trace.c no longer prints a worker's start as '$f'"
+done
+for f in '"trace worker ended at case %zu: first line %.0f last line to end %.0f end to exit %.0f "' \
+         '"wall %.0f cases %zu %s\n"'; do
+    grep -qF -- "$f" "$root/harness/cli/supervisor.c" || fail "supervisor.c no longer prints a worker's end as '$f'"
+done
 
 # Walls in us, 100 ms in all.  A: idle 10, control 4, rep 1 6 then its retry
 # 7, rep 2 5, rep 2's recheck 8 (its reason names a wall and phase of its own),
@@ -40,6 +48,7 @@ f=memset.device.1MiB.op_implied.busy_same
 at='host returns tail 0.0 run_delay 0.0 markers runs/runs/runs at 1.0/1.1/1.2'
 cat >"$tmp/part1.log" <<EOF
 sync-cts: a line of the run's own, not a trace
+trace worker start at case 0: find 100000 env 150000 context 8000 memory 2000 warm 1000 probe 20 selfcheck 300 wake 1500 wall 300000
 trace $a idle: PASS call 3.1 max 4.0 complete 5.2 max 6.3 wall 10000
 trace $a latency: 1 thread 3.00/4.00, 4 3.10/4.10, 16 3.20/4.20 us (median/p99)
 trace $a control: wall 4000
@@ -55,8 +64,10 @@ trace $b case: PASS wall 10000 measure engine
 trace probe memcpy_async.op_blocking.busy_same 1048576: PASS W idle 10 case 2000 us
 trace $f idle: PASS call 3.1 max 4.0 complete 5.2 max 6.3 wall 1000
 trace $f control: wall 1000
+trace worker ended at case 0: first line 250000 last line to end 30000 end to exit 100000 wall 500000 cases 2 signal
 EOF
 cat >"$tmp/part2.log" <<EOF
+trace worker start at case 3: find 140000 env 0 context 110000 memory 1000 warm 800 probe 20 selfcheck 300 wake 1400 wall 260000
 trace $c idle: PASS call 20.0 max 30.0 complete 40.0 max 50.0 wall 5000
 trace $c control: wall 1000
 trace $c rep 1 done: PASS timeout 1000 window 500 call 900.0 host waits tail 2.0 run_delay 0.0 markers held/runs/runs at 0.0/1.0/1.0 wall 2000 phase rep attempt 1
@@ -67,6 +78,7 @@ trace $c case: PASS wall 19000 measure engine
 trace $d case: PASS wall 20000 measure own
 trace memcpy.h2d.pagea
 trace $e case: NOTSUPP wall 9000 measure own
+trace worker ended at case 3: first line 240000 last line to end 0 end to exit 50000 wall 400000 cases 5 exit
 EOF
 cat "$tmp/part1.log" "$tmp/part2.log" >"$tmp/trace.log"
 cat >"$tmp/m.json" <<EOF
@@ -82,9 +94,11 @@ python3 "$bench" --profile "$tmp/trace.log" --matrix "$tmp/m.json" --slowest 2 >
     fail "bench.py --profile --matrix failed: $(cat "$tmp/err")"
 [ -s "$tmp/err" ] && fail "bench.py --profile wrote on stderr: $(cat "$tmp/err")"
 cat >"$tmp/expected" <<'EOF'
-profile of 5 cases (1 trace, 23 lines): 0.100 s in their case lines
+profile of 5 cases (1 trace, 27 lines): 0.100 s in their case lines
   1 cases with no case line (a worker died in them?): their 0.002 s are not counted
   1 trace lines not read (torn, or of an unknown kind)
+  2 workers started: 0.560 s from their first instruction to their first case (280 ms each): find 0.240, env 0.150, context 0.118, memory 0.003, warm 0.002, probe 0.000, selfcheck 0.001, wake 0.003
+  2 workers ended: 0.900 s from their start to their exit, seen by the supervisor: first line 0.490, last line to end 0.030, end to exit 0.150
 
 per family (seconds):
   family                    cases      wall  ms/case     idle  control      rep    retry  recheck  confirm    other      own
@@ -113,7 +127,7 @@ diff -u "$tmp/expected" "$tmp/out" >"$tmp/diff" || fail "bench.py --profile --ma
 python3 "$bench" --profile "$tmp/part1.log" "$tmp/part2.log" --matrix "$tmp/m.json" --slowest 2 \
     >"$tmp/out2" 2>&1 || fail "bench.py --profile of two traces failed: $(cat "$tmp/out2")"
 sed 1d "$tmp/expected" >"$tmp/expected2"
-head -n 1 "$tmp/out2" | grep -qxF "profile of 5 cases (2 traces, 23 lines): 0.100 s in their case lines" ||
+head -n 1 "$tmp/out2" | grep -qxF "profile of 5 cases (2 traces, 27 lines): 0.100 s in their case lines" ||
     fail "two traces: $(head -n 1 "$tmp/out2")"
 sed 1d "$tmp/out2" | diff -u "$tmp/expected2" - >"$tmp/diff" || fail "two traces printed otherwise: $(cat "$tmp/diff")"
 

@@ -20,7 +20,7 @@ second=$(sed -n 2p "$tmp/ids") third=$(sed -n 3p "$tmp/ids")
 # its matrix's cases go to $tmp/cases, a line each: id, status, reason.
 scenario() {
     rm -f "$tmp/state" "$tmp"/m.* "$tmp/cases"
-    CTS_TEST_SCENARIO=$1 CTS_TEST_CASE=$second run "$2" run "$glob" --out "$tmp/m.json"
+    CTS_TEST_SCENARIO=$1 CTS_TEST_CASE=${crash_at:-$second} run "$2" run "$glob" --out "$tmp/m.json"
     [ -e "$tmp/m.json" ] || return 0
     python3 -c "import json, sys
 for k, c in json.load(open(sys.argv[1]))['cases'].items(): print(k, c['status'], c['reason'])" \
@@ -47,6 +47,15 @@ grep -q "^CRASH $second: the process running this case was killed by signal 11" 
     fail "log did not report the crash: $(cat "$tmp/out")"
 grep -qx "$n cases: $((n - 1)) PASS 1 CRASH" "$tmp/out" || fail "log summary: $(tail -n 1 "$tmp/out")"
 [ -s "$tmp/m.md" ] || fail "no Markdown after a crash"
+# The run's environment is the first worker's: the fresh one says none (as sync-cts's own do not).
+python3 -c "import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))['environment'].get('gpu') else 1)" \
+    "$tmp/m.json" || fail "after a crash the matrix has no environment"
+# A crash in the last case: nothing is left to run, so no fresh worker is started for it.
+last=$(tail -n 1 "$tmp/ids")
+crash_at=$last scenario crash 3
+[ "$(field "$last" status)" = CRASH ] || fail "the crashed last case is $(field "$last" status)"
+[ "$(ncases)" -eq "$n" ] || fail "after a crash in the last case the matrix has $(ncases) of $n cases"
+[ "$(tr '\n' ' ' <"$tmp/state")" = "start 0 " ] || fail "a crash in the last case started workers at: $(cat "$tmp/state")"
 
 # A case that reported its stages (cts_case_stage) and its fault before dying: CRASH naming both, the
 # next case's reason without it.

@@ -285,6 +285,13 @@ PHASE_WALL = {
     "rep": re.compile(r"\S+ .*? wall (\d+) phase (rep|retry|recheck|confirm) attempt \d+(?:: |$)"),
 }
 CASE_LINE = re.compile(r"(\S+) wall (\d+)(?: measure (engine|own))?$")
+# A worker's start, part by part (trace.c), and its life as the supervisor saw it (supervisor.c).
+START_PARTS = ("find", "env", "context", "memory", "warm", "probe", "selfcheck", "wake")
+WORKER_START = re.compile(r"trace worker start at case \d+: " + " ".join(p + r" (\d+)" for p in START_PARTS) +
+                          r" wall (\d+)$")
+END_PARTS = ("first line", "last line to end", "end to exit")
+WORKER_END = re.compile(r"trace worker ended at case \d+: " + " ".join(p + r" (\d+)" for p in END_PARTS) +
+                        r" wall (\d+) cases \d+ (?:signal|exit)$")
 # Where an attempt's wall went (harness/engine/engine_int.h: struct
 # cts_trace_parts), in traces from the revision that prints it on.
 PARTS = ("set_up", "start", "call", "after", "finish", "clean_up", "data_setup", "data_judge")
@@ -300,11 +307,12 @@ class Case:
         self.us, self.lines, self.parts = Counter(), Counter(), Counter()
 
 
-def read_trace(path, cases):
+def read_trace(path, cases, workers):
     """Reads one trace's cases into cases (a list of Case, each ended by its
-    case line).  Returns the trace lines read, those it could not (torn by
-    another writer, of an unknown kind) and the cases begun with no case line
-    (id -> Case: a worker died in it)."""
+    case line), and its workers' start and end lines into workers (a Counter:
+    "started", "ended" and their parts' microseconds).  Returns the trace lines
+    read, those it could not (torn by another writer, of an unknown kind) and
+    the cases begun with no case line (id -> Case: a worker died in it)."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -314,6 +322,15 @@ def read_trace(path, cases):
     read = unread = 0
     pending = {}
     for line in text.splitlines():
+        for kind, regex, parts in (("started", WORKER_START, START_PARTS), ("ended", WORKER_END, END_PARTS)):
+            w = regex.match(line)
+            if w:
+                read += 1
+                workers[kind] += 1
+                workers.update({f"{kind} {p}": int(v) for p, v in zip(parts + ("wall",), w.groups())})
+                break
+        if w:
+            continue
         m = TRACE_LINE.match(line)
         if not m:  # sync-cts thresholds' probe lines are not a run's
             if line.startswith("trace ") and not line.startswith("trace probe "):
@@ -363,9 +380,9 @@ def end_case(c, rest, cases):
 def profile(a):
     if a.slowest < 1:
         die("--slowest wants a positive number")
-    cases, pending, read, unread = [], [], 0, 0
+    cases, pending, read, unread, workers = [], [], 0, 0, Counter()
     for path in a.profile:
-        r, u, left = read_trace(path, cases)
+        r, u, left = read_trace(path, cases, workers)
         read, unread, pending = read + r, unread + u, pending + list(left.values())
     if not cases:
         die("no case lines (trace ID case: ...) in " + ", ".join(a.profile) +
@@ -382,6 +399,7 @@ def profile(a):
         print(f"  {unread} trace lines not read (torn, or of an unknown kind)")
     if missing:
         print(f"  {missing} cases not in {a.matrix}: counted as (not in the matrix)")
+    worker_lines(workers)
     print("\nper family (seconds):")
     table("family", sum_by(cases, [n[0] for n in names]))
     print("\nper phase:")
@@ -394,6 +412,20 @@ def profile(a):
     print(f"\nslowest {kind}, top {a.slowest} (seconds):")
     table("group" if a.matrix else "prefix", sum_by(cases, [n[1] for n in names]), a.slowest)
     parts_table(sum_by(cases, [n[0] for n in names]), a.slowest)
+
+
+def worker_lines(w):
+    """The workers' starts and ends, where the trace has them (since the
+    revision that prints them): outside every case line."""
+    if w["started"]:
+        n = w["started"]
+        print(f"  {n} workers started: {w['started wall'] / 1e6:.3f} s from their first instruction to "
+              f"their first case ({w['started wall'] / n / 1e3:.0f} ms each): " +
+              ", ".join(f"{p} {w['started ' + p] / 1e6:.3f}" for p in START_PARTS))
+    if w["ended"]:
+        n = w["ended"]
+        print(f"  {n} workers ended: {w['ended wall'] / 1e6:.3f} s from their start to their exit, seen by "
+              f"the supervisor: " + ", ".join(f"{p} {w['ended ' + p] / 1e6:.3f}" for p in END_PARTS))
 
 
 UNIT = {"idle": "measurements", "control": "controls", "rep": "attempts", "retry": "attempts",

@@ -20,6 +20,7 @@
 #include "spec.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 enum { EXIT_CONTEXT_LOST = 4 }; /* a worker's own: it stopped after a case that lost the context */
 
@@ -50,6 +51,10 @@ struct supervisor {
     size_t group_cases, group_pass;
     char stage[256]; /* the case's last stage the worker reported (cts_case_stage), "" none */
     char fault[160]; /* where its process faulted ("libcuda.so.1+0x..."), "" not known */
+    pid_t heir;      /* the worker started, while its predecessor's end was reaped, for */
+    int heir_fd;     /* the cases from heir_from on (its report pipe); 0: none */
+    size_t heir_from;
+    double heir_at;  /* when it was started (CTS_TRACE's worker lines) */
 };
 
 /* The functions the files call across (each is described where it is defined). */

@@ -305,42 +305,108 @@ static int worker_ended(struct supervisor *s, int status, size_t first, int done
     return 0;
 }
 
+/* The worker started early for s->heir_from on, if one was: killed and reaped. */
+static void drop_heir(struct supervisor *s)
+{
+    if (s->heir <= 0)
+        return;
+    kill(s->heir, SIGKILL);
+    close(s->heir_fd);
+    while (waitpid(s->heir, NULL, 0) < 0 && errno == EINTR)
+        ;
+    s->heir = 0;
+}
+
+/* The worker for s->next on: the heir started for it, or a new one (-1: none could start). */
+static pid_t take_worker(struct supervisor *s, int *rfd, double *at)
+{
+    *at = cts_now_us();
+    if (s->heir > 0 && s->heir_from == s->next) {
+        pid_t pid = s->heir;
+        *rfd = s->heir_fd, *at = s->heir_at;
+        s->heir = 0;
+        return pid;
+    }
+    drop_heir(s);
+    return spawn_worker(s->o, s->next, rfd);
+}
+
+/* What a worker said until it stopped: its state then, and (CTS_TRACE) when it spoke. */
+struct heard {
+    int in_case, done, bad, hung, eof;
+    double first, last, eof_at;
+};
+
+/* Reads the worker's reports until it is done, stops making sense or dies (its pipe's end),
+ * killing it if it hangs in a case or the log cannot be written. */
+static void hear_out(struct supervisor *s, pid_t pid, int rfd, struct heard *h, int limit_s)
+{
+    struct reader rd = {.fd = rfd};
+    char *line = NULL;
+    int got = 1;
+    /* limit_s bounds a case's silence; a worker starting up (its context,
+     * its first case's set-up) gets the full CASE_LIMIT_S whatever the test
+     * limit: under CPU load the scripted worker took over 1 s to start. */
+    while (!h->done && !h->bad && !s->log.err &&
+           (got = read_line(&rd, &line, h->in_case ? limit_s : CASE_LIMIT_S)) != 0) {
+        if (got < 0) {
+            h->hung = 1;
+            kill(pid, SIGKILL);
+            break;
+        }
+        h->last = cts_now_us();
+        if (!h->first)
+            h->first = h->last;
+        json_t *j = json_loads(line, 0, NULL);
+        h->bad = on_event(s, j, &h->in_case, &h->done);
+        json_decref(j);
+    }
+    if (s->log.err && !h->done) /* the log cannot be written: the run stops here (run.c) */
+        kill(pid, SIGKILL);
+    h->eof = got == 0 && !h->done && !h->bad && !s->log.err;
+    free(rd.buf);
+    close(rfd);
+    h->eof_at = cts_now_us();
+}
+
+/* A worker that died in or after a case is followed by a fresh one: started now, while the
+ * system tears the dead one's context down (0.1 s of an H200's 0.6 s a crash), not after
+ * it is reaped.  The heir's own set-up (0.3 s) comes before its first case. */
+static void start_heir(struct supervisor *s, const struct heard *h, size_t first)
+{
+    size_t then = s->next + (size_t)h->in_case;
+    if (!h->eof || (!h->in_case && s->next == first) || then >= s->n)
+        return;
+    s->heir_at = cts_now_us();
+    s->heir = spawn_worker(s->o, then, &s->heir_fd);
+    s->heir_from = then; /* heir < 0: started again, failing then, when it is needed */
+}
+
 /* One worker, from s->next on.  Returns 0 when it reported every case,
  * 1 when another worker should go on, or an exit status to stop with. */
 int cts_run_supervise_one(struct supervisor *s)
 {
-    int rfd;
+    int rfd, limit_s = CASE_LIMIT_S;
     size_t first = s->next;
-    pid_t pid = spawn_worker(s->o, s->next, &rfd);
+    double at;
+    pid_t pid = take_worker(s, &rfd, &at);
     if (pid < 0)
         return cts_die(EXIT_NO_VERDICT, "cannot start a worker process: %s", strerror(errno));
-    struct reader rd = {.fd = rfd};
-    char *line = NULL;
-    int in_case = 0, done = 0, bad = 0, hung = 0, got, limit_s = CASE_LIMIT_S;
     const char *test_limit = getenv("CTS_TEST_CASE_LIMIT_S"); /* tests/run.sh only */
     if (test_limit && cts_parse_int(test_limit, 1, CASE_LIMIT_S, &limit_s))
         limit_s = CASE_LIMIT_S;
-    /* limit_s bounds a case's silence; a worker starting up (its context,
-     * its first case's set-up) gets the full CASE_LIMIT_S whatever the test
-     * limit: under CPU load the scripted worker took over 1 s to start. */
-    while (!done && !bad && !s->log.err && (got = read_line(&rd, &line, in_case ? limit_s : CASE_LIMIT_S)) != 0) {
-        if (got < 0) {
-            hung = 1;
-            kill(pid, SIGKILL);
-            break;
-        }
-        json_t *j = json_loads(line, 0, NULL);
-        bad = on_event(s, j, &in_case, &done);
-        json_decref(j);
-    }
-    if (s->log.err && !done) /* the log cannot be written: the run stops here (run.c) */
-        kill(pid, SIGKILL);
-    free(rd.buf);
-    close(rfd);
+    struct heard h = {0};
+    hear_out(s, pid, rfd, &h, limit_s);
+    start_heir(s, &h, first);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (s->log.err)
-        return 1;
-    return worker_ended(s, status, first, done, in_case, hung, limit_s);
+    if (cts_eng_trace_on()) /* CTS_TRACE: a worker's life seen from here (microseconds) */
+        fprintf(stderr, "trace worker ended at case %zu: first line %.0f last line to end %.0f end to exit %.0f "
+                "wall %.0f cases %zu %s\n", first, h.first - at, h.eof_at - h.last, cts_now_us() - h.eof_at,
+                cts_now_us() - at, s->next - first, WIFSIGNALED(status) ? "signal" : "exit");
+    int rc = s->log.err ? 1 : worker_ended(s, status, first, h.done, h.in_case, h.hung, limit_s);
+    if (s->log.err || rc != 1 || s->next >= s->n)
+        drop_heir(s);
+    return rc;
 }

@@ -180,9 +180,11 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
     if (!ev)
         return cts_die(EXIT_NO_VERDICT, "worker: cannot write to descriptor %d", o->worker_fd);
     catch_faults(o->worker_fd);
+    double t0 = cts_now_us();
     int rc = cts_run_find_device(o->device);
     if (rc)
         return rc;
+    double found = cts_now_us();
     char err[512];
     if (o->sched) { /* before anything creates the context, so that it is created with it */
         cudaError_t serr = cudaSetDevice(o->device);
@@ -193,22 +195,28 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
                            cts_run_schedules[o->sched].name, cudaGetErrorName(serr));
     }
     cts_hold_selected = (enum cts_hold)o->hold;
-    json_t *env = cts_env_collect(o->device, err, sizeof err);
+    /* The run's environment is the first worker's (the supervisor keeps that one): a worker
+     * started after a crash, from a later case, does not read it again (NVML, the devices). */
+    int first = o->worker_from == 0;
+    json_t *env = first ? cts_env_collect(o->device, err, sizeof err) : NULL;
     struct cts_engine *e = calloc(1, sizeof *e);
     struct cts_result *res = calloc(1, sizeof *res);
-    if (!env || !e || !res) {
-        rc = cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", env ? "out of memory" : err);
+    if ((first && !env) || !e || !res) {
+        rc = cts_die(EXIT_NO_VERDICT, "cannot read the environment: %s", env || !first ? "out of memory" : err);
         json_decref(env);
         free(res);
         free(e);
         return rc;
     }
-    emit(ev, json_pack("{s:s,s:o}", "event", "env", "environment", env));
+    if (env)
+        emit(ev, json_pack("{s:s,s:o}", "event", "env", "environment", env));
+    double env_done = cts_now_us();
     if (cts_engine_init(e, o->device))
         fprintf(stderr, "sync-cts: harness set-up failed, every case is BROKEN: %s\n", e->broken);
-    else if (e->unmeasurable[0] && o->worker_from == 0)
+    else if (e->unmeasurable[0] && first)
         fprintf(stderr, "sync-cts: every case is NOTSUPP: %s\n", e->unmeasurable);
     emit(ev, harness_json(e));
+    cts_engine_trace_start(e, (size_t)o->worker_from, t0, found, env_done);
 
     struct cts_idle idle = {0};
     char idle_key[CTS_ID_MAX] = "", why[CTS_REASON_MAX];

@@ -401,10 +401,7 @@ static int engine_memory(struct cts_engine *e)
     e->land_host = e->poke_host + 32;
     e->land_dev = e->poke_dev + 32;
     HCHECK(e->broken, cudaStreamCreateWithFlags(&e->landing, cudaStreamNonBlocking));
-    for (int m = 0; m < CTS_MEM_COUNT; m++)
-        if (alloc_kind(e, m, e->buf[m], e->buf_bytes, e->broken))
-            return -1;
-    return 0;
+    return 0; /* the buffers of each memory kind: at its first case (cts_eng_kind) */
 fail:
     return -1;
 }
@@ -449,9 +446,11 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
     e->hold = cts_hold_selected;
     e->buf_bytes = buf_bytes;
 
+    e->init_at[0] = cts_now_us();
     HCHECK(e->broken, cudaSetDevice(device));
     HCHECK(e->broken, cudaFree(NULL)); /* create the context now, not inside a case */
     HCHECK(e->broken, cudaDeviceGetAttribute(&e->prefetch_managed, cudaDevAttrConcurrentManagedAccess, device));
+    e->init_at[1] = cts_now_us();
     if (cts_driver_load(e->broken, sizeof e->broken) || engine_memory(e))
         return -1;
     if (cts_latch_start(&e->latch, e->flag_host)) {
@@ -463,15 +462,36 @@ int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes)
         return -1;
     }
     HCHECK(e->broken, on_worker(e, set_device_job, &e->worker.device));
+    e->init_at[2] = cts_now_us();
     if (engine_warm(e))
         return -1;
     if (e->hold != CTS_HOLD_KERNEL && warm_wait_value(e))
         return e->broken[0] ? -1 : 0;
+    e->init_at[3] = cts_now_us();
     if (launch_probe(e))
         return -1;
+    e->init_at[4] = cts_now_us();
     if (e->unmeasurable[0])
         return 0; /* no self-check can hold anything either */
-    return selfcheck(e) || measure_wake(e) ? -1 : 0;
+    if (selfcheck(e))
+        return -1;
+    e->init_at[5] = cts_now_us();
+    if (measure_wake(e))
+        return -1;
+    e->init_at[6] = cts_now_us();
+    return 0;
+fail:
+    return -1;
+}
+
+int cts_eng_kind(struct cts_engine *e, enum cts_mem m, char *why)
+{
+    if (m < 0 || e->buf[m][1] || e->notsupp[m][0])
+        return 0;
+    if (alloc_kind(e, m, e->buf[m], e->buf_bytes, why))
+        return -1;
+    HCHECK(why, cudaDeviceSynchronize());
+    return 0;
 fail:
     return -1;
 }

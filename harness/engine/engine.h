@@ -142,11 +142,15 @@ struct cts_engine {
     char broken[CTS_REASON_MAX]; /* set if the engine cannot measure anything */
     char unmeasurable[CTS_REASON_MAX]; /* set if nothing can be held here: every case NOTSUPP */
     char need_why[CTS_REASON_MAX];
+    /* CTS_TRACE: when each part of cts_engine_init ended (cts_now_us; 0: not reached), for
+     * the worker's start line (worker.c): context, memory, warm, probe, selfcheck, wake. */
+    double init_at[7];
 };
 
 /* 0 on success; otherwise engine->broken says why.  Each memory kind gets
  * two buffers of CTS_BUF_BYTES (the case table's largest size and a page),
- * or of buf_bytes (the threshold search's largest probe and a page). */
+ * or of buf_bytes (the threshold search's largest probe and a page), made at
+ * the first case that uses the kind (cts_eng_kind). */
 int cts_engine_init(struct cts_engine *e, int device);
 int cts_engine_init_sized(struct cts_engine *e, int device, size_t buf_bytes);
 void cts_engine_fini(struct cts_engine *e);
@@ -176,6 +180,8 @@ void cts_engine_run_case(struct cts_engine *e, const struct cts_case *c, const s
  * wall W measure engine|own`, W the microseconds the worker spent on it (its
  * idle measurement included, where it made one); nothing without CTS_TRACE. */
 void cts_engine_trace_case(const struct cts_case *c, enum cts_status status, int own, double wall_us);
+int cts_eng_trace_on(void); /* CTS_TRACE set: the trace lines (trace.c) */
+void cts_engine_trace_start(const struct cts_engine *e, size_t first, double t0, double found, double env);
 
 /* env.c: the environment a matrix records; needs a CUDA device. */
 json_t *cts_env_collect(int device, char *err, size_t errlen);

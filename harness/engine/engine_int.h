@@ -79,6 +79,12 @@ cudaError_t cts_eng_prepare_samples(struct cts_engine *e, const struct cts_case 
 /* The buffer of kind m for c (slot 0 source, 1 destination): the big one
  * where c is larger than the others (cts_eng_fit made it). */
 void *cts_eng_buffer(struct cts_engine *e, const struct cts_case *c, enum cts_mem m, int slot);
+/* The two buffers of memory kind m (CTS_MEM_NONE, CTS_MEM_OWN: none), made at the first case
+ * that uses the kind, with the device idle: a process that runs none of a kind's cases (a
+ * worker restarted after a crash, for the rest of a family of its own memory) does not make
+ * them.  0, or -1 with why (the case is BROKEN); a kind the device lacks is left with
+ * e->notsupp[m] saying why (its cases are NOTSUPP). */
+int cts_eng_kind(struct cts_engine *e, enum cts_mem m, char *why);
 /* Makes the big buffers c needs, if it needs them, with the device idle:
  * 0, or -1 with why. */
 int cts_eng_fit(struct cts_engine *e, const struct cts_case *c, char *why);
@@ -146,7 +152,7 @@ int cts_eng_measure_control(struct cts_engine *e, enum cts_op op, enum cts_busy 
                              const struct cts_case *c, struct cts_control_entry *ce);
 
 /* ---- trace.c: CTS_TRACE -------------------------------------------------------- */
-int cts_eng_trace_on(void);
+
 extern double cts_eng_trace_run_delay_us;
 extern double cts_eng_trace_others_us; /* and the other threads' (NAN: not read), */
 extern int cts_eng_trace_others_tid;   /* the longest waiter among them */

@@ -187,6 +187,11 @@ static void idle_inner(struct cts_engine *e, const struct cts_case *c, struct ct
     memset(idle, 0, sizeof *idle);
     idle->done = 1;
     idle->status = CTS_PASS;
+    cts_case_buffers(c, &sm, &dm);
+    if (!e->unmeasurable[0] && (cts_eng_kind(e, sm, idle->reason) || cts_eng_kind(e, dm, idle->reason))) {
+        idle->status = CTS_BROKEN;
+        return;
+    }
     if ((why = missing_need(e, c, &sm, &dm))) {
         idle->status = CTS_NOTSUPP;
         cts_eng_setf(idle->reason, "%s", why);

@@ -80,3 +80,22 @@ void cts_engine_trace_case(const struct cts_case *c, enum cts_status status, int
         fprintf(stderr, "trace %s case: %s wall %.0f measure %s\n", c->id, cts_status_name(status), wall_us,
                 own ? "own" : "engine");
 }
+
+/* A worker's start: `trace worker start at case N: find F env E context C memory M warm W probe P
+ * selfcheck S wake K wall T` (microseconds; a part not reached is 0): from the worker's first
+ * instruction to its first case, the engine's set-up part by part (cts_engine_init). */
+void cts_engine_trace_start(const struct cts_engine *e, size_t first, double t0, double found, double env)
+{
+    if (!cts_eng_trace_on())
+        return;
+    double part[7], at = e->init_at[0];
+    for (int i = 1; i < 7; i++) {
+        part[i] = e->init_at[i] > 0 && at > 0 ? e->init_at[i] - at : 0;
+        at = e->init_at[i] > 0 ? e->init_at[i] : at;
+    }
+    fprintf(stderr,
+            "trace worker start at case %zu: find %.0f env %.0f context %.0f memory %.0f warm %.0f probe %.0f "
+            "selfcheck %.0f wake %.0f wall %.0f\n",
+            first, found - t0, env - found, part[1], part[2], part[3], part[4], part[5], part[6],
+            cts_now_us() - t0);
+}
