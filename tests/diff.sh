@@ -494,6 +494,14 @@ else
 fi
 
 # The committed runtime series: the H100's matrices under every runtime give it, byte for byte.
+# Under the sanitizers the comparison above is the end-to-end reading of committed matrices (the
+# series reads nine more of them through the same code, 11 of this test's 19 s there): the
+# normal build's unit.diff reads the series.
+if [ -n "${CTS_SANITIZED:-}" ]; then
+    echo "the committed runtime series: read in the normal build (a sanitizer build reads two matrices above)"
+    finish "diff checks"
+    exit 0
+fi
 rel=reports/nvidia-h100-80gb-hbm3/driver-580.159.04
 want="$root/reports/comparisons/driver-580.159.04-runtimes/h100.default.md"
 series=()
