@@ -312,8 +312,8 @@ class CTest:
         # The revision the log names (bench-workflow.sh's last line); else the fixture's matrix
         # beside it, written by the same run.
         named = re.search(r"^suite revision (\S+)$", t, re.M)
-        self.revision = named.group(1) if named else \
-            Matrix(str(Path(path).parent / "matrix.json.gz")).env["suite_revision"]
+        self.revision = (named.group(1) if named else
+                         Matrix(str(Path(path).parent / "matrix.json.gz")).env["suite_revision"])[:12]
         names = dict(re.findall(r"^\s*Start +(\d+): (\S+)$", t, re.M))
         self.deviations = {names[n]: (int(d), int(u)) for n, d, u in
                            re.findall(r"^(\d+): (\d+) deviations \(\d+ waived, (\d+) not\)$", t, re.M)}
