@@ -68,6 +68,12 @@ contains "$tmp/out" "1021 calls returned while the work was held"
 contains "$tmp/out" "and the next one waited for it (\`D1021\`): released 10 ms after the last return"
 "$cts" cite launch.queue_full_thread.op_legacy.busy_nonblocking "$tmp/judged.json" >"$tmp/out" 2>&1
 contains "$tmp/out" "whose queue was full (1021 kernel launches queued, and another thread blocked inside its next launch): it waited"
+# A call in a conditional node's body capture says so: the two captures, the order they ended in, what
+# each end returned; one the driver crashed in, its CRASH with the stage.
+"$cts" cite launch.body_while_end_parent_only.capture_relaxed.by_relaxed.op_nonblocking.busy_same "$tmp/judged.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "made by the capturing thread on a non-blocking stream capturing (cudaStreamBeginCaptureToGraph, relaxed mode) into the body of a conditional WHILE node of another non-blocking stream's capture (relaxed mode); the parent's capture was ended and its graph instantiated while the body still captured, and only then the body's: the call returned cudaSuccess, the body's cudaStreamEndCapture cudaSuccess and the parent's cudaSuccess"
+"$cts" cite malloc.body_if_end_body_first.capture_global.by_global.op_blocking.busy_same "$tmp/judged.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "into the body of a conditional IF node of another blocking stream's capture (global mode); the body's capture was ended first, then the parent's: the case has no verdict: CRASH ("
 small_matrix "$tmp/small.json" # (holds $one: the made cases below start from it)
 # A stall case (none measured in the committed matrices: three made from a copy case) gives the call's own
 # verdict, the control's slowest command and what the second thread's commands did during the call.

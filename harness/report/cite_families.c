@@ -15,9 +15,61 @@
 /* The capture family: where the call was made, in which modes, and what the
  * capture made of it (the first repetition's return codes). */
 #define OR_Q(x) ((x) ? (x) : "?")
+/* What the capture made of the call (enum cts_capture_outcome, the verdict's). */
+static const char *capture_outcome_words(const struct cts_case_view *v)
+{
+    static const char *const words[] = {
+        "", "became a node of the graph, whose launch did what the call does", "ran at once, the capture intact",
+        "was refused, the capture intact", "was refused, and the capture was invalidated",
+        "returned success, yet the capture was invalidated",
+        "returned success and is missing: not in the graph, and not done", "was refused, yet its effect is there"};
+    return words[(unsigned)v->verdict.capture < sizeof words / sizeof *words ? v->verdict.capture : 0];
+}
+
+static const char *capture_ev(const struct cts_case_view *v, const char *obj, const char *key)
+{
+    const json_t *o = json_object_get(json_object_get(v->c, "evidence"), obj);
+    return json_string_value(json_array_get(json_object_get(o, key), 0));
+}
+
+/* A call in a conditional node's body capture (variant body_if_<order>, body_while_<order>:
+ * cases/capture_body.c): the two captures, the order they were ended in, and what each end, the
+ * parent graph's instantiation and its launch returned (the first repetition's). */
+static void capture_body_case(struct buf *b, const struct cts_case_view *v)
+{
+    int is_while = !strncmp(v->variant, "body_while_", 11);
+    const char *order = strstr(v->variant, "_end_");
+    order = order ? order + 5 : "";
+    const char *ends = !strcmp(order, "body_first")     ? "the body's capture was ended first, then the parent's"
+                       : !strcmp(order, "parent_first") ? "the parent's capture was ended first, then the body's"
+                       : !strcmp(order, "parent_only")
+                           ? "the parent's capture was ended and its graph instantiated while the body still "
+                             "captured, and only then the body's"
+                           : "the captures were ended in an order not known here";
+    const char *mode = OR_Q(json_string_value(json_object_get(v->c, "capture")));
+    const char *kind = !strcmp(v->op_stream, "nonblocking") ? "non-blocking" : v->op_stream;
+    say(b, "%s, made by the capturing thread on a %s stream capturing (cudaStreamBeginCaptureToGraph, %s mode) "
+           "into the body of a conditional %s node of another %s stream's capture (%s mode); %s: ",
+        v->function, kind, mode, is_while ? "WHILE" : "IF", kind, mode, ends);
+    if (v->status != CTS_PASS && v->status != CTS_VARIES) {
+        say(b, "the case has no verdict: %s (%s).", cts_status_name(v->status), v->reason);
+        return;
+    }
+    say(b, "the call returned %s, the body's cudaStreamEndCapture %s and the parent's %s, the parent graph's "
+           "instantiation %s and its launch %s: seen from the body, the call %s (%lld repetitions%s).",
+        OR_Q(capture_ev(v, "capture", "rc")), OR_Q(capture_ev(v, "capture_body", "body_end")),
+        OR_Q(capture_ev(v, "capture_body", "parent_end")), OR_Q(capture_ev(v, "capture_body", "instantiate")),
+        OR_Q(capture_ev(v, "capture_body", "launch")), capture_outcome_words(v), (long long)v->repetitions,
+        v->status == CTS_VARIES ? ", which differed in another way" : "");
+}
+
 static void capture_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
     (void)e;
+    if (v->variant && !strncmp(v->variant, "body_", 5)) {
+        capture_body_case(b, v);
+        return;
+    }
     static const char *const places[][2] = {
         {"same", "by the capturing thread (on the capturing stream, where it takes one)"},
         {"blocking", "on another blocking stream of the capturing thread"},
@@ -29,19 +81,12 @@ static void capture_case(struct buf *b, const struct cts_case_view *v, const str
         {"thread_perthread", "on a second thread's per-thread default stream"},
         {"thread_peer", "by a second thread with the other device current"},
     };
-    static const char *const outcome_words[] = {
-        "", "became a node of the graph, whose launch did what the call does", "ran at once, the capture intact",
-        "was refused, the capture intact", "was refused, and the capture was invalidated",
-        "returned success, yet the capture was invalidated",
-        "returned success and is missing: not in the graph, and not done", "was refused, yet its effect is there"};
     const char *where = v->busy;
     for (size_t i = 0; i < sizeof places / sizeof *places; i++)
         if (!strcmp(v->busy, places[i][0]))
             where = places[i][1];
-    const json_t *cap = json_object_get(json_object_get(v->c, "evidence"), "capture");
-    const char *rc = json_string_value(json_array_get(json_object_get(cap, "rc"), 0));
-    const char *end = json_string_value(json_array_get(json_object_get(cap, "end"), 0));
-    const char *after = json_string_value(json_array_get(json_object_get(cap, "after"), 0));
+    const char *rc = capture_ev(v, "capture", "rc"), *end = capture_ev(v, "capture", "end");
+    const char *after = capture_ev(v, "capture", "after");
     say(b, "%s, made %s in its own capture mode %s, while a %s stream captured in %s mode: ", v->function, where,
         OR_Q(json_string_value(json_object_get(v->c, "capture_by"))), v->op_stream,
         OR_Q(json_string_value(json_object_get(v->c, "capture"))));
@@ -51,7 +96,7 @@ static void capture_case(struct buf *b, const struct cts_case_view *v, const str
     }
     say(b, "it returned %s, the capture was then %s and cudaStreamEndCapture returned %s: the call %s (%lld "
         "repetitions%s).", OR_Q(rc), OR_Q(after), OR_Q(end),
-        outcome_words[(unsigned)v->verdict.capture < 8 ? v->verdict.capture : 0], (long long)v->repetitions,
+        capture_outcome_words(v), (long long)v->repetitions,
         v->status == CTS_VARIES ? ", which differed in another way" : "");
 }
 
