@@ -123,6 +123,12 @@ slowest groups, top 2 (seconds):
 EOF
 diff -u "$tmp/expected" "$tmp/out" >"$tmp/diff" || fail "bench.py --profile --matrix printed otherwise: $(cat "$tmp/diff")"
 
+# A matrix that says its run's wall: what the case lines leave of it, a worker's share.
+sed 's/^{"cases": {/{"run": {"wall_s": 1.5}, "cases": {/' "$tmp/m.json" >"$tmp/m-run.json"
+python3 "$bench" --profile "$tmp/trace.log" --matrix "$tmp/m-run.json" >"$tmp/out" 2>&1 ||
+    fail "bench.py --profile with a run's wall failed: $(cat "$tmp/out")"
+has "$tmp/out" "  the run took 1.500 s (the matrix's run.wall_s): 1.400 s outside the case lines, 0.700 s a worker (2)"
+
 # The same trace in two files: the same figures (a case F began in the first and never ended).
 python3 "$bench" --profile "$tmp/part1.log" "$tmp/part2.log" --matrix "$tmp/m.json" --slowest 2 \
     >"$tmp/out2" 2>&1 || fail "bench.py --profile of two traces failed: $(cat "$tmp/out2")"

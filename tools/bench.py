@@ -387,7 +387,7 @@ def profile(a):
     if not cases:
         die("no case lines (trace ID case: ...) in " + ", ".join(a.profile) +
             ": a trace of an older revision, or not of sync-cts run")
-    names, missing = case_names(a.matrix, cases)
+    names, missing, run_wall = case_names(a.matrix, cases)
     total = sum(c.wall for c in cases)
     print(f"profile of {len(cases)} cases ({len(a.profile)} trace{'s' * (len(a.profile) > 1)}, "
           f"{read} lines): {total / 1e6:.3f} s in their case lines")
@@ -400,6 +400,11 @@ def profile(a):
     if missing:
         print(f"  {missing} cases not in {a.matrix}: counted as (not in the matrix)")
     worker_lines(workers)
+    if run_wall is not None:  # what the case lines leave of the run: starts, crashes, the supervisor
+        outside = run_wall - total / 1e6
+        each = f", {outside / workers['started']:.3f} s a worker ({workers['started']})" if workers["started"] else ""
+        print(f"  the run took {run_wall:.3f} s (the matrix's run.wall_s): {outside:.3f} s outside the case "
+              f"lines{each}")
     print("\nper family (seconds):")
     table("family", sum_by(cases, [n[0] for n in names]))
     print("\nper phase:")
@@ -433,11 +438,11 @@ UNIT = {"idle": "measurements", "control": "controls", "rep": "attempts", "retry
 
 
 def case_names(matrix, cases):
-    """Each case's (family, group): the matrix's, or from its id; and how many
-    were not in the matrix."""
+    """Each case's (family, group): the matrix's, or from its id; how many were
+    not in the matrix; and the matrix's run.wall_s (None: no matrix, or none)."""
     ids = [c.id for c in cases]
     if not matrix:
-        return [(i.split(".")[0], ".".join(i.split(".")[:2])) for i in ids], 0
+        return [(i.split(".")[0], ".".join(i.split(".")[:2])) for i in ids], 0, None
     m = load(matrix)
     known = m.get("cases") if isinstance(m, dict) else None
     if not isinstance(known, dict):
@@ -449,7 +454,8 @@ def case_names(matrix, cases):
             missing += 1
             k = {"family": "(not in the matrix)", "group": "(not in the matrix)"}
         names.append((k["family"], k["group"]))
-    return names, missing
+    wall = m.get("run", {}).get("wall_s") if isinstance(m.get("run"), dict) else None
+    return names, missing, wall if isinstance(wall, (int, float)) and not isinstance(wall, bool) else None
 
 
 def sum_by(cases, keys):
