@@ -1157,6 +1157,7 @@ def findings():
 FAMILY_FIG = re.compile(r"family_([a-z0-9_]+)$")
 
 
+@lru_cache(maxsize=None)
 def families():
     return matrix("default").tally("family")
 
