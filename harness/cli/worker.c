@@ -174,6 +174,44 @@ static void measure_own(const struct cts_engine *e, const struct cts_case *c, in
     c->family->measure(c, repeat, res);
 }
 
+/* The run's --schedule, set before anything creates the context, so that it is created with
+ * it: 0, or the exit status (said why). */
+static int set_schedule(const struct run_opts *o)
+{
+    if (!o->sched)
+        return 0;
+    cudaError_t serr = cudaSetDevice(o->device);
+    if (serr == cudaSuccess)
+        serr = cudaSetDeviceFlags(cts_run_schedules[o->sched].flag);
+    if (serr != cudaSuccess)
+        return cts_die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s", cts_run_schedules[o->sched].name,
+                       cudaGetErrorName(serr));
+    return 0;
+}
+
+/* One case measured into res: by its family, or by the engine.  Cases differing only in busy
+ * placement share one idle measurement (idle, made for the id idle_key without its last
+ * segment), but not a NOTSUPP: a family's needs() may ask about the placement (a call that
+ * needs its held work behind the legacy stream: not where that work is on a non-blocking
+ * stream), and the first case's reason is not the next's; cts_engine_run_case asks each
+ * case's own. */
+static void measure_case(struct cts_engine *e, const struct cts_case *cs, struct cts_idle *idle,
+                         char idle_key[CTS_ID_MAX], int repeat, struct cts_result *res)
+{
+    if (cs->family->measure) {
+        measure_own(e, cs, repeat, res);
+        return;
+    }
+    const char *dot = strrchr(cs->id, '.');
+    size_t klen = (size_t)(dot - cs->id);
+    if (strncmp(idle_key, cs->id, klen) || idle_key[klen] != '\0' || idle->status == CTS_NOTSUPP) {
+        snprintf(idle_key, CTS_ID_MAX, "%.*s", (int)klen, cs->id);
+        if (!e->broken[0])
+            cts_engine_idle(e, cs, idle);
+    }
+    cts_engine_run_case(e, cs, idle, repeat, res);
+}
+
 int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t n)
 {
     FILE *ev = fdopen(o->worker_fd, "w");
@@ -186,14 +224,8 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
         return rc;
     double found = cts_now_us();
     char err[512];
-    if (o->sched) { /* before anything creates the context, so that it is created with it */
-        cudaError_t serr = cudaSetDevice(o->device);
-        if (serr == cudaSuccess)
-            serr = cudaSetDeviceFlags(cts_run_schedules[o->sched].flag);
-        if (serr != cudaSuccess)
-            return cts_die(EXIT_NO_VERDICT, "cannot set the schedule %s: %s",
-                           cts_run_schedules[o->sched].name, cudaGetErrorName(serr));
-    }
+    if ((rc = set_schedule(o)))
+        return rc;
     cts_hold_selected = (enum cts_hold)o->hold;
     /* The run's environment is the first worker's (the supervisor keeps that one): a worker
      * started after a crash, from a later case, does not read it again (NVML, the devices). */
@@ -227,23 +259,7 @@ int cts_run_worker(const struct run_opts *o, const struct cts_case **sel, size_t
         stage_ev = ev, stage_id = cs->id, cts_case_stage_sink = stage_sink;
         snprintf(fault_id, sizeof fault_id, "%s", cs->id);
         cts_peer_need(cs, o->device); /* a second process, only while its cases run */
-        /* Cases differing only in busy placement share one idle measurement,
-         * but not a NOTSUPP: a family's needs() may ask about the placement
-         * (a call that needs its held work behind the legacy stream: not where
-         * that work is on a non-blocking stream), and the first case's reason
-         * is not the next's; cts_engine_run_case asks each case's own. */
-        const char *dot = strrchr(cs->id, '.');
-        size_t klen = (size_t)(dot - cs->id);
-        if (cs->family->measure) {
-            measure_own(e, cs, o->repeat, res);
-        } else {
-            if (strncmp(idle_key, cs->id, klen) || idle_key[klen] != '\0' || idle.status == CTS_NOTSUPP) {
-                snprintf(idle_key, sizeof idle_key, "%.*s", (int)klen, cs->id);
-                if (!e->broken[0])
-                    cts_engine_idle(e, cs, &idle);
-            }
-            cts_engine_run_case(e, cs, &idle, o->repeat, res);
-        }
+        measure_case(e, cs, &idle, idle_key, o->repeat, res);
         int lost = !e->broken[0] && context_lost(why, sizeof why);
         if (lost) {
             res->status = CTS_CRASH;
