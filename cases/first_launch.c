@@ -29,7 +29,20 @@
 int cts_fresh_kernels(void);
 int cts_fresh_take(void); /* the pool is shared with the capture family (kernels/first_launch.cu) */
 int cts_fresh_left(void);
+const void *const *cts_fresh_table(void);
 cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value);
+
+/* Launches kernel i of the pool (1 block, 1 thread) on s through cudaLaunchKernel: it stores
+ * value + i into *where.  Here, not beside the kernels: compiled with each build, so that a
+ * stream 0 is that build's default stream (the kernels are compiled once for both). */
+cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value)
+{
+    void *args[] = {&where, &value};
+    dim3 one = {1, 1, 1};
+    if (i < 0 || i >= cts_fresh_kernels())
+        return cudaErrorInvalidValue;
+    return cudaLaunchKernel(cts_fresh_table()[i], one, one, args, 0, s);
+}
 
 #define RESERVE 64
 

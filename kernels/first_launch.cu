@@ -2,7 +2,13 @@
  * that every launch the family makes is the first launch of its kernel in the
  * process.  Under lazy loading the runtime loads a kernel at its first use;
  * this file is its own module (fatbin), loaded at the first use of any of
- * them: the family's first idle call, before anything is measured. */
+ * them: the family's first idle call, before anything is measured.
+ *
+ * Compiled once for both builds (the library cts_fresh, CMakeLists.txt): it
+ * makes no call that takes a stream, so the default stream it was compiled
+ * for does not matter; the launch, which does, is cases/first_launch.c's
+ * cts_launch_fresh, compiled with each build.  (Its 1,024 kernels for every
+ * architecture took 19 s to compile, twice, on CI's two processors.) */
 #include <cuda_runtime.h>
 #include <utility>
 
@@ -20,6 +26,12 @@ template <int... I> static const void *const *fresh_table(std::integer_sequence<
     return table;
 }
 
+/* The kernels, as cudaLaunchKernel takes them: kernel i stores value + i. */
+extern "C" const void *const *cts_fresh_table(void)
+{
+    return fresh_table(std::make_integer_sequence<int, CTS_FRESH_KERNELS>());
+}
+
 extern "C" int cts_fresh_kernels(void) { return CTS_FRESH_KERNELS; }
 
 /* The pool's next never-launched kernel, for whichever family asks (first_launch,
@@ -27,14 +39,3 @@ extern "C" int cts_fresh_kernels(void) { return CTS_FRESH_KERNELS; }
 static int fresh_used;
 extern "C" int cts_fresh_take(void) { return fresh_used < CTS_FRESH_KERNELS ? fresh_used++ : -1; }
 extern "C" int cts_fresh_left(void) { return CTS_FRESH_KERNELS - fresh_used; }
-
-/* Launches kernel i (1 block, 1 thread) on s through cudaLaunchKernel: it
- * stores value + i into *where. */
-extern "C" cudaError_t cts_launch_fresh(int i, cudaStream_t s, unsigned int *where, unsigned int value)
-{
-    const void *const *table = fresh_table(std::make_integer_sequence<int, CTS_FRESH_KERNELS>());
-    void *args[] = {&where, &value};
-    if (i < 0 || i >= CTS_FRESH_KERNELS)
-        return cudaErrorInvalidValue;
-    return cudaLaunchKernel(table[i], dim3(1), dim3(1), args, 0, s);
-}
