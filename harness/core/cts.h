@@ -154,6 +154,10 @@ struct cts_case {
      * capturing stream from the second thread, or that thread).  Id segments
      * "capture_<mode>.by_<mode>" follow the variant's; NONE elsewhere. */
     enum cts_capture capture, capture_by;
+    /* ... 1: the capture is begun with cudaStreamBeginCaptureToGraph into a graph that already
+     * holds a node (its id segment "to_graph" between capture_<mode> and by_<mode>, its CTest
+     * group "capture_to_graph"); 0 elsewhere. */
+    int to_graph;
 };
 
 /* What a family's prepare() sets up for one call and cleanup() undoes,
@@ -339,7 +343,7 @@ size_t cts_select(const char *glob, const char *family, const char *group, int d
  * cases of 2 are NOTSUPP. */
 int cts_case_devices(const struct cts_case *c);
 /* The CTest group of a case: "<api>[.<variant>][.written][.<dir>]" ("memcpy_async.h2d"); a
- * capture case's, "capture_<mode>" (one a capture mode). */
+ * capture case's, "capture_<mode>" (one a capture mode), a to-graph one's "capture_to_graph". */
 void cts_case_group(const struct cts_case *c, char *buf, size_t len);
 
 /* ---- observations and verdicts ----------------------------------------- */

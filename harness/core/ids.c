@@ -156,12 +156,13 @@ int cts_busy_is_op_stream(enum cts_op op, enum cts_busy b)
 
 /* api[.variant][.with_x][.written][.dir][.memory][.size][.kind].op.busy:
  * segments that do not apply are left out. */
-/* A capture case's "capture_<mode>.by_<mode>" segment; "" elsewhere. */
+/* A capture case's "capture_<mode>[.to_graph].by_<mode>" segment; "" elsewhere. */
 static const char *capture_segment(const struct cts_case *c, char *buf, size_t len)
 {
     if (c->capture == CTS_CAPTURE_NONE)
         return "";
-    snprintf(buf, len, ".capture_%s.by_%s", cts_capture_token(c->capture), cts_capture_token(c->capture_by));
+    snprintf(buf, len, ".capture_%s%s.by_%s", cts_capture_token(c->capture), c->to_graph ? ".to_graph" : "",
+             cts_capture_token(c->capture_by));
     return buf;
 }
 
@@ -273,8 +274,8 @@ int cts_case_devices(const struct cts_case *c)
 
 void cts_case_group(const struct cts_case *c, char *buf, size_t len)
 {
-    if (c->capture != CTS_CAPTURE_NONE) { /* one group a capture mode: "capture_global" */
-        snprintf(buf, len, "capture_%s", cts_capture_token(c->capture));
+    if (c->capture != CTS_CAPTURE_NONE) { /* one group a capture mode ("capture_global"), and the to-graph one */
+        snprintf(buf, len, "capture_%s", c->to_graph ? "to_graph" : cts_capture_token(c->capture));
         return;
     }
     snprintf(buf, len, "%s%s%s%s%s%s", cts_api_token(c->api), c->variant ? "." : "",
