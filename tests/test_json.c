@@ -132,8 +132,22 @@ static void check_measured_evidence(const struct cts_case *c)
     CHECK_STR(got, "{\"body_end\":[null,\"cudaErrorStreamCaptureInvalidated\"],\"body_nodes\":[null,[0]],"
                    "\"instantiate\":[null,\"cudaSuccess\"],\"launch\":[null,null],\"parent_after\":[null,\"active\"],"
                    "\"parent_end\":[null,\"cudaSuccess\"]}");
+    member_text(j, "capture_to_graph", got, sizeof got); /* only a to-graph repetition has it */
+    CHECK_STR(got, "");
     json_decref(j);
-    r.reps[1].cap = r.reps[0].cap;
+    /* A capture begun into an existing graph: the same graph back, its node kept and the only root; the
+     * other repetition's capture ended with no graph returned (kept and depends not seen). */
+    r.reps[0].cap = (struct cts_capture_obs){.rc = "cudaSuccess", .after = CTS_CAPST_ACTIVE, .end = "cudaSuccess",
+                                             .nodes = 1u << 0, .node_count = 1, .eager = -1, .launched = -1,
+                                             .to_graph = 1, .same_graph = 1, .kept_node = 1, .depends = 1};
+    r.reps[1].cap = (struct cts_capture_obs){.rc = "cudaErrorStreamCaptureUnsupported", .after = CTS_CAPST_INVALIDATED,
+                                             .end = "cudaErrorStreamCaptureInvalidated", .eager = -1, .launched = -1,
+                                             .to_graph = 1, .same_graph = 0, .kept_node = -1, .depends = -1};
+    j = cts_case_json(c, &r);
+    member_text(j, "capture_to_graph", got, sizeof got);
+    CHECK_STR(got, "{\"depends\":[true,null],\"kept_node\":[true,null],\"same_graph\":[true,false]}");
+    json_decref(j);
+    r.reps[0].cap = r.reps[1].cap = (struct cts_capture_obs){.eager = -1, .launched = -1};
     /* A repetition with no outcome (its try unproven) has none of them; later work held is true. */
     r.reps[0].pool = (struct cts_pool_obs){.outcome = CTS_POOL_REUSED_AFTER, .same_block = 1, .later_held = 1};
     r.reps[1].pool = (struct cts_pool_obs){.outcome = CTS_POOL_NA, .same_block = 1, .later_held = 0};

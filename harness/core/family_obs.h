@@ -59,6 +59,14 @@ struct cts_capture_obs {
     const char *body_end, *parent_end; /* each cudaStreamEndCapture's cudaError_t, by name */
     unsigned body_nodes;               /* the body graph's node types (0: not read, no parent graph) */
     const char *instantiate, *launch;  /* the parent graph's cudaGraphInstantiate and launch (NULL: not made) */
+    /* A capture begun with cudaStreamBeginCaptureToGraph into a graph holding one (empty) node, its
+     * one dependency (cases/capture_rep.c; to_graph 0 elsewhere): nodes and node_count are the
+     * captured ones (less that node); beside them, each 1 yes, 0 no, -1 not seen (no graph returned;
+     * depends: no node captured): */
+    int to_graph;
+    int same_graph; /* cudaStreamEndCapture returned that graph's handle (0: another, or none) */
+    int kept_node;  /* the returned graph still holds the node */
+    int depends;    /* ... and it is that graph's only root: every captured node depends on it */
 };
 const char *cts_cap_outcome_name(enum cts_cap_outcome o); /* "graph"; NULL for NA */
 const char *cts_cap_status_name(enum cts_cap_status s);   /* "active"; NULL for NA */

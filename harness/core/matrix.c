@@ -155,7 +155,7 @@ static json_t *evidence_json(const struct cts_result *r)
                                  : json_null());
     rep_arrays_json(ev, r);
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
-        for (int e = 0; e < 2 && cts_outcomes[k]->evidence[e]; e++)
+        for (int e = 0; e < CTS_EVIDENCE_MAX && cts_outcomes[k]->evidence[e]; e++)
             per_rep(ev, cts_outcomes[k]->evidence[e], r);
     return ev;
 }

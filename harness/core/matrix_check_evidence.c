@@ -194,7 +194,7 @@ static int check_evidence_kind(const json_t *ev, const struct cts_evidence *d, j
 static int check_evidence_kinds(const json_t *ev, json_int_t reps, char *why, size_t len)
 {
     for (int k = 0; k < CTS_OUTCOME_COUNT; k++)
-        for (int e = 0; e < 2 && cts_outcomes[k]->evidence[e]; e++)
+        for (int e = 0; e < CTS_EVIDENCE_MAX && cts_outcomes[k]->evidence[e]; e++)
             if (check_evidence_kind(ev, cts_outcomes[k]->evidence[e], reps, why, len))
                 return -1;
     return 0;

@@ -48,6 +48,7 @@ struct cts_evidence {
     const char *(*element)(int k, const json_t *e);
 };
 
+#define CTS_EVIDENCE_MAX 3 /* a kind's evidence at most */
 struct cts_outcome {
     const char *key;          /* its member of a case's "verdict" in the matrix ("pool") */
     const char *const *names; /* each value's name, [0] NULL (NA: null, or left out); NULL: a string
@@ -72,8 +73,9 @@ struct cts_outcome {
     /* A self-measured family's kind: its row of the cell legend, after the engine's (NULL: the
      * engine's fields, whose rows report/legend.c keeps). */
     const struct cts_legend_row *legend;
-    /* ... and its evidence (the overlap family's two: a pair's and the staged copies'); NULL: none. */
-    const struct cts_evidence *evidence[2];
+    /* ... and its evidence (the overlap family's two: a pair's and the staged copies'; the capture
+     * family's three); NULL: none. */
+    const struct cts_evidence *evidence[CTS_EVIDENCE_MAX];
     /* ... and how one repetition becomes a verdict (cts_rep_verdict, classify.c): where r holds this kind's
      * outcome, its fields of v set (its value, and what goes with it: the call's host letter, a count)
      * and 1; else 0 (the next kind's, or the engine's fields then). NULL: the engine's fields. */

@@ -128,9 +128,27 @@ static const char *body_element(int k, const json_t *e)
 }
 static const struct cts_evidence body_evidence = CTS_EVIDENCE("capture_body", body, body_element);
 
+/* A capture begun into an existing graph (cudaStreamBeginCaptureToGraph, cases/capture_rep.c), beside
+ * the above: whether cudaStreamEndCapture returned that graph, whether it still holds the node it held
+ * before, and whether that node is its only root (the captured nodes depend on it). */
+static const char *const to_graph_names[] = {"same_graph", "kept_node", "depends"};
+static int to_graph_has(const struct cts_rep *r) { return r->cap.rc != NULL && r->cap.to_graph; }
+static json_t *to_graph_value(const struct cts_rep *r, int k)
+{
+    const struct cts_capture_obs *c = &r->cap;
+    int v = !c->rc || !c->to_graph ? -1 : k == 0 ? c->same_graph : k == 1 ? c->kept_node : c->depends;
+    return v < 0 ? json_null() : json_boolean(v);
+}
+static const char *to_graph_element(int k, const json_t *e)
+{
+    (void)k;
+    return json_is_boolean(e) ? NULL : "true, false or null";
+}
+static const struct cts_evidence to_graph_evidence = CTS_EVIDENCE("capture_to_graph", to_graph, to_graph_element);
+
 /* ---- the descriptor (outcome.h), registered by its CTS_KIND line of apis.def ---- */
 
 const struct cts_outcome cts_capture_outcome = {
     .key = "capture", .names = capture_values, .count = CTS_CAP_OUTCOME_COUNT,
     .at = offsetof(struct cts_verdict, capture), .csv = "capture_outcome", .letters = capture_letters,
-    .legend = &capture_legend, .evidence = {&capture_evidence, &body_evidence}, .from_rep = capture_from_rep};
+    .legend = &capture_legend, .evidence = {&capture_evidence, &body_evidence, &to_graph_evidence}, .from_rep = capture_from_rep};
