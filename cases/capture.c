@@ -24,6 +24,17 @@
  * (harness/core/classify.c) names the outcome.  Every repetition ends its capture
  * and checks that no capture is left; nothing is held (no gate).
  *
+ * To-graph cases (segment capture_global.to_graph.by_global, group
+ * capture_to_graph): each lent call's Global case (below), the same call,
+ * placement, op stream, observations and judge, except that the capture is
+ * begun with cudaStreamBeginCaptureToGraph (runtime and driver 12.3, else
+ * NOTSUPP) into a graph made for the repetition that already holds one empty
+ * node, the capture's one dependency.  Its graph's nodes are the captured
+ * ones (less that node); beside them, observed (evidence capture_to_graph):
+ * whether cudaStreamEndCapture returned that graph, whether it still holds
+ * the node, and whether the node is its only root (the captured nodes depend
+ * on it).  An outcome other than the plain case's is a finding.
+ *
  * Calls in a conditional node's body capture (variants body_if_<order>,
  * body_while_<order>), each end order, are cases/capture_body.c's (its header
  * says what they observe).
@@ -124,6 +135,8 @@ static const enum cts_busy first_places[] = {CTS_BUSY_SAME, CTS_BUSY_NONBLOCKING
  * overlap family): a new family's calls join the capture axis with no edit
  * here. */
 static const enum cts_op lent_capturing[] = {CTS_OP_BLOCKING, CTS_OP_NONBLOCKING};
+/* ... and each lent call's Global cases again, begun into an existing graph (to_graph, the
+ * header): one group, after every mode's. */
 
 struct cap_lent_table cap_lent; /* the representatives (capture.h), chosen by lend() */
 
@@ -249,7 +262,7 @@ static size_t put(struct cts_case *out, size_t cap, size_t n, enum cts_api api, 
 
 /* A lent case: its representative's call, memory, size and kind; this family's placement. */
 static size_t put_lent(struct cts_case *out, size_t cap, size_t n, const struct cts_case *x, enum cts_capture m,
-                       enum cts_op op, enum cts_busy busy)
+                       int to_graph, enum cts_op op, enum cts_busy busy)
 {
     if (out && n < cap) {
         out[n] = *x;
@@ -257,9 +270,25 @@ static size_t put_lent(struct cts_case *out, size_t cap, size_t n, const struct 
         out[n].op = op;
         out[n].busy = busy;
         out[n].capture = out[n].capture_by = m;
+        out[n].to_graph = to_graph;
         cts_case_make_id(&out[n]);
     }
     return n + 1;
+}
+
+/* Every lent call on both capturing streams, from each of its placements, in mode m. */
+static size_t put_lents(struct cts_case *out, size_t cap, size_t n, enum cts_capture m, int to_graph)
+{
+    lend();
+    for (size_t o = 0; o < N_OF(lent_capturing); o++)
+        for (size_t k = 0; k < cap_lent.n; k++) {
+            int takes = cts_api_takes_stream(cap_lent.v[k].api);
+            const enum cts_busy *places = takes ? stream_places : plain_places;
+            size_t np = takes ? N_OF(stream_places) : N_OF(plain_places);
+            for (size_t p = 0; p < np; p++)
+                n = put_lent(out, cap, n, &cap_lent.v[k], m, to_graph, lent_capturing[o], places[p]);
+        }
+    return n;
 }
 
 static size_t generate(struct cts_case *out, size_t cap)
@@ -289,18 +318,10 @@ static size_t generate(struct cts_case *out, size_t cap)
                 for (size_t p = 0; p < N_OF(first_places); p++)
                     n = put(out, cap, n, CTS_API_LAUNCH, FIRST, m, by, capturing[o], first_places[p]);
             }
-        lend(); /* the lent calls, in the capture's own mode (each group contiguous) */
-        for (size_t o = 0; o < N_OF(lent_capturing); o++)
-            for (size_t k = 0; k < cap_lent.n; k++) {
-                int takes = cts_api_takes_stream(cap_lent.v[k].api);
-                const enum cts_busy *places = takes ? stream_places : plain_places;
-                size_t np = takes ? N_OF(stream_places) : N_OF(plain_places);
-                for (size_t p = 0; p < np; p++)
-                    n = put_lent(out, cap, n, &cap_lent.v[k], m, lent_capturing[o], places[p]);
-            }
+        n = put_lents(out, cap, n, m, 0); /* the lent calls, in the capture's own mode (each group contiguous) */
         n = cap_body_generate(out, cap, n, m); /* conditional bodies: cases/capture_body.c */
     }
-    return n;
+    return put_lents(out, cap, n, CTS_CAPTURE_GLOBAL, 1); /* begun into an existing graph: its own group */
 }
 
 /* ---- what the documentation says --------------------------------------------- */
@@ -311,6 +332,10 @@ static const struct cts_clause clauses[] = {
     {"RT-CAPTURE-BEGIN", "Runtime API, Stream Management, cudaStreamBeginCapture",
      "When a stream is in capture mode, all operations pushed into the stream will not be executed, but will "
      "instead be captured into a graph, which will be returned via cudaStreamEndCapture.", RT_STREAM, NULL},
+    {"RT-CAPTURE-TO-GRAPH", "Runtime API, Stream Management, cudaStreamBeginCaptureToGraph",
+     "Begins graph capture on a stream to an existing graph. [...] When a stream is in capture mode, all "
+     "operations pushed into the stream will not be executed, but will instead be captured into graph, which "
+     "will be returned via cudaStreamEndCapture.", RT_STREAM, NULL},
     {"RT-CAPTURE-GLOBAL", "Runtime API, Stream Management, cudaThreadExchangeStreamCaptureMode",
      "cudaStreamCaptureModeGlobal: This is the default mode. If the local thread has an ongoing capture "
      "sequence that was not initiated with cudaStreamCaptureModeRelaxed at cuStreamBeginCapture, or if any "
@@ -389,8 +414,9 @@ static void lent_judge(struct cts_judge *j, const struct cts_case *x)
     if (cts_api_takes_stream(c->api) && on_capturing(c)) {
         if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC)
             cts_judge_add(j, "PG-CAPTURE-UNSUPPORTED-API", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED_NOT);
-        else
-            cts_judge_add(j, "RT-CAPTURE-BEGIN", CTS_ABOUT_ACCEPTED_CAPTURED, CTS_PRED_GUARANTEED);
+        else /* the reference of the function that began the capture */
+            cts_judge_add(j, c->to_graph ? "RT-CAPTURE-TO-GRAPH" : "RT-CAPTURE-BEGIN", CTS_ABOUT_ACCEPTED_CAPTURED,
+                          CTS_PRED_GUARANTEED);
     }
     int moves = x->family == &cts_family_memcpy || x->family == &cts_family_copy || x->family == &cts_family_memset;
     if (!cts_api_takes_stream(c->api) && moves && !strncmp(cts_api_function(c->api), "cuda", 4) && blocking &&
@@ -514,6 +540,18 @@ static void judge(struct cts_judge *j)
         cts_judge_add(j, "PG-CAPTURE-LEGACY-USE", CTS_ABOUT_CAPTURE_ENDED, CTS_PRED_GUARANTEED);
 }
 
+/* cudaStreamBeginCaptureToGraph: runtime and driver 12.3. */
+static int to_graph_needs(char *why, size_t len)
+{
+#if CUDART_VERSION < 12030
+    snprintf(why, len, "not in runtime %d.%d: cudaStreamBeginCaptureToGraph appeared in 12.3", CUDART_VERSION / 1000,
+             CUDART_VERSION % 1000 / 10);
+    return -1;
+#else
+    return cts_need_driver_version(12030, "cudaStreamBeginCaptureToGraph", why, len);
+#endif
+}
+
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     int count = 0;
@@ -526,6 +564,8 @@ static int needs(const struct cts_case *c, char *why, size_t len)
     }
     const struct cts_case *x = cap_lent_of(c);
     if (x && x->family->needs && x->family->needs(x, why, len))
+        return -1;
+    if (c->to_graph && to_graph_needs(why, len))
         return -1;
     if (c->api == CTS_API_CU_MODULE_LOAD_DATA &&
         (cts_need_driver("cuModuleLoadData", why, len) || cts_need_driver("cuModuleUnload", why, len)))

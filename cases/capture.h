@@ -67,6 +67,8 @@ struct cap_state {
     void *made, *made_host, *made_pooled; /* what the call allocated: freed after the capture */
     CUmodule module;          /* what cuModuleLoadData loaded: unloaded after the capture */
     cudaGraph_t ended;        /* what cudaStreamEndCapture returned: destroyed after the capture */
+    cudaGraph_t into;         /* a to-graph case's graph, made for the repetition (else NULL) */
+    cudaGraphNode_t into_node; /* ... the node it held before the capture: the capture's one dependency */
     void *image;              /* the module image, in malloc'ed (aligned) memory */
     unsigned int *word;       /* what a first-launched kernel stores into */
     int fresh_kernel;         /* the kernel a "first" case launches (-1: none left) */
@@ -93,8 +95,9 @@ extern struct cap_state cap_f;
 
 /* cases/capture_calls.c */
 /* The types of graph g's nodes (of its first 16) or'ed into *types as bits 1 << type, how many
- * nodes it has (*n) and how many of those read are kernels: 0, or -1 with cap_f.why. */
-int cap_node_types(cudaGraph_t g, unsigned *types, size_t *n, size_t *kernels);
+ * nodes it has (*n) and how many of those read are kernels, node `skip` not counted where it is
+ * among those read (the harness's own; NULL: none): 0, or -1 with cap_f.why. */
+int cap_node_types(cudaGraph_t g, cudaGraphNode_t skip, unsigned *types, size_t *n, size_t *kernels);
 /* The capturing thread, right after the call: a "captured" wait's joined stream rejoined to the
  * capturing stream (the event it recorded waited for), or cap_f.join_error. */
 void cap_rejoin(cudaStream_t capturing);

@@ -258,10 +258,10 @@ static int body_facts(struct body_run *b, struct cts_capture_obs *o)
 {
     size_t n, kernels;
     stage_after("the body graph's nodes read", o);
-    if (cap_node_types(b->bg, &o->body_nodes, &n, &kernels))
+    if (cap_node_types(b->bg, NULL, &o->body_nodes, &n, &kernels))
         return -1;
     o->node_count = (int)(n - (kernels > 0));
-    return cap_node_types(b->pg, &o->nodes, &n, &kernels);
+    return cap_node_types(b->pg, NULL, &o->nodes, &n, &kernels);
 }
 
 /* Waits for stream s, 10 s at most: a launch still running then never ends (a

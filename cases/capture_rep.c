@@ -1,6 +1,7 @@
 /* A repetition of the capture family (cases/capture.c says what the family
  * measures and why): the captured graph's facts, the lent call's set-up and
- * clean-up, the capture begun and ended, one repetition, and the measurement. */
+ * clean-up, the capture begun (a to-graph case's into a graph of its own) and
+ * ended, one repetition, and the measurement. */
 #define _GNU_SOURCE
 #include "capture.h"
 
@@ -9,8 +10,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A to-graph case's stages (a crash names where it happened); none for a plain capture. */
+static void to_graph_stage(const char *stage)
+{
+    if (cap_f.into)
+        cts_case_stage(stage);
+}
+
 /* The captured graph: its nodes, and the effect of one launch of it. */
-int cap_node_types(cudaGraph_t g, unsigned *types, size_t *n, size_t *kernels)
+int cap_node_types(cudaGraph_t g, cudaGraphNode_t skip, unsigned *types, size_t *n, size_t *kernels)
 {
     cudaGraphNode_t nodes[16];
     *n = *kernels = 0;
@@ -20,6 +28,10 @@ int cap_node_types(cudaGraph_t g, unsigned *types, size_t *n, size_t *kernels)
         SETUP(cudaGraphGetNodes(g, nodes, &k));
     for (size_t i = 0; i < k; i++) {
         enum cudaGraphNodeType t;
+        if (skip && nodes[i] == skip) {
+            --*n;
+            continue;
+        }
         SETUP(cudaGraphNodeGetType(nodes[i], &t));
         *types |= 1u << ((unsigned)t & 31u);
         *kernels += t == cudaGraphNodeTypeKernel;
@@ -30,7 +42,7 @@ int cap_node_types(cudaGraph_t g, unsigned *types, size_t *n, size_t *kernels)
 static int graph_facts(enum cts_api api, cudaGraph_t g, struct cts_capture_obs *o)
 {
     size_t n, kernels;
-    if (cap_node_types(g, &o->nodes, &n, &kernels))
+    if (cap_node_types(g, cap_f.into_node, &o->nodes, &n, &kernels)) /* a to-graph case's captured nodes */
         return -1;
     o->node_count = (int)n;
     int seen;
@@ -40,6 +52,7 @@ static int graph_facts(enum cts_api api, cudaGraph_t g, struct cts_capture_obs *
         return 0;
     if (cap_reset())
         return -1;
+    to_graph_stage("the graph cudaStreamEndCapture returned, launched");
     cudaGraphExec_t x;
     SETUP(cudaGraphInstantiate(&x, g, 0));
     SETUP(cudaGraphLaunch(x, cap_f.quiet));
@@ -63,6 +76,75 @@ static int from_worker(enum cts_busy b)
 {
     return b == CTS_BUSY_THREAD_SAME || b == CTS_BUSY_THREAD_LEGACY || b == CTS_BUSY_THREAD_PERTHREAD ||
            b == CTS_BUSY_THREAD_PEER;
+}
+
+/* ---- a capture begun into an existing graph (to_graph) ------------------------- */
+
+/* The capture begun: a plain case's with cudaStreamBeginCapture; a to-graph case's with
+ * cudaStreamBeginCaptureToGraph into a graph made for the repetition that holds one empty node,
+ * the capture's one dependency (needs() made it NOTSUPP on a runtime before 12.3). */
+static cudaError_t begin_capture(const struct cts_case *c, cudaStream_t s)
+{
+    enum cudaStreamCaptureMode mode = cap_capture_modes[c->capture];
+    if (!c->to_graph)
+        return cudaStreamBeginCapture(s, mode);
+#if CUDART_VERSION >= 12030
+    cudaError_t err = cudaGraphCreate(&cap_f.into, 0);
+    if (err != cudaSuccess)
+        cap_f.into = NULL;
+    else
+        err = cudaGraphAddEmptyNode(&cap_f.into_node, cap_f.into, NULL, 0);
+    if (err == cudaSuccess) {
+        to_graph_stage("the capture begun into the repetition's graph (cudaStreamBeginCaptureToGraph)");
+        err = cudaStreamBeginCaptureToGraph(s, cap_f.into, &cap_f.into_node, NULL, 1, mode);
+    }
+    to_graph_stage("the call, in the capture begun into the repetition's graph");
+    return err;
+#else
+    return cudaErrorNotSupported;
+#endif
+}
+
+/* Of graph g, cudaStreamEndCapture's: whether it is the to-graph case's own, still holds its node
+ * (among its first 64) and has that node as its only root (struct cts_capture_obs). */
+static int to_graph_facts(cudaGraph_t g, struct cts_capture_obs *o)
+{
+    cudaGraphNode_t nodes[64], root = NULL;
+    size_t n = 0, k, roots = 0, one = 1;
+    o->to_graph = 1;
+    o->same_graph = g && g == cap_f.into;
+    o->kept_node = o->depends = -1;
+    if (!g)
+        return 0;
+    to_graph_stage("the graph cudaStreamEndCapture returned, read (its nodes and roots)");
+    SETUP(cudaGraphGetNodes(g, NULL, &n));
+    k = n < N_OF(nodes) ? n : N_OF(nodes);
+    if (k)
+        SETUP(cudaGraphGetNodes(g, nodes, &k));
+    o->kept_node = 0;
+    for (size_t i = 0; i < k; i++)
+        o->kept_node |= nodes[i] == cap_f.into_node;
+    SETUP(cudaGraphGetRootNodes(g, NULL, &roots));
+    if (roots == 1)
+        SETUP(cudaGraphGetRootNodes(g, &root, &one));
+    if (n > (size_t)o->kept_node) /* a node was captured */
+        o->depends = o->kept_node && roots == 1 && root == cap_f.into_node;
+    return 0;
+}
+
+/* The repetition's graphs: what cudaStreamEndCapture returned, and a to-graph case's own where
+ * that is another (or none); the first error. */
+static cudaError_t drop_graphs(cudaGraph_t g)
+{
+    to_graph_stage("the repetition's graphs destroyed");
+    cudaError_t err = g ? cudaGraphDestroy(g) : cudaSuccess;
+    if (cap_f.into && cap_f.into != g) {
+        cudaError_t e = cudaGraphDestroy(cap_f.into);
+        err = err != cudaSuccess ? err : e;
+    }
+    cap_f.into = NULL;
+    cap_f.into_node = NULL;
+    return err;
 }
 
 /* ---- one repetition ---------------------------------------------------------- */
@@ -161,7 +243,7 @@ static int begin(const struct cts_case *c, cudaStream_t *cap)
     if (cap_f.lent && lent_begin(c, *cap))
         return -1;
     cap_f.capturing = *cap;
-    err = cudaStreamBeginCapture(*cap, cap_capture_modes[c->capture]);
+    err = begin_capture(c, *cap);
     cap_f.asked = cap_f.done;
     if (err == cudaSuccess && c->variant && !strcmp(c->variant, CAPTURED)) {
         err = cudaEventRecord(cap_f.fresh, *cap); /* an event of the capture */
@@ -183,6 +265,7 @@ static int end(cudaStream_t cap, struct cts_capture_obs *o, cudaGraph_t *g)
     o->after = err != cudaSuccess ? CTS_CAPST_NA : st == cudaStreamCaptureStatusActive ? CTS_CAPST_ACTIVE
                : st == cudaStreamCaptureStatusInvalidated                               ? CTS_CAPST_INVALIDATED
                                                                                         : CTS_CAPST_NONE;
+    to_graph_stage("cudaStreamEndCapture of the capture begun into the repetition's graph");
     o->end = cudaGetErrorName(cudaStreamEndCapture(cap, g));
     (void)cudaGetLastError();
     if ((err = cudaDeviceSynchronize()) != cudaSuccess || (err = cudaStreamIsCapturing(cap, &st)) != cudaSuccess ||
@@ -247,6 +330,7 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     cap_f.fresh_kernel = c->variant && !strcmp(c->variant, FIRST) ? cts_fresh_take() : -1;
     memset(&cap_f.scratch, 0, sizeof cap_f.scratch);
     cap_f.joined = cap_f.rejoin = 0, cap_f.join_error = NULL;
+    cap_f.into = NULL, cap_f.into_node = NULL;
     if (cap_reset() || begin(c, &cap))
         goto broken;
     double us = 0;
@@ -263,14 +347,14 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
         goto broken;
     }
     o->eager = o->launched = -1;
-    if (cap_effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)))
+    if ((c->to_graph && to_graph_facts(g, o)) || cap_effect(c->api, &o->eager) || (g && graph_facts(c->api, g, o)))
         goto broken;
     o->outcome = cts_capture_judge(o);
     if (o->node_count > 0)
         cap_f.made_pooled = NULL; /* the graph's allocation: it exists only while a launch runs */
     if ((cap_f.lent && lent_end(o->outcome)) || cap_undo())
         goto broken;
-    err = g ? cudaGraphDestroy(g) : cudaSuccess;
+    err = drop_graphs(g);
     g = NULL;
     if (err == cudaSuccess && own)
         err = cudaStreamDestroy(cap);
@@ -283,8 +367,8 @@ static int one_rep(const struct cts_case *c, struct cts_rep *r)
     return 0;
 broken:
     (void)cudaGetLastError();
-    if (g)
-        (void)cudaGraphDestroy(g);
+    (void)drop_graphs(g);
+    (void)cudaGetLastError();
     if (cap && own)
         (void)cudaStreamDestroy(cap);
     r->status = CTS_BROKEN;

@@ -73,7 +73,7 @@ grep -qx 'memcpy_async.h2d.pageable.4KiB.explicit.op_nonblocking.busy_legacy' "$
 [ "$("$cts" list --family alloc | wc -l)" -eq 646 ] || fail "list --family alloc is not 646 ids"
 [ "$("$cts" list --family memset 'cu_*' | wc -l)" -eq 3424 ] || fail "list --family memset 'cu_*' is not 3424 ids"
 "$cts" list --groups >"$tmp/groups" || fail "list --groups exited $?"
-[ "$(wc -l <"$tmp/groups")" -eq 491 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
+[ "$(wc -l <"$tmp/groups")" -eq 492 ] || fail "list --groups printed $(wc -l <"$tmp/groups") groups"
 grep -qx 'device_set_limit.stack_size trigger' "$tmp/groups" || fail "list --groups lacks a variant group"
 grep -qx 'free_null alloc' "$tmp/groups" || fail "list --groups lacks 'free_null alloc'"
 # --devices: the cases that cross to a second device (what a test of two GPUs runs) and the rest

@@ -202,10 +202,20 @@ int main(void)
      * Lent: every other call of the catalogue as its family makes it, a representative a (family, call,
      * variant, direction, memory): 99 that take a stream on 8 placements, 155 that take none on 2, in
      * the capture's own mode, on a blocking or a non-blocking capturing stream.
-     * Conditional bodies: 3 modes x 2 kinds of stream x IF and WHILE x 3 end orders x 5 calls */
+     * Conditional bodies: 3 modes x 2 kinds of stream x IF and WHILE x 3 end orders x 5 calls.
+     * To-graph: the lent calls' Global cases again, begun into an existing graph (group capture_to_graph). */
     CHECK_INT(count_family("capture"), 3 * 3 * ((13 + 2) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 +
                                                 3 * 7) +
-                                           3 * 2 * (99 * 8 + 155 * 2) + 3 * 2 * 2 * 3 * 5);
+                                           (3 + 1) * 2 * (99 * 8 + 155 * 2) + 3 * 2 * 2 * 3 * 5);
+    CHECK_INT(count_in(NULL, NULL, "capture_to_graph"), 2 * (99 * 8 + 155 * 2));
+    CHECK_INT(count_in("*.capture_global.to_graph.by_global.*", "capture", "capture_to_graph"), 2 * (99 * 8 + 155 * 2));
+    CHECK_INT(count_in("*.to_graph.*", NULL, NULL), 2 * (99 * 8 + 155 * 2)); /* Global only, lent calls only */
+    CHECK_INT(count_in("memcpy2d_async.capture_global.to_graph.by_global.h2d.pinned.1MiB.explicit.op_blocking.busy_same",
+                       "capture", "capture_to_graph"), 1);
+    CHECK_INT(count_in("malloc_host.capture_global.to_graph.by_global.pinned.4KiB.op_nonblocking.busy_thread_same",
+                       "capture", NULL), 1);
+    CHECK_INT(count_in("memset_async.capture_global.to_graph.by_global.device.*", "capture", NULL), 0); /* made here */
+    CHECK_INT(count_in("*.body_*.to_graph.*", "capture", NULL), 0);
     CHECK_INT(count_in(NULL, NULL, "capture_global"),
               3 * ((13 + 2) * (8 + 8 + 6) + 2 * (4 + 4 + 3) + (13 + 2) * 2 * 3 + 3 + 3 + 2 + 3 * 7) + 2 * (99 * 8 + 155 * 2) +
                   2 * 2 * 3 * 5);
@@ -320,7 +330,7 @@ int main(void)
     CHECK_INT(count_glob("malloc_array.4KiB.op_implied.busy_perthread"), 1);
     CHECK_INT(count_glob("free_async.device.4KiB.op_nonblocking.busy_legacy"), 1);
     CHECK_INT(count_in("memset.*", "memset", NULL), 4 * 7 * 4 + 4 * 2 + 4 * 3 + 3 * 5 + (7 + 5 + 5));
-    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22 + 3 * 5 * 2 + 2 * 8 * 2 * 3 + 22); /* + capture's lent */
+    CHECK_INT(count_glob("cu_memset_d8_async.*"), 4 * 7 * 22 + 3 * 5 * 2 + 2 * 8 * 2 * (3 + 1) + 22); /* + capture's lent (and to-graph) */
     CHECK_INT(count_glob("cu_memset_d16.*.1B.*"), 0);
     CHECK_INT(count_glob("cu_memset_d2d32*.64KiB+1.*"), 0);
     CHECK_INT(count_glob("memset*.pageable.*"), 0);
@@ -344,7 +354,7 @@ int main(void)
     CHECK_INT(count_in("*.busy_thread_*", NULL, NULL), 23 * 2 * 12 + 4 * 36 + 176 + 126 + 36 + 38 + 14 + 10 +
                                                         9 * ((13 + 2) * (3 + 3 + 2) + 2 * 2 + (13 + 2) * 3 + 2 +
                                                              3 * 7) + /* capture (busy_thread_peer: 7 calls) */
-                                                        3 * 2 * (99 * 3 + 155) + /* ... lent */
+                                                        (3 + 1) * 2 * (99 * 3 + 155) + /* ... lent (and to-graph) */
                                                         12 * 2 + /* alloc: the registrations' variants */
                                                         2 * 2 * 2 + /* alloc: cuArrayDestroy, cudaFreeMipmappedArray */
                                                         30 * 2 + 12 + /* device: 30 calls that take no stream, one that does */
@@ -367,7 +377,7 @@ int main(void)
         for (const char *p = all[i].id; *p; p++)
             dots += *p == '.';
         CHECK_INT(dots, 2 + (all[i].variant != NULL) + (all[i].with != NULL) + all[i].writes +
-                            2 * (all[i].capture != CTS_CAPTURE_NONE) +
+                            2 * (all[i].capture != CTS_CAPTURE_NONE) + all[i].to_graph +
                             (all[i].dir != CTS_DIR_NONE) +
                             (all[i].mem >= 0) + (all[i].size_idx >= 0) +
                             (all[i].kind != CTS_KIND_NONE));
