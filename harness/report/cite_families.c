@@ -63,6 +63,28 @@ static void capture_body_case(struct buf *b, const struct cts_case_view *v)
         v->status == CTS_VARIES ? ", which differed in another way" : "");
 }
 
+
+/* A capture begun into an existing graph (evidence capture_to_graph): what its first repetition's
+ * cudaStreamEndCapture returned of that graph.  Nothing for another case. */
+static void capture_to_graph(struct buf *b, const struct cts_case_view *v)
+{
+    const json_t *tg = json_object_get(json_object_get(v->c, "evidence"), "capture_to_graph");
+    if (!tg)
+        return;
+    const char *const name[] = {"same_graph", "kept_node", "depends"};
+    const char *const words[][3] = {
+        {"returned that graph", "did not return that graph", "?"},
+        {"which still held its node", "which no longer held its node", "no graph to read"},
+        {"the only root (the captured nodes depend on it)", "not the only root (not every captured node depends on it)",
+         "nothing captured"}};
+    int at[3];
+    for (int k = 0; k < 3; k++) {
+        const json_t *x = json_array_get(json_object_get(tg, name[k]), 0);
+        at[k] = json_is_true(x) ? 0 : json_is_false(x) ? 1 : 2;
+    }
+    say(b, " Begun into an existing graph holding one empty node, its dependency (cudaStreamBeginCaptureToGraph): "
+        "cudaStreamEndCapture %s, %s, %s.", words[0][at[0]], words[1][at[1]], words[2][at[2]]);
+}
 static void capture_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {
     (void)e;
@@ -98,6 +120,7 @@ static void capture_case(struct buf *b, const struct cts_case_view *v, const str
         "repetitions%s).", OR_Q(rc), OR_Q(after), OR_Q(end),
         capture_outcome_words(v), (long long)v->repetitions,
         v->status == CTS_VARIES ? ", which differed in another way" : "");
+    capture_to_graph(b, v);
 }
 
 /* The overlap family's pair: A on the op stream, then B on the placement. */
