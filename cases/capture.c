@@ -406,6 +406,11 @@ static int malloc_prohibited(const struct cts_case *c)
  * example of one refused.  A runtime synchronous copy or memset uses the
  * legacy stream (the legacy build); the driver API's are not judged (which
  * default stream its entry points use is not documented beside them). */
+static const char *begin_clause(const struct cts_case *c) /* the reference of the function that began it */
+{
+    return c->to_graph ? "RT-CAPTURE-TO-GRAPH" : "RT-CAPTURE-BEGIN";
+}
+
 static void lent_judge(struct cts_judge *j, const struct cts_case *x)
 {
     const struct cts_case *c = j->c;
@@ -414,9 +419,8 @@ static void lent_judge(struct cts_judge *j, const struct cts_case *x)
     if (cts_api_takes_stream(c->api) && on_capturing(c)) {
         if (c->api == CTS_API_STREAM_ATTACH_MEM_ASYNC)
             cts_judge_add(j, "PG-CAPTURE-UNSUPPORTED-API", CTS_ABOUT_CAPTURED, CTS_PRED_GUARANTEED_NOT);
-        else /* the reference of the function that began the capture */
-            cts_judge_add(j, c->to_graph ? "RT-CAPTURE-TO-GRAPH" : "RT-CAPTURE-BEGIN", CTS_ABOUT_ACCEPTED_CAPTURED,
-                          CTS_PRED_GUARANTEED);
+        else
+            cts_judge_add(j, begin_clause(c), CTS_ABOUT_ACCEPTED_CAPTURED, CTS_PRED_GUARANTEED);
     }
     int moves = x->family == &cts_family_memcpy || x->family == &cts_family_copy || x->family == &cts_family_memset;
     if (!cts_api_takes_stream(c->api) && moves && !strncmp(cts_api_function(c->api), "cuda", 4) && blocking &&
@@ -552,6 +556,15 @@ static int to_graph_needs(char *why, size_t len)
 #endif
 }
 
+/* A lent call: what its own family needs, and a to-graph case cudaStreamBeginCaptureToGraph. */
+static int lent_needs(const struct cts_case *c, char *why, size_t len)
+{
+    const struct cts_case *x = cap_lent_of(c);
+    if (x && x->family->needs && x->family->needs(x, why, len))
+        return -1;
+    return c->to_graph ? to_graph_needs(why, len) : 0;
+}
+
 static int needs(const struct cts_case *c, char *why, size_t len)
 {
     int count = 0;
@@ -562,10 +575,7 @@ static int needs(const struct cts_case *c, char *why, size_t len)
         snprintf(why, len, "one device: no other for the second thread to call on (%d visible)", count);
         return -1;
     }
-    const struct cts_case *x = cap_lent_of(c);
-    if (x && x->family->needs && x->family->needs(x, why, len))
-        return -1;
-    if (c->to_graph && to_graph_needs(why, len))
+    if (lent_needs(c, why, len))
         return -1;
     if (c->api == CTS_API_CU_MODULE_LOAD_DATA &&
         (cts_need_driver("cuModuleLoadData", why, len) || cts_need_driver("cuModuleUnload", why, len)))
