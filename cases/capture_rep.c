@@ -133,12 +133,16 @@ static int to_graph_facts(cudaGraph_t g, struct cts_capture_obs *o)
 }
 
 /* The repetition's graphs: what cudaStreamEndCapture returned, and a to-graph case's own where
- * that is another (or none); the first error. */
+ * that is another; the first error.  A to-graph case's own graph after an end that returned none
+ * (the capture invalidated) is left alone, never destroyed: at bd13241 (one H200, 580.159.04) its
+ * cudaGraphDestroy returned cudaErrorInvalidValue in every such case and broke the heap, later
+ * cases dying in glibc (reports/comparisons/.../h200.tograph-bd13241/): the driver seems to free
+ * it.  One graph a repetition is the cost where it does not. */
 static cudaError_t drop_graphs(cudaGraph_t g)
 {
     to_graph_stage("the repetition's graphs destroyed");
     cudaError_t err = g ? cudaGraphDestroy(g) : cudaSuccess;
-    if (cap_f.into && cap_f.into != g) {
+    if (cap_f.into && g && cap_f.into != g) {
         cudaError_t e = cudaGraphDestroy(cap_f.into);
         err = err != cudaSuccess ? err : e;
     }
