@@ -69,6 +69,7 @@ struct cap_state {
     cudaGraph_t ended;        /* what cudaStreamEndCapture returned: destroyed after the capture */
     cudaGraph_t into;         /* a to-graph case's graph, made for the repetition (else NULL) */
     cudaGraphNode_t into_node; /* ... the node it held before the capture: the capture's one dependency */
+    unsigned into_gen;         /* ... its serial: its user object's, whose destructor stores it in cap_released */
     void *image;              /* the module image, in malloc'ed (aligned) memory */
     unsigned int *word;       /* what a first-launched kernel stores into */
     int fresh_kernel;         /* the kernel a "first" case launches (-1: none left) */

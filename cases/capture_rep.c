@@ -5,10 +5,15 @@
 #define _GNU_SOURCE
 #include "capture.h"
 
+#include "../harness/core/latch.h" /* cts_now_us */
+
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* A to-graph case's stages (a crash names where it happened); none for a plain capture. */
 static void to_graph_stage(const char *stage)
@@ -80,9 +85,36 @@ static int from_worker(enum cts_busy b)
 
 /* ---- a capture begun into an existing graph (to_graph) ------------------------- */
 
+/* The highest serial of a to-graph graph whose user object was released: raised by its destructor,
+ * which the driver may run on a thread of its own, at any time after the release (a serial, not a
+ * flag, so that an earlier repetition's late destructor is not taken for this one's, nor undoes it). */
+static atomic_uint cap_released;
+
+static void CUDART_CB user_object_released(void *serial)
+{
+    unsigned s = (unsigned)(uintptr_t)serial, had = atomic_load(&cap_released);
+    while (had < s && !atomic_compare_exchange_weak(&cap_released, &had, s))
+        ;
+}
+
+/* A user object whose only reference the graph holds (cudaGraphUserObjectMove): its destructor runs
+ * when the graph lets go of it, which the caller cannot otherwise see without touching the handle. */
+static cudaError_t give_user_object(cudaGraph_t g)
+{
+    static unsigned serial;
+    cudaUserObject_t obj;
+    cap_f.into_gen = ++serial; /* from 1: 0 is "none released yet" */
+    cudaError_t err = cudaUserObjectCreate(&obj, (void *)(uintptr_t)cap_f.into_gen, user_object_released, 1,
+                                           cudaUserObjectNoDestructorSync);
+    if (err == cudaSuccess && (err = cudaGraphRetainUserObject(g, obj, 1, cudaGraphUserObjectMove)) != cudaSuccess)
+        (void)cudaUserObjectRelease(obj, 1);
+    return err;
+}
+
 /* The capture begun: a plain case's with cudaStreamBeginCapture; a to-graph case's with
  * cudaStreamBeginCaptureToGraph into a graph made for the repetition that holds one empty node,
- * the capture's one dependency (needs() made it NOTSUPP on a runtime before 12.3). */
+ * the capture's one dependency, and a user object (above) (needs() made it NOTSUPP on a runtime
+ * before 12.3). */
 static cudaError_t begin_capture(const struct cts_case *c, cudaStream_t s)
 {
     enum cudaStreamCaptureMode mode = cap_capture_modes[c->capture];
@@ -92,8 +124,8 @@ static cudaError_t begin_capture(const struct cts_case *c, cudaStream_t s)
     cudaError_t err = cudaGraphCreate(&cap_f.into, 0);
     if (err != cudaSuccess)
         cap_f.into = NULL;
-    else
-        err = cudaGraphAddEmptyNode(&cap_f.into_node, cap_f.into, NULL, 0);
+    else if ((err = cudaGraphAddEmptyNode(&cap_f.into_node, cap_f.into, NULL, 0)) == cudaSuccess)
+        err = give_user_object(cap_f.into);
     if (err == cudaSuccess) {
         to_graph_stage("the capture begun into the repetition's graph (cudaStreamBeginCaptureToGraph)");
         err = cudaStreamBeginCaptureToGraph(s, cap_f.into, &cap_f.into_node, NULL, 1, mode);
@@ -105,8 +137,22 @@ static cudaError_t begin_capture(const struct cts_case *c, cudaStream_t s)
 #endif
 }
 
+/* Whether the to-graph graph's user object was released by now; where no graph came back, waited
+ * for 10 ms at most (the destructor may run late, on a thread of the driver's). */
+static int released(int wait)
+{
+    double t0 = cts_now_us();
+    while (atomic_load(&cap_released) < cap_f.into_gen) {
+        if (!wait || cts_now_us() - t0 > 10000.0)
+            return 0;
+        nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+    }
+    return 1;
+}
+
 /* Of graph g, cudaStreamEndCapture's: whether it is the to-graph case's own, still holds its node
- * (among its first 64) and has that node as its only root (struct cts_capture_obs). */
+ * (among its first 64) and has that node as its only root, and whether the driver released the
+ * graph's user object (struct cts_capture_obs). */
 static int to_graph_facts(cudaGraph_t g, struct cts_capture_obs *o)
 {
     cudaGraphNode_t nodes[64], root = NULL;
@@ -114,6 +160,7 @@ static int to_graph_facts(cudaGraph_t g, struct cts_capture_obs *o)
     o->to_graph = 1;
     o->same_graph = g && g == cap_f.into;
     o->kept_node = o->depends = -1;
+    o->released = released(!g);
     if (!g)
         return 0;
     to_graph_stage("the graph cudaStreamEndCapture returned, read (its nodes and roots)");
@@ -137,7 +184,8 @@ static int to_graph_facts(cudaGraph_t g, struct cts_capture_obs *o)
  * (the capture invalidated) is left alone, never destroyed: at bd13241 (one H200, 580.159.04) its
  * cudaGraphDestroy returned cudaErrorInvalidValue in every such case and broke the heap, later
  * cases dying in glibc (reports/comparisons/.../h200.tograph-bd13241/): the driver seems to free
- * it.  One graph a repetition is the cost where it does not. */
+ * it (evidence capture_to_graph's `released` says whether it let go of its user object).  One graph
+ * a repetition is the cost where it does not. */
 static cudaError_t drop_graphs(cudaGraph_t g)
 {
     to_graph_stage("the repetition's graphs destroyed");

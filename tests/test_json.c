@@ -139,13 +139,16 @@ static void check_measured_evidence(const struct cts_case *c)
      * other repetition's capture ended with no graph returned (kept and depends not seen). */
     r.reps[0].cap = (struct cts_capture_obs){.rc = "cudaSuccess", .after = CTS_CAPST_ACTIVE, .end = "cudaSuccess",
                                              .nodes = 1u << 0, .node_count = 1, .eager = -1, .launched = -1,
-                                             .to_graph = 1, .same_graph = 1, .kept_node = 1, .depends = 1};
+                                             .to_graph = 1, .same_graph = 1, .kept_node = 1, .depends = 1,
+                                             .released = 0};
     r.reps[1].cap = (struct cts_capture_obs){.rc = "cudaErrorStreamCaptureUnsupported", .after = CTS_CAPST_INVALIDATED,
                                              .end = "cudaErrorStreamCaptureInvalidated", .eager = -1, .launched = -1,
-                                             .to_graph = 1, .same_graph = 0, .kept_node = -1, .depends = -1};
+                                             .to_graph = 1, .same_graph = 0, .kept_node = -1, .depends = -1,
+                                             .released = 1};
     j = cts_case_json(c, &r);
     member_text(j, "capture_to_graph", got, sizeof got);
-    CHECK_STR(got, "{\"depends\":[true,null],\"kept_node\":[true,null],\"same_graph\":[true,false]}");
+    CHECK_STR(got, "{\"depends\":[true,null],\"kept_node\":[true,null],\"released\":[false,true],"
+                   "\"same_graph\":[true,false]}");
     json_decref(j);
     r.reps[0].cap = r.reps[1].cap = (struct cts_capture_obs){.eager = -1, .launched = -1};
     /* A repetition with no outcome (its try unproven) has none of them; later work held is true. */

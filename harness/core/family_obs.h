@@ -67,6 +67,9 @@ struct cts_capture_obs {
     int same_graph; /* cudaStreamEndCapture returned that graph's handle (0: another, or none) */
     int kept_node;  /* the returned graph still holds the node */
     int depends;    /* ... and it is that graph's only root: every captured node depends on it */
+    int released;   /* the graph's user object (the graph holding its only reference) was released, its
+                   * destructor run, by the time the end had returned (polled 10 ms where no graph came
+                   * back): the driver let go of the caller's graph */
 };
 const char *cts_cap_outcome_name(enum cts_cap_outcome o); /* "graph"; NULL for NA */
 const char *cts_cap_status_name(enum cts_cap_status s);   /* "active"; NULL for NA */

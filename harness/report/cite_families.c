@@ -71,19 +71,22 @@ static void capture_to_graph(struct buf *b, const struct cts_case_view *v)
     const json_t *tg = json_object_get(json_object_get(v->c, "evidence"), "capture_to_graph");
     if (!tg)
         return;
-    const char *const name[] = {"same_graph", "kept_node", "depends"};
+    const char *const name[] = {"same_graph", "kept_node", "depends", "released"};
     const char *const words[][3] = {
         {"returned that graph", "did not return that graph", "?"},
         {"which still held its node", "which no longer held its node", "no graph to read"},
         {"the only root (the captured nodes depend on it)", "not the only root (not every captured node depends on it)",
-         "nothing captured"}};
-    int at[3];
-    for (int k = 0; k < 3; k++) {
+         "nothing captured"},
+        {"; by then the graph had released the user object it held the only reference to (its destructor ran): "
+         "the driver had let go of the graph it was given",
+         "; the user object the graph held the only reference to was not released by then", ""}};
+    int at[4];
+    for (int k = 0; k < 4; k++) {
         const json_t *x = json_array_get(json_object_get(tg, name[k]), 0);
         at[k] = json_is_true(x) ? 0 : json_is_false(x) ? 1 : 2;
     }
     say(b, " Begun into an existing graph holding one empty node, its dependency (cudaStreamBeginCaptureToGraph): "
-        "cudaStreamEndCapture %s, %s, %s.", words[0][at[0]], words[1][at[1]], words[2][at[2]]);
+        "cudaStreamEndCapture %s, %s, %s%s.", words[0][at[0]], words[1][at[1]], words[2][at[2]], words[3][at[3]]);
 }
 static void capture_case(struct buf *b, const struct cts_case_view *v, const struct cts_env_view *e)
 {

@@ -130,14 +130,15 @@ static const struct cts_evidence body_evidence = CTS_EVIDENCE("capture_body", bo
 
 /* A capture begun into an existing graph (cudaStreamBeginCaptureToGraph, cases/capture_rep.c), beside
  * the above: whether cudaStreamEndCapture returned that graph, whether it still holds the node it held
- * before, and whether that node is its only root (the captured nodes depend on it). */
-static const char *const to_graph_names[] = {"same_graph", "kept_node", "depends"};
+ * before, whether that node is its only root (the captured nodes depend on it), and whether the graph
+ * had let go of its user object by then. */
+static const char *const to_graph_names[] = {"same_graph", "kept_node", "depends", "released"};
 static int to_graph_has(const struct cts_rep *r) { return r->cap.rc != NULL && r->cap.to_graph; }
 static json_t *to_graph_value(const struct cts_rep *r, int k)
 {
     const struct cts_capture_obs *c = &r->cap;
-    int v = !c->rc || !c->to_graph ? -1 : k == 0 ? c->same_graph : k == 1 ? c->kept_node : c->depends;
-    return v < 0 ? json_null() : json_boolean(v);
+    const int v[] = {c->same_graph, c->kept_node, c->depends, c->released};
+    return !c->rc || !c->to_graph || v[k] < 0 ? json_null() : json_boolean(v[k]);
 }
 static const char *to_graph_element(int k, const json_t *e)
 {
