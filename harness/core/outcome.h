@@ -46,6 +46,7 @@ struct cts_evidence {
      * and each element e not null is what element(k, e) allows: it returns NULL, or what e must be
      * ("true, false or null"). */
     const char *(*element)(int k, const json_t *e);
+    int since; /* names[since..count) may be absent (members added after older matrices were written) */
 };
 
 #define CTS_EVIDENCE_MAX 3 /* a kind's evidence at most */

@@ -145,7 +145,9 @@ static const char *to_graph_element(int k, const json_t *e)
     (void)k;
     return json_is_boolean(e) ? NULL : "true, false or null";
 }
-static const struct cts_evidence to_graph_evidence = CTS_EVIDENCE("capture_to_graph", to_graph, to_graph_element);
+/* `released` came at 94ad369: the to-graph cases' first matrices (d201e94) lack it. */
+static const struct cts_evidence to_graph_evidence =
+    CTS_EVIDENCE_SINCE("capture_to_graph", to_graph, to_graph_element, 3);
 
 /* ---- the descriptor (outcome.h), registered by its CTS_KIND line of apis.def ---- */
 

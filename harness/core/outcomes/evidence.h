@@ -27,8 +27,10 @@ static inline double obs_first(const json_t *c, const char *key, const char *nam
     return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
-/* A kind's struct cts_evidence from its <name>_names, _has and _value, and the validator's rule. */
-#define CTS_EVIDENCE(key, name, element)                                                                  \
-    {key, name##_names, (int)(sizeof name##_names / sizeof *name##_names), name##_has, name##_value, element}
+/* A kind's struct cts_evidence from its <name>_names, _has and _value, and the validator's rule; every
+ * member required, or (CTS_EVIDENCE_SINCE) those from names[since] on absent in older matrices. */
+#define CTS_EVIDENCE_SINCE(key, name, element, since)                                                     \
+    {key, name##_names, (int)(sizeof name##_names / sizeof *name##_names), name##_has, name##_value, element, since}
+#define CTS_EVIDENCE(key, name, element) CTS_EVIDENCE_SINCE(key, name, element, (int)(sizeof name##_names / sizeof *name##_names))
 
 #endif
