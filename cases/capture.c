@@ -32,8 +32,11 @@
  * node, the capture's one dependency.  Its graph's nodes are the captured
  * ones (less that node); beside them, observed (evidence capture_to_graph):
  * whether cudaStreamEndCapture returned that graph, whether it still holds
- * the node, and whether the node is its only root (the captured nodes depend
- * on it).  An outcome other than the plain case's is a finding.
+ * the node, whether the node is its only root (the captured nodes depend
+ * on it), and whether the graph had let go of a user object whose only
+ * reference it held (the driver releasing the caller's graph: it does, after
+ * an invalidated capture, on 580.159.04).  An outcome other than the plain
+ * case's is a finding.
  *
  * Calls in a conditional node's body capture (variants body_if_<order>,
  * body_while_<order>), each end order, are cases/capture_body.c's (its header

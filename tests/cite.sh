@@ -74,6 +74,12 @@ contains "$tmp/out" "whose queue was full (1021 kernel launches queued, and anot
 contains "$tmp/out" "made by the capturing thread on a non-blocking stream capturing (cudaStreamBeginCaptureToGraph, relaxed mode) into the body of a conditional WHILE node of another non-blocking stream's capture (relaxed mode); the parent's capture was ended and its graph instantiated while the body still captured, and only then the body's: the call returned cudaSuccess, the body's cudaStreamEndCapture cudaSuccess and the parent's cudaSuccess"
 "$cts" cite malloc.body_if_end_body_first.capture_global.by_global.op_blocking.busy_same "$tmp/judged.json" >"$tmp/out" 2>&1
 contains "$tmp/out" "into the body of a conditional IF node of another blocking stream's capture (global mode); the body's capture was ended first, then the parent's: the case has no verdict: CRASH ("
+# A capture begun into an existing graph says what the end returned of that graph, and whether the
+# driver had let go of it (its user object released).
+"$cts" cite memset_async.capture_global.to_graph.by_global.pinned.1MiB.op_blocking.busy_same "$tmp/judged.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "Begun into an existing graph holding one empty node, its dependency (cudaStreamBeginCaptureToGraph): cudaStreamEndCapture returned that graph, which still held its node, the only root (the captured nodes depend on it); the user object the graph held the only reference to was not released by then."
+"$cts" cite memcpy.capture_global.to_graph.by_global.d2h.pinned.1MiB.explicit.op_blocking.busy_same "$tmp/judged.json" >"$tmp/out" 2>&1
+contains "$tmp/out" "cudaStreamEndCapture did not return that graph, no graph to read, nothing captured; by then the graph had released the user object it held the only reference to (its destructor ran): the driver had let go of the graph it was given."
 small_matrix "$tmp/small.json" # (holds $one: the made cases below start from it)
 # A stall case (none measured in the committed matrices: three made from a copy case) gives the call's own
 # verdict, the control's slowest command and what the second thread's commands did during the call.
