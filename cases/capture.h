@@ -94,6 +94,13 @@ extern struct cap_state cap_f;
         }                                                                                               \
     } while (0)
 
+/* cases/capture_rep.c: a user object of the harness whose only reference graph g takes
+ * (cudaGraphUserObjectMove), its serial in *serial: the driver runs its destructor when the graph
+ * lets go of it, which the caller cannot see otherwise without touching a handle that may be stale;
+ * and whether that destructor has run (waited for up to 10 ms where `wait`). */
+cudaError_t cap_user_object(cudaGraph_t g, unsigned *serial);
+int cap_user_object_released(unsigned serial, int wait);
+
 /* cases/capture_calls.c */
 /* The types of graph g's nodes (of its first 16) or'ed into *types as bits 1 << type, how many
  * nodes it has (*n) and how many of those read are kernels, node `skip` not counted where it is

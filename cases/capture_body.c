@@ -116,6 +116,7 @@ struct body_run {
     cudaGraph_t bg;     /* the conditional node's body (the node's own) */
     cudaGraphExec_t x;  /* pg instantiated */
     cudaGraphConditionalHandle h;
+    unsigned uo;        /* the serial of the body graph's user object (cap_user_object; 0: it took none) */
 };
 
 static enum cts_cap_status status_of(cudaStream_t s)
@@ -162,6 +163,12 @@ static int add_node(const struct cts_case *c, struct body_run *b)
     SETUP(cudaStreamUpdateCaptureDependencies(b->parent, &node, 1, cudaStreamSetCaptureDependencies));
 #endif
     b->bg = p.conditional.phGraph_out[0];
+    /* Whether the driver lets go of the body graph the node owns (as it does of a to-graph capture's
+     * graph after an invalidated capture: FINDINGS): a user object whose only reference it holds. */
+    if (cap_user_object(b->bg, &b->uo) != cudaSuccess) {
+        (void)cudaGetLastError();
+        b->uo = 0;
+    }
     return 0;
 }
 
@@ -206,23 +213,33 @@ static void discard(struct body_run *b)
     memset(b, 0, sizeof *b);
 }
 
-/* A stage that says what came before it: the call's return and the ends made so far, so that a
- * CRASH's reason tells in which state the process died. */
-static void stage_after(const char *stage, const struct cts_capture_obs *o)
+/* Whether the body graph had let go of its user object by now: 1, 0, -1 where it took none. */
+static int body_released(const struct body_run *b, int wait)
 {
-    static char text[256];
+    return b->uo ? cap_user_object_released(b->uo, wait) : -1;
+}
+
+/* A stage that says what came before it: the call's return, the ends made so far and whether the
+ * body graph was released by then, so that a CRASH's reason tells in which state the process died. */
+static void stage_after(const char *stage, const struct body_run *b, const struct cts_capture_obs *o)
+{
+    static char text[320];
+    static const char *const held[] = {"the body graph took no user object", "the body graph still held",
+                                       "the body graph released by the driver"};
     int n = snprintf(text, sizeof text, "%s, after the call's %s", stage, o->rc ? o->rc : "-");
     if (o->body_end && n > 0 && (size_t)n < sizeof text)
         n += snprintf(text + n, sizeof text - (size_t)n, ", the body's end's %s", o->body_end);
     if (o->parent_end && n > 0 && (size_t)n < sizeof text)
-        snprintf(text + n, sizeof text - (size_t)n, ", the parent's end's %s", o->parent_end);
+        n += snprintf(text + n, sizeof text - (size_t)n, ", the parent's end's %s", o->parent_end);
+    if ((o->body_end || o->parent_end) && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, " (%s)", held[body_released(b, 0) + 1]);
     cts_case_stage(text);
 }
 
 static void end_body(struct body_run *b, struct cts_capture_obs *o)
 {
     cudaGraph_t g = NULL; /* the node's body graph again: not the caller's to destroy */
-    stage_after("the body's cudaStreamEndCapture", o);
+    stage_after("the body's cudaStreamEndCapture", b, o);
     o->body_end = cudaGetErrorName(cudaStreamEndCapture(b->body, &g));
     (void)cudaGetLastError();
     if (!o->end || !strcmp(o->end, "cudaSuccess"))
@@ -231,7 +248,7 @@ static void end_body(struct body_run *b, struct cts_capture_obs *o)
 
 static void end_parent(struct body_run *b, struct cts_capture_obs *o)
 {
-    stage_after("the parent's cudaStreamEndCapture", o);
+    stage_after("the parent's cudaStreamEndCapture", b, o);
     cudaError_t err = cudaStreamEndCapture(b->parent, &b->pg);
     (void)cudaGetLastError();
     if (err != cudaSuccess)
@@ -245,7 +262,7 @@ static void instantiate(struct body_run *b, struct cts_capture_obs *o)
 {
     if (!b->pg || o->instantiate)
         return;
-    stage_after("the parent graph's cudaGraphInstantiate", o);
+    stage_after("the parent graph's cudaGraphInstantiate", b, o);
     cudaError_t err = cudaGraphInstantiate(&b->x, b->pg, 0);
     (void)cudaGetLastError();
     if (err != cudaSuccess)
@@ -257,7 +274,7 @@ static void instantiate(struct body_run *b, struct cts_capture_obs *o)
 static int body_facts(struct body_run *b, struct cts_capture_obs *o)
 {
     size_t n, kernels;
-    stage_after("the body graph's nodes read", o);
+    stage_after("the body graph's nodes read", b, o);
     if (cap_node_types(b->bg, NULL, &o->body_nodes, &n, &kernels))
         return -1;
     o->node_count = (int)(n - (kernels > 0));
@@ -326,6 +343,8 @@ static int call_and_end(const struct cts_case *c, struct body_run *b, struct cts
     }
     cts_case_stage("the device drained after the ends");
     SETUP(cudaDeviceSynchronize());
+    /* Waited for (10 ms at most) only where an end failed: the node still owns its body graph. */
+    o->body_released = body_released(b, strcmp(o->body_end, "cudaSuccess") || strcmp(o->parent_end, "cudaSuccess"));
     return 0;
 }
 
@@ -336,7 +355,7 @@ int cap_body_rep(const struct cts_case *c, struct cts_rep *r)
     memset(&b, 0, sizeof b);
     memset(&cap_f.scratch, 0, sizeof cap_f.scratch);
     o->body = 1;
-    o->eager = o->launched = -1;
+    o->eager = o->launched = o->body_released = -1;
     if (cap_reset() || open_body(c, &b) || call_and_end(c, &b, r) || cap_effect(c->api, &o->eager) ||
         (b.pg && body_facts(&b, o)))
         goto broken;

@@ -85,7 +85,7 @@ static int from_worker(enum cts_busy b)
 
 /* ---- a capture begun into an existing graph (to_graph) ------------------------- */
 
-/* The highest serial of a to-graph graph whose user object was released: raised by its destructor,
+/* The highest serial of a graph (cap_user_object) whose user object was released: raised by its destructor,
  * which the driver may run on a thread of its own, at any time after the release (a serial, not a
  * flag, so that an earlier repetition's late destructor is not taken for this one's, nor undoes it). */
 static atomic_uint cap_released;
@@ -97,18 +97,27 @@ static void CUDART_CB user_object_released(void *serial)
         ;
 }
 
-/* A user object whose only reference the graph holds (cudaGraphUserObjectMove): its destructor runs
- * when the graph lets go of it, which the caller cannot otherwise see without touching the handle. */
-static cudaError_t give_user_object(cudaGraph_t g)
+cudaError_t cap_user_object(cudaGraph_t g, unsigned *serial)
 {
-    static unsigned serial;
+    static unsigned last;
     cudaUserObject_t obj;
-    cap_f.into_gen = ++serial; /* from 1: 0 is "none released yet" */
-    cudaError_t err = cudaUserObjectCreate(&obj, (void *)(uintptr_t)cap_f.into_gen, user_object_released, 1,
+    *serial = ++last; /* from 1: 0 is "none released yet" */
+    cudaError_t err = cudaUserObjectCreate(&obj, (void *)(uintptr_t)*serial, user_object_released, 1,
                                            cudaUserObjectNoDestructorSync);
     if (err == cudaSuccess && (err = cudaGraphRetainUserObject(g, obj, 1, cudaGraphUserObjectMove)) != cudaSuccess)
         (void)cudaUserObjectRelease(obj, 1);
     return err;
+}
+
+int cap_user_object_released(unsigned serial, int wait)
+{
+    double t0 = cts_now_us();
+    while (atomic_load(&cap_released) < serial) {
+        if (!wait || cts_now_us() - t0 > 10000.0)
+            return 0;
+        nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+    }
+    return 1;
 }
 
 /* The capture begun: a plain case's with cudaStreamBeginCapture; a to-graph case's with
@@ -125,7 +134,7 @@ static cudaError_t begin_capture(const struct cts_case *c, cudaStream_t s)
     if (err != cudaSuccess)
         cap_f.into = NULL;
     else if ((err = cudaGraphAddEmptyNode(&cap_f.into_node, cap_f.into, NULL, 0)) == cudaSuccess)
-        err = give_user_object(cap_f.into);
+        err = cap_user_object(cap_f.into, &cap_f.into_gen);
     if (err == cudaSuccess) {
         to_graph_stage("the capture begun into the repetition's graph (cudaStreamBeginCaptureToGraph)");
         err = cudaStreamBeginCaptureToGraph(s, cap_f.into, &cap_f.into_node, NULL, 1, mode);
@@ -135,19 +144,6 @@ static cudaError_t begin_capture(const struct cts_case *c, cudaStream_t s)
 #else
     return cudaErrorNotSupported;
 #endif
-}
-
-/* Whether the to-graph graph's user object was released by now; where no graph came back, waited
- * for 10 ms at most (the destructor may run late, on a thread of the driver's). */
-static int released(int wait)
-{
-    double t0 = cts_now_us();
-    while (atomic_load(&cap_released) < cap_f.into_gen) {
-        if (!wait || cts_now_us() - t0 > 10000.0)
-            return 0;
-        nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
-    }
-    return 1;
 }
 
 /* Of graph g, cudaStreamEndCapture's: whether it is the to-graph case's own, still holds its node
@@ -160,7 +156,7 @@ static int to_graph_facts(cudaGraph_t g, struct cts_capture_obs *o)
     o->to_graph = 1;
     o->same_graph = g && g == cap_f.into;
     o->kept_node = o->depends = -1;
-    o->released = released(!g);
+    o->released = cap_user_object_released(cap_f.into_gen, !g); /* none back: waited up to 10 ms */
     if (!g)
         return 0;
     to_graph_stage("the graph cudaStreamEndCapture returned, read (its nodes and roots)");

@@ -126,10 +126,11 @@ static void check_measured_evidence(const struct cts_case *c)
                                              .body = 1, .parent_after = CTS_CAPST_ACTIVE,
                                              .body_end = "cudaErrorStreamCaptureInvalidated",
                                              .parent_end = "cudaSuccess", .body_nodes = 1u << 0,
-                                             .instantiate = "cudaSuccess"};
+                                             .instantiate = "cudaSuccess", .body_released = 1};
     j = cts_case_json(c, &r);
     member_text(j, "capture_body", got, sizeof got);
     CHECK_STR(got, "{\"body_end\":[null,\"cudaErrorStreamCaptureInvalidated\"],\"body_nodes\":[null,[0]],"
+                   "\"body_released\":[null,true],"
                    "\"instantiate\":[null,\"cudaSuccess\"],\"launch\":[null,null],\"parent_after\":[null,\"active\"],"
                    "\"parent_end\":[null,\"cudaSuccess\"]}");
     member_text(j, "capture_to_graph", got, sizeof got); /* only a to-graph repetition has it */

@@ -59,6 +59,8 @@ struct cts_capture_obs {
     const char *body_end, *parent_end; /* each cudaStreamEndCapture's cudaError_t, by name */
     unsigned body_nodes;               /* the body graph's node types (0: not read, no parent graph) */
     const char *instantiate, *launch;  /* the parent graph's cudaGraphInstantiate and launch (NULL: not made) */
+    int body_released;                 /* the body graph had let go of a user object whose only reference it
+                                        * held, once both ends had returned (1; 0 not; -1 not seen) */
     /* A capture begun with cudaStreamBeginCaptureToGraph into a graph holding one (empty) node, its
      * one dependency (cases/capture_rep.c; to_graph 0 elsewhere): nodes and node_count are the
      * captured ones (less that node); beside them, each 1 yes, 0 no, -1 not seen (no graph returned;

@@ -55,12 +55,17 @@ static void capture_body_case(struct buf *b, const struct cts_case_view *v)
         say(b, "the case has no verdict: %s (%s).", cts_status_name(v->status), v->reason);
         return;
     }
+    const json_t *rel = json_array_get(
+        json_object_get(json_object_get(json_object_get(v->c, "evidence"), "capture_body"), "body_released"), 0);
     say(b, "the call returned %s, the body's cudaStreamEndCapture %s and the parent's %s, the parent graph's "
-           "instantiation %s and its launch %s: seen from the body, the call %s (%lld repetitions%s).",
+           "instantiation %s and its launch %s%s: seen from the body, the call %s (%lld repetitions%s).",
         OR_Q(capture_ev(v, "capture", "rc")), OR_Q(capture_ev(v, "capture_body", "body_end")),
         OR_Q(capture_ev(v, "capture_body", "parent_end")), OR_Q(capture_ev(v, "capture_body", "instantiate")),
-        OR_Q(capture_ev(v, "capture_body", "launch")), capture_outcome_words(v), (long long)v->repetitions,
-        v->status == CTS_VARIES ? ", which differed in another way" : "");
+        OR_Q(capture_ev(v, "capture_body", "launch")),
+        json_is_true(rel)    ? "; once both ends had returned, the driver had released the body graph the node owns"
+        : json_is_false(rel) ? "; the body graph the node owns was still held once both ends had returned"
+                             : "",
+        capture_outcome_words(v), (long long)v->repetitions, v->status == CTS_VARIES ? ", which differed in another way" : "");
 }
 
 

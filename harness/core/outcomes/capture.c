@@ -95,9 +95,10 @@ static const struct cts_evidence capture_evidence = CTS_EVIDENCE("capture", capt
 
 /* A call in a conditional node's body capture (cases/capture_body.c), beside the above: the parent's
  * capture state after the call, each capture's cudaStreamEndCapture, the body graph's node types,
- * the parent graph's cudaGraphInstantiate and its launch. */
+ * the parent graph's cudaGraphInstantiate and its launch, and whether the body graph had let go of
+ * a user object once both ends returned (body_released: since 94ad369's successor, absent before). */
 static const char *const body_names[] = {"parent_after", "body_end", "parent_end", "body_nodes", "instantiate",
-                                         "launch"};
+                                         "launch", "body_released"};
 static int body_has(const struct cts_rep *r) { return r->cap.rc != NULL && r->cap.body; }
 static json_t *body_value(const struct cts_rep *r, int k)
 {
@@ -116,17 +117,18 @@ static json_t *body_value(const struct cts_rep *r, int k)
         return nodes;
     }
     case 4: return name_or_null(c->instantiate);
-    default: return name_or_null(c->launch);
+    case 5: return name_or_null(c->launch);
+    default: return !c->rc || !c->body || c->body_released < 0 ? json_null() : json_boolean(c->body_released);
     }
 }
 static const char *body_element(int k, const json_t *e)
 {
     if (k == 0)
         return capture_element(1, e);
-    int ok = k == 3 ? json_is_array(e) : json_is_string(e);
+    int ok = k == 3 ? json_is_array(e) : k == 6 ? json_is_boolean(e) : json_is_string(e);
     return ok ? NULL : "what a body capture records";
 }
-static const struct cts_evidence body_evidence = CTS_EVIDENCE("capture_body", body, body_element);
+static const struct cts_evidence body_evidence = CTS_EVIDENCE_SINCE("capture_body", body, body_element, 6);
 
 /* A capture begun into an existing graph (cudaStreamBeginCaptureToGraph, cases/capture_rep.c), beside
  * the above: whether cudaStreamEndCapture returned that graph, whether it still holds the node it held
