@@ -80,6 +80,13 @@ contains "$tmp/out" "into the body of a conditional IF node of another blocking 
 contains "$tmp/out" "Begun into an existing graph holding one empty node, its dependency (cudaStreamBeginCaptureToGraph): cudaStreamEndCapture returned that graph, which still held its node, the only root (the captured nodes depend on it); the user object the graph held the only reference to was not released by then."
 "$cts" cite memcpy.capture_global.to_graph.by_global.d2h.pinned.1MiB.explicit.op_blocking.busy_same "$tmp/judged.json" >"$tmp/out" 2>&1
 contains "$tmp/out" "cudaStreamEndCapture did not return that graph, no graph to read, nothing captured; by then the graph had released the user object it held the only reference to (its destructor ran): the driver had let go of the graph it was given."
+# The conditional-body evidence run (c3c4da2) says whether the driver had released the body graph: in a
+# passing case's paragraph, and in a crash's stage.
+body="$root/reports/comparisons/driver-580.159.04-cuda-13.0/h200.body-c3c4da2/body.default.json.gz"
+"$cts" cite memset_async.body_if_end_body_first.capture_global.by_global.op_blocking.busy_same "$body" >"$tmp/out" 2>&1
+contains "$tmp/out" "its launch cudaSuccess; the body graph the node owns was still held once both ends had returned: seen from the body"
+"$cts" cite malloc.body_if_end_body_first.capture_global.by_global.op_blocking.busy_same "$body" >"$tmp/out" 2>&1
+contains "$tmp/out" "the body's end's cudaErrorStreamCaptureInvalidated (the body graph released by the driver)"
 small_matrix "$tmp/small.json" # (holds $one: the made cases below start from it)
 # A stall case (none measured in the committed matrices: three made from a copy case) gives the call's own
 # verdict, the control's slowest command and what the second thread's commands did during the call.
