@@ -31,8 +31,9 @@
  * (both ends of the 1 MiB buffer, read once the device drained, before the
  * launch and after it); whether the driver had let go of the body graph (a
  * user object of the harness takes its only reference there: cap_user_object),
- * in each stage after an end and once both returned.  A WHILE graph is launched only where its body holds
- * a kernel (the harness's, which ends the loop), and waited for 10 s at most:
+ * in each stage after an end and once both returned.  A WHILE graph is
+ * launched only where its body holds a kernel (the harness's, which ends the
+ * loop), and waited for 10 s at most:
  * past that the process aborts, CRASH at that stage.  cts_capture_judge names
  * the outcome from the body's view (struct cts_capture_obs says which field is
  * whose). */

@@ -85,9 +85,10 @@ static int from_worker(enum cts_busy b)
 
 /* ---- a capture begun into an existing graph (to_graph) ------------------------- */
 
-/* The highest serial of a graph (cap_user_object) whose user object was released: raised by its destructor,
- * which the driver may run on a thread of its own, at any time after the release (a serial, not a
- * flag, so that an earlier repetition's late destructor is not taken for this one's, nor undoes it). */
+/* The highest serial of a graph (cap_user_object) whose user object was released: raised by its
+ * destructor, which the driver may run on a thread of its own, at any time after the release (a
+ * serial, not a flag, so that an earlier repetition's late destructor is not taken for this one's,
+ * nor undoes it). */
 static atomic_uint cap_released;
 
 static void CUDART_CB user_object_released(void *serial)

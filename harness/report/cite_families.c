@@ -65,7 +65,8 @@ static void capture_body_case(struct buf *b, const struct cts_case_view *v)
         json_is_true(rel)    ? "; once both ends had returned, the driver had released the body graph the node owns"
         : json_is_false(rel) ? "; the body graph the node owns was still held once both ends had returned"
                              : "",
-        capture_outcome_words(v), (long long)v->repetitions, v->status == CTS_VARIES ? ", which differed in another way" : "");
+        capture_outcome_words(v), (long long)v->repetitions,
+        v->status == CTS_VARIES ? ", which differed in another way" : "");
 }
 
 

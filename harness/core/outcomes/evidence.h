@@ -29,8 +29,9 @@ static inline double obs_first(const json_t *c, const char *key, const char *nam
 
 /* A kind's struct cts_evidence from its <name>_names, _has and _value, and the validator's rule; every
  * member required, or (CTS_EVIDENCE_SINCE) those from names[since] on absent in older matrices. */
+#define CTS_EVIDENCE_COUNT(name) ((int)(sizeof name##_names / sizeof *name##_names))
 #define CTS_EVIDENCE_SINCE(key, name, element, since)                                                     \
-    {key, name##_names, (int)(sizeof name##_names / sizeof *name##_names), name##_has, name##_value, element, since}
-#define CTS_EVIDENCE(key, name, element) CTS_EVIDENCE_SINCE(key, name, element, (int)(sizeof name##_names / sizeof *name##_names))
+    {key, name##_names, CTS_EVIDENCE_COUNT(name), name##_has, name##_value, element, since}
+#define CTS_EVIDENCE(key, name, element) CTS_EVIDENCE_SINCE(key, name, element, CTS_EVIDENCE_COUNT(name))
 
 #endif
