@@ -269,6 +269,22 @@ static void refused(const json_t *m, const char *id, const char *member, json_t 
     json_decref(copy);
 }
 
+/* Matrix m, written to path and read again, is accepted (what: the test's words where it is not);
+ * takes m. */
+static void accepted(json_t *m, const char *path, const char *what)
+{
+    char err[512] = "";
+    FILE *f = fopen(path, "w");
+    CHECK_INT(cts_matrix_dump(m, f), 0);
+    fclose(f);
+    json_t *back = cts_matrix_load(path, err, sizeof err);
+    CHECK(back != NULL);
+    if (!back)
+        fprintf(stderr, "%s was refused: %s\n", what, err);
+    json_decref(back);
+    json_decref(m);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/cts-json-XXXXXX", path[256], md[256], err[256];
@@ -515,15 +531,7 @@ int main(void)
             json_t *ok = json_deep_copy(m), *oc = json_object_get(json_object_get(ok, "cases"), pa);
             json_object_set_new(json_object_get(oc, "evidence"), "capture_to_graph",
                                 json_pack("{s:[b,b],s:[b,n],s:[n,n]}", "same_graph", 1, 0, "kept_node", 1, "depends"));
-            FILE *of = fopen(path, "w");
-            CHECK_INT(cts_matrix_dump(ok, of), 0);
-            fclose(of);
-            json_t *oback = cts_matrix_load(path, err, sizeof err);
-            CHECK(oback != NULL);
-            if (!oback)
-                fprintf(stderr, "a to-graph case without `released` was refused: %s\n", err);
-            json_decref(oback);
-            json_decref(ok);
+            accepted(ok, path, "a to-graph case without `released`");
         }
         {
             /* What the pool family writes is accepted: its verdict member and its evidence. */
@@ -532,15 +540,7 @@ int main(void)
             json_object_set_new(json_object_get(oc, "evidence"), "pool",
                                 json_pack("{s:[s,n],s:[b,n],s:[n,n]}", "error", "cudaErrorMemoryAllocation",
                                           "same_block", 0, "later_held"));
-            FILE *of = fopen(path, "w");
-            CHECK_INT(cts_matrix_dump(ok, of), 0);
-            fclose(of);
-            json_t *oback = cts_matrix_load(path, err, sizeof err);
-            CHECK(oback != NULL);
-            if (!oback)
-                fprintf(stderr, "the pool members were refused: %s\n", err);
-            json_decref(oback);
-            json_decref(ok);
+            accepted(ok, path, "the pool members");
         }
         refused(m, pa, "evidence.call_us", json_pack("[f]", 1.0), path,
                 ": evidence.call_us has 1 values, but evidence.repetitions is 2");
