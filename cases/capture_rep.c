@@ -83,7 +83,8 @@ static int from_worker(enum cts_busy b)
            b == CTS_BUSY_THREAD_PEER;
 }
 
-/* ---- a capture begun into an existing graph (to_graph) ------------------------- */
+/* ---- whether the driver let go of a graph (a user object's destructor), for the to-graph
+ * cases below and the conditional bodies (cases/capture_body.c) ---------------------------- */
 
 /* The highest serial of a graph (cap_user_object) whose user object was released: raised by its
  * destructor, which the driver may run on a thread of its own, at any time after the release (a
@@ -120,6 +121,8 @@ int cap_user_object_released(unsigned serial, int wait)
     }
     return 1;
 }
+
+/* ---- a capture begun into an existing graph (to_graph) ------------------------- */
 
 /* The capture begun: a plain case's with cudaStreamBeginCapture; a to-graph case's with
  * cudaStreamBeginCaptureToGraph into a graph made for the repetition that holds one empty node,
@@ -180,9 +183,9 @@ static int to_graph_facts(cudaGraph_t g, struct cts_capture_obs *o)
  * that is another; the first error.  A to-graph case's own graph after an end that returned none
  * (the capture invalidated) is left alone, never destroyed: at bd13241 (one H200, 580.159.04) its
  * cudaGraphDestroy returned cudaErrorInvalidValue in every such case and broke the heap, later
- * cases dying in glibc (reports/comparisons/.../h200.tograph-bd13241/): the driver seems to free
- * it (evidence capture_to_graph's `released` says whether it let go of its user object).  One graph
- * a repetition is the cost where it does not. */
+ * cases dying in glibc (reports/comparisons/.../h200.tograph-bd13241/): the driver has let go of
+ * it by then (evidence capture_to_graph's `released`: in every such case at 94ad369).  One graph a
+ * repetition is the cost where it does not. */
 static cudaError_t drop_graphs(cudaGraph_t g)
 {
     to_graph_stage("the repetition's graphs destroyed");
